@@ -1,0 +1,14 @@
+"""The C core: a CPython extension mirroring ``frozenmap._pycore`` file by file.
+
+Importing this package raises ImportError when the extension was not built;
+``frozenmap`` then falls back to the pure-Python core.
+"""
+
+from collections.abc import Mapping as _Mapping, MutableMapping as _MutableMapping
+
+from ._cfrozenmap import Evolver, frozendict  # noqa: F401  (ImportError if not built)
+
+_Mapping.register(frozendict)
+_MutableMapping.register(Evolver)
+
+__all__ = ["frozendict", "Evolver"]

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone with only python3 on the machine.
+#
+# Creates .venv (if missing), builds and installs frozenmap with its test
+# dependencies (a real, non-editable install, so a missing package file fails
+# here as it would for a user), runs pytest over both cores, then every extra
+# check in scripts/checks/*.sh in name order (each gets $VENV and $PY).
+#
+# Environment:
+#   PYTHON=python3.12      interpreter for the venv (default: python3)
+#   FROZENMAP_REQUIRE_C=1  a C core that fails to build or import is an error
+#   QUICK=1                pytest only; skip scripts/checks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PY=${PYTHON:-python3}
+VENV=${VENV:-$ROOT/.venv}
+export PY VENV ROOT
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "== creating $VENV with $($PY --version 2>&1)"
+    "$PY" -m venv "$VENV"
+fi
+echo "== installing frozenmap[test] into $VENV"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps .
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check ".[test]"
+"$VENV/bin/python" -c 'import frozenmap; print("== frozenmap", frozenmap.__version__, "default core:", frozenmap.IMPLEMENTATION)'
+
+echo "== pytest (both cores)"
+# Run from tests/ through the venv's pytest so the installed package is tested,
+# not the source tree.
+"$VENV/bin/pytest" -p no:cacheprovider tests "$@"
+
+if [ -z "${QUICK:-}" ]; then
+    for check in scripts/checks/*.sh; do
+        [ -e "$check" ] || continue
+        echo "== check: $check"
+        bash "$check"
+    done
+fi
+echo "== all tests passed"
