@@ -7,7 +7,8 @@ cannot be imported is skipped locally with the reason, and is a failure when
 
 Hypothesis profiles: ``ci`` (bounded, the default under ``CI=true``), ``dev``
 (the local default) and ``long`` (for deliberate soak runs); choose one with
-``HYPOTHESIS_PROFILE=name``.
+``HYPOTHESIS_PROFILE=name``.  ``FROZENMAP_TEST_CORES=python`` limits a local
+run to one core.
 """
 
 import importlib
@@ -32,7 +33,13 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
-CORE_NAMES = ["c", "python"]
+# FROZENMAP_TEST_CORES=python (or c) restricts the run to one core, for work
+# on one core while the other is being changed; CI never sets it.
+CORE_NAMES = [
+    name
+    for name in ["c", "python"]
+    if name in os.environ.get("FROZENMAP_TEST_CORES", "c,python").split(",")
+]
 _MODULES = {"c": "frozenmap._ccore", "python": "frozenmap._pycore"}
 
 
