@@ -6,7 +6,23 @@ is understood by the other.
 
 from typing import Any, Generic, NamedTuple, Tuple, TypeVar
 
-__all__ = ["Diff", "restore", "restore_evolver"]
+__all__ = ["Diff", "restore", "restore_evolver", "frozendict_types", "register_frozendict_type"]
+
+import builtins as _builtins
+
+frozendict_types: tuple = tuple(
+    t for t in (getattr(_builtins, "frozendict", None),) if t is not None
+)
+"""Every frozendict type loaded: each core's and the builtin (3.15+).  A core
+treats the others' instances as it treats a dict in ``==``, ``|`` and the
+constructor, so the two cores' frozendicts interoperate."""
+
+
+def register_frozendict_type(cls):
+    """Add a core's frozendict type to ``frozendict_types``."""
+    global frozendict_types
+    if cls not in frozendict_types:
+        frozendict_types = frozendict_types + (cls,)
 
 
 class Diff(NamedTuple):

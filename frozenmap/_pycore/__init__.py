@@ -1,0 +1,35 @@
+"""The pure-Python core: the reference implementation, mirrored by the C core.
+
+How a frozendict is built, in short (``frozenmap/_ccore/frozendict.c`` opens
+with the long version):
+
+- ``keytrie``: a CHAMP trie over the full 64-bit key hash maps each key to its
+  entry ``(hash, seq, key, value)``.  Lookups descend 5 hash bits per level.
+  Deletion keeps the shape canonical, so equal maps have equal shapes and two
+  versions compare (``==``, ``diff``) by a parallel walk that skips the
+  subtrees they share.
+- ``ordertrie``: a path-compressed 16-way radix trie maps each key's ``seq`` (a
+  counter that only grows) to ``(key, value)``; walking it in order is
+  insertion order.  Removal really removes, with no tombstones.
+- ``hashing``: ``hash(fd) == hash(frozenset(fd.items()))``, kept as an XOR
+  accumulator so a derived version's hash is an O(1) update.
+- ``evolver``: transient ownership.  Nodes carry an owner token; a Transient
+  (the internal builder, and the public ``Evolver``) edits its own nodes in
+  place and copies shared ones once.
+- ``frozendict``: the public type; ``views``: keys/values/items views.
+
+Every single-key derivation costs O(log n) time and new memory in the worst
+case, from any version, old or new.
+"""
+
+from collections.abc import Mapping as _Mapping, MutableMapping as _MutableMapping
+
+from .. import _common
+from .evolver import Evolver
+from .frozendict import frozendict
+
+_Mapping.register(frozendict)
+_MutableMapping.register(Evolver)
+_common.register_frozendict_type(frozendict)
+
+__all__ = ["frozendict", "Evolver"]

@@ -1,0 +1,380 @@
+"""Transient editing: the internal builder and the public ``Evolver``.
+
+A ``Transient`` holds a private, editable version: the two trie roots, the
+length, ``next_seq``, the hash accumulator and an *owner token*.  Nodes created
+by its edits carry the token and are edited in place by later edits; nodes
+without it (shared with published versions) are copied on first touch.  So k
+edits in one transient copy each trie path at most once, instead of k times.
+
+Publishing (``_publish``) wraps the roots in a new frozendict in O(1) and
+takes a fresh token, so nothing reachable from a published version is ever
+edited again.  The constructor, ``|``, ``-``, ``&``, ``fromkeys`` and the
+single-key derivations all go through a Transient.
+
+Every edit locates first (``champ_find``: the only step that runs user code,
+the keys' ``__eq__`` and ``__hash__``), computes the new hash accumulator (a
+value's ``__hash__``), and only then changes the tries, with no user code
+left to fail half-way.  ``Evolver`` adds the public ``MutableMapping`` API, a
+guard that turns re-entrant edits (from a key's ``__eq__`` editing the same
+evolver) into ``RuntimeError``, all-or-nothing ``update()``, and iteration
+over a snapshot that raises ``RuntimeError`` if keys are added or removed
+meanwhile.
+
+Mirrors ``frozenmap/_ccore/evolver.c``.
+"""
+
+from __future__ import annotations
+
+from types import GenericAlias
+from typing import Any, Iterable, Iterator, Optional, Tuple
+
+from .hashing import acc_replace, key_hash
+from .keytrie import EMPTY_ROOT, BitmapNode, Entry, champ_find, champ_put, champ_remove
+from .ordertrie import (
+    OrderNode,
+    order_insert,
+    order_items,
+    order_items_reversed,
+    order_last,
+    order_remove,
+    order_replace,
+)
+from .views import frozendict_items, frozendict_keys, frozendict_values
+
+__all__ = ["Transient", "Evolver"]
+
+_MISSING: Any = object()
+
+
+class Transient:
+    """A private editable version (see the module docstring).  Internal."""
+
+    __slots__ = ("root", "order", "length", "next_seq", "acc", "owner")
+
+    def __init__(
+        self,
+        root: BitmapNode = EMPTY_ROOT,
+        order: Optional[OrderNode] = None,
+        length: int = 0,
+        next_seq: int = 0,
+        acc: Optional[int] = None,
+    ) -> None:
+        self.root = root
+        self.order = order
+        self.length = length
+        self.next_seq = next_seq
+        self.acc = acc
+        self.owner = object()
+
+    def _lookup(self, key: Any) -> Optional[Entry]:
+        return champ_find(self.root, key_hash(key), key)
+
+    def _put_new(self, h: int, key: Any, value: Any) -> None:
+        """Append a key known to be absent (no lookup, no user code)."""
+        seq = self.next_seq
+        owner = self.owner
+        self.root = champ_put(self.root, 0, (h, seq, key, value), None, owner)
+        self.order = order_insert(self.order, seq, (key, value), owner)
+        self.next_seq = seq + 1
+        self.length += 1
+
+    def _assoc(self, key: Any, value: Any) -> bool:
+        """Set ``key`` to ``value``; False if it already held that very object."""
+        h = key_hash(key)
+        old = champ_find(self.root, h, key)
+        if old is None:
+            acc = acc_replace(self.acc, h, None, value, False, True)
+            self._put_new(h, key, value)
+            self.acc = acc
+            return True
+        if old[3] is value:
+            return False
+        self.acc = acc_replace(self.acc, h, old[3], value, True, True)
+        seq = old[1]
+        stored_key = old[2]  # the first key object stays, as in dict
+        self.root = champ_put(self.root, 0, (h, seq, stored_key, value), old, self.owner)
+        self.order = order_replace(self.order, seq, (stored_key, value), self.owner)  # type: ignore[arg-type]
+        return True
+
+    def _dissoc(self, key: Any) -> Optional[Entry]:
+        """Remove ``key``; return its entry, or None if it was absent."""
+        h = key_hash(key)
+        old = champ_find(self.root, h, key)
+        if old is not None:
+            self._remove_entry(old)
+        return old
+
+    def _remove_entry(self, old: Entry) -> None:
+        self.acc = acc_replace(self.acc, old[0], old[3], None, True, False)
+        self.root = champ_remove(self.root, 0, old, self.owner)
+        self.order = order_remove(self.order, old[1], self.owner)  # type: ignore[arg-type]
+        self.length -= 1
+
+    def _items(self) -> Iterator[Tuple[Any, Any]]:
+        return order_items(self.order)
+
+    def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        return order_items_reversed(self.order)
+
+    def _seal(self) -> None:
+        """Take a fresh token: nodes reachable now are never edited in place."""
+        self.owner = object()
+
+    def _publish(self, cls: Any) -> Any:
+        """The current contents as a new ``cls`` version, in O(1)."""
+        self._seal()
+        return cls._from_parts(self.root, self.order, self.length, self.next_seq, self.acc)
+
+
+class Evolver(Transient):
+    """A mutable ``MutableMapping`` over a private copy-on-write version.
+
+    Get one from ``frozendict.evolve()``.  Edits cost O(log n) and copy each
+    trie node at most once per evolver; ``freeze()`` returns the frozendict in
+    O(1), and editing the evolver afterwards never changes what was frozen.
+    Order, ``len`` and ``repr`` follow the frozendict's rules; every
+    ``MutableMapping`` method behaves as on ``dict`` (``popitem`` is LIFO), and a
+    failing edit, ``update()`` included, leaves the evolver as it was.
+
+    >>> from frozenmap import frozendict
+    >>> e = frozendict(a=1).evolve()
+    >>> e['b'] = 2
+    >>> del e['a']
+    >>> e.freeze()
+    frozendict({'b': 2})
+    """
+
+    __slots__ = ("_busy", "_resized", "_frozen")
+
+    __module__ = "frozenmap"
+    __class_getitem__ = classmethod(GenericAlias)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, source: Any = _MISSING) -> None:
+        from .frozendict import frozendict
+
+        if source is _MISSING:
+            source = frozendict()
+        elif not isinstance(source, frozendict):
+            source = frozendict(source)
+        Transient.__init__(
+            self, source._root, source._order, source._len, source._next_seq, source._acc
+        )
+        self._busy = False
+        self._resized = 0
+        self._frozen = source if type(source) is frozendict else None
+
+    # --- guard -----------------------------------------------------------------
+
+    def _begin(self) -> None:
+        if self._busy:
+            raise RuntimeError("Evolver edited from inside one of its own edits")
+        self._busy = True
+        self._frozen = None
+
+    # --- reads -------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, key: Any) -> Any:
+        entry = self._lookup(key)
+        if entry is None:
+            raise KeyError(key)
+        return entry[3]
+
+    def get(self, key: Any, default: Any = None, /) -> Any:
+        """The value for ``key``, or ``default``.  Cost: O(log n)."""
+        entry = self._lookup(key)
+        return default if entry is None else entry[3]
+
+    def __contains__(self, key: object) -> bool:
+        return self._lookup(key) is not None
+
+    def _snapshot(self, items: Iterator[Tuple[Any, Any]]) -> Iterator[Tuple[Any, Any]]:
+        resized = self._resized
+        for item in items:
+            if self._resized != resized:
+                raise RuntimeError("Evolver changed size during iteration")
+            yield item
+
+    def _items(self) -> Iterator[Tuple[Any, Any]]:
+        self._seal()  # the walk below sees nodes no edit will touch again
+        return self._snapshot(order_items(self.order))
+
+    def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        self._seal()
+        return self._snapshot(order_items_reversed(self.order))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(frozendict_keys(self))
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(frozendict_keys(self))
+
+    def keys(self) -> frozendict_keys:
+        """A live set-like view of the keys."""
+        return frozendict_keys(self)
+
+    def values(self) -> frozendict_values:
+        """A live view of the values."""
+        return frozendict_values(self)
+
+    def items(self) -> frozendict_items:
+        """A live set-like view of the ``(key, value)`` pairs."""
+        return frozendict_items(self)
+
+    def __eq__(self, other: object) -> Any:
+        from .frozendict import mapping_equal
+
+        return mapping_equal(self, other)
+
+    def __ne__(self, other: object) -> Any:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __repr__(self) -> str:
+        from .frozendict import items_repr
+
+        return items_repr(self, "Evolver")
+
+    def __reduce__(self) -> Any:
+        from frozenmap._common import restore_evolver
+
+        return (restore_evolver, (dict(self._items()),))
+
+    # --- edits ---------------------------------------------------------------------
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._begin()
+        try:
+            length = self.length
+            self._assoc(key, value)
+            if self.length != length:
+                self._resized += 1
+        finally:
+            self._busy = False
+
+    def set(self, key: Any, value: Any) -> "Evolver":
+        """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."""
+        self[key] = value
+        return self
+
+    def __delitem__(self, key: Any) -> None:
+        if self._pop_entry(key) is None:
+            raise KeyError(key)
+
+    def discard(self, key: Any) -> "Evolver":
+        """Remove ``key`` if present; return the evolver.  Cost: O(log n)."""
+        self._pop_entry(key)
+        return self
+
+    def _pop_entry(self, key: Any) -> Optional[Entry]:
+        self._begin()
+        try:
+            old = self._dissoc(key)
+            if old is not None:
+                self._resized += 1
+            return old
+        finally:
+            self._busy = False
+
+    def pop(self, key: Any, default: Any = _MISSING, /) -> Any:
+        """Remove ``key`` and return its value (or ``default``; else KeyError)."""
+        old = self._pop_entry(key)
+        if old is not None:
+            return old[3]
+        if default is _MISSING:
+            raise KeyError(key)
+        return default
+
+    def popitem(self) -> Tuple[Any, Any]:
+        """Remove and return the last ``(key, value)`` added (LIFO).  Cost: O(log n)."""
+        item = order_last(self.order)
+        if item is None:
+            raise KeyError("popitem(): evolver is empty")
+        self._begin()
+        try:
+            entry = champ_find(self.root, key_hash(item[0]), item[0])
+            assert entry is not None and entry[2] is item[0]
+            self._remove_entry(entry)
+            self._resized += 1
+        finally:
+            self._busy = False
+        return item
+
+    def setdefault(self, key: Any, default: Any = None, /) -> Any:
+        """Return the value for ``key``, setting it to ``default`` if absent."""
+        self._begin()
+        try:
+            h = key_hash(key)
+            entry = champ_find(self.root, h, key)
+            if entry is not None:
+                return entry[3]
+            self.acc = acc_replace(self.acc, h, None, default, False, True)
+            self._put_new(h, key, default)
+            self._resized += 1
+            return default
+        finally:
+            self._busy = False
+
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """Update from a mapping or iterable of pairs and keywords, like ``dict``.
+
+        All or nothing: if anything raises part-way, the evolver is left
+        exactly as it was before the call.  Cost: O(k log n) for k items.
+        """
+        from .frozendict import merge_into
+
+        self._begin()
+        saved = (self.root, self.order, self.length, self.next_seq, self.acc)
+        self._seal()  # the saved roots must not be edited in place
+        try:
+            merge_into(self, other, kwargs)
+        except BaseException:
+            self.root, self.order, self.length, self.next_seq, self.acc = saved
+            raise
+        finally:
+            self._busy = False
+        if self.length != saved[2] or self.next_seq != saved[3]:
+            self._resized += 1
+
+    def clear(self) -> None:
+        """Remove every item.  Cost: O(1)."""
+        self._begin()
+        try:
+            if self.length:
+                self._resized += 1
+            self.root = EMPTY_ROOT
+            self.order = None
+            self.length = 0
+            self.acc = 0
+        finally:
+            self._busy = False
+
+    def copy(self) -> "Evolver":
+        """A new, independent evolver with the same contents.  Cost: O(1)."""
+        return Evolver(self.freeze())
+
+    def freeze(self) -> Any:
+        """The contents as a ``frozendict``.  Cost: O(1).
+
+        Later edits of the evolver never change the frozendict returned.
+        """
+        from .frozendict import frozendict
+
+        if self._frozen is None:
+            self._frozen = self._publish(frozendict)
+        return self._frozen
+
+    # --- checking ------------------------------------------------------------------
+
+    def _check(self) -> None:
+        """Assert every invariant of the evolver's current contents."""
+        self.freeze()._check()
+
+    def _node_ids(self) -> list:  # type: ignore[type-arg]
+        return self.freeze()._node_ids()  # type: ignore[no-any-return]
+
+    def _dump(self) -> str:
+        return self.freeze()._dump()  # type: ignore[no-any-return]

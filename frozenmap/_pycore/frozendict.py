@@ -1,0 +1,646 @@
+"""The public ``frozendict``: PEP 814's behaviour plus persistent derivations.
+
+A version holds the key-trie root (``keytrie``), the order-trie root
+(``ordertrie``), its length, ``next_seq`` (the seq the next new key gets), the
+cached hash and the XOR accumulator behind it (``hashing``).  Nothing reachable
+from a version is ever changed, so versions are safe to share between threads,
+and every derivation shares all but O(log n) nodes with its source.
+
+Mirrors ``frozenmap/_ccore/frozendict.c``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy as _copy
+import copyreg
+import threading
+from types import GenericAlias
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from .. import _common
+from .evolver import Evolver, Transient
+from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
+from .keytrie import (
+    EMPTY_ROOT,
+    BitmapNode,
+    Entry,
+    champ_check,
+    champ_diff,
+    champ_dump,
+    champ_entries,
+    champ_equal,
+    champ_find,
+    champ_node_ids,
+    champ_put,
+)
+from .ordertrie import (
+    OrderNode,
+    order_build,
+    order_check,
+    order_dump,
+    order_get,
+    order_items,
+    order_items_reversed,
+    order_node_ids,
+)
+from .views import frozendict_items, frozendict_keys, frozendict_values
+
+__all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
+
+_MISSING: Any = object()
+_BUILTIN_FROZENDICT = getattr(builtins, "frozendict", None)
+_repr_running = threading.local()
+
+
+# --- helpers shared with the Evolver ---------------------------------------------
+
+
+def _foreign_frozendict_types() -> Tuple[type, ...]:
+    """frozendict types other than this core's: the other core's, the builtin."""
+    return _common.frozendict_types
+
+
+def _is_anydict(obj: Any) -> bool:
+    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``."""
+    return isinstance(obj, (dict, frozendict)) or isinstance(obj, _foreign_frozendict_types())
+
+
+def _sequence_error(index: int) -> TypeError:
+    exc = TypeError("object is not iterable")
+    exc.__notes__ = [  # type: ignore[attr-defined]
+        "Cannot convert dictionary update sequence element #%d to a sequence" % index
+    ]
+    return exc
+
+
+def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None:
+    """Add ``arg`` (as ``dict(arg)`` reads it) and then ``kwargs`` to ``t``.
+
+    An exact dict or any frozendict is read directly; an object with ``keys``
+    through ``keys()`` and ``obj[key]``; anything else as an iterable of pairs,
+    with ``dict``'s errors.  Later duplicates win; the first key object stays.
+    """
+    if isinstance(arg, frozendict) or type(arg) is dict or isinstance(
+        arg, _foreign_frozendict_types()
+    ):
+        if not t.length and type(arg) is dict:
+            _bulk_load(t, arg)
+        else:
+            for key, value in arg.items():
+                t._assoc(key, value)
+    elif hasattr(arg, "keys"):
+        for key in arg.keys():
+            t._assoc(key, arg[key])
+    else:
+        for index, element in enumerate(arg):
+            if type(element) is not tuple:
+                try:
+                    element = tuple(iter(element))
+                except TypeError:
+                    raise _sequence_error(index) from None
+            if len(element) != 2:
+                raise ValueError(
+                    "dictionary update sequence element #%d has length %d; 2 is required"
+                    % (index, len(element))
+                )
+            t._assoc(element[0], element[1])
+    if kwargs:
+        for key, value in kwargs.items():
+            t._assoc(key, value)
+
+
+def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
+    """Fill an empty transient from a dict, whose keys are known to be distinct.
+
+    The order trie is built bottom-up in O(n) and the key trie by in-place
+    inserts with no lookups and no ``__eq__`` calls.
+    """
+    items = list(source.items())
+    hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
+    owner = t.owner
+    root = t.root
+    for seq, ((key, value), h) in enumerate(zip(items, hashes)):
+        root = champ_put(root, 0, (h, seq, key, value), None, owner)
+    t.root = root
+    t.order = order_build(items, owner)
+    t.length = t.next_seq = len(items)
+
+
+def mapping_equal(a: Any, b: Any) -> Any:
+    """``a == b`` for a frozendict or Evolver ``a``, following ``dict``'s rules.
+
+    Order is ignored; the other operand must be a dict, a frozendict (any) or an
+    Evolver, otherwise the answer is ``NotImplemented``.
+    """
+    if not (_is_anydict(b) or isinstance(b, Evolver)):
+        return NotImplemented
+    if len(a) != len(b):
+        return False
+    for key, value in a._items():
+        other = b.get(key, _MISSING)
+        if other is _MISSING:
+            return False
+        if not (value is other or value == other):
+            return False
+    return True
+
+
+def items_repr(mapping: Any, name: str) -> str:
+    """``Name({k: v, ...})``, ``Name()`` when empty, ``Name({...})`` on recursion."""
+    if not len(mapping):
+        return "%s()" % name
+    running = getattr(_repr_running, "ids", None)
+    if running is None:
+        running = _repr_running.ids = set()
+    if id(mapping) in running:
+        return "%s({...})" % name
+    running.add(id(mapping))
+    try:
+        body = ", ".join("%r: %r" % item for item in mapping._items())
+    finally:
+        running.discard(id(mapping))
+    return "%s({%s})" % (name, body)
+
+
+def _subclass_state(obj: Any) -> Any:
+    """A subclass instance's ``__dict__`` and slot values, as pickle stores them."""
+    state = getattr(obj, "__dict__", None) or None
+    slots = {}
+    for cls in type(obj).__mro__:
+        if cls is frozendict:
+            break
+        names = cls.__dict__.get("__slots__", ())
+        if isinstance(names, str):
+            names = (names,)
+        for name in names:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                name = "_%s%s" % (cls.__name__.lstrip("_"), name)
+            try:
+                slots[name] = getattr(obj, name)
+            except AttributeError:
+                pass
+    if slots:
+        return (state, slots)
+    return state
+
+
+# --- the type --------------------------------------------------------------------
+
+
+class frozendict:
+    """An immutable, insertion-ordered mapping (PEP 814) with cheap derivations.
+
+    ``frozendict()``, ``frozendict(mapping_or_pairs, **kwargs)`` build it like
+    ``dict()``.  It is hashable when its values are, compares equal to any dict
+    or frozendict with the same items (order ignored), and keeps every version
+    valid: ``set``, ``delete``, ``discard``, ``|``, ``-``, ``&`` and
+    ``evolve()`` return new versions that share all but O(log n) nodes.
+
+    Cost: construction O(n log n) worst case (O(n) trie nodes).
+
+    >>> fd = frozendict(a=1, b=2)
+    >>> fd.set('c', 3)
+    frozendict({'a': 1, 'b': 2, 'c': 3})
+    >>> fd
+    frozendict({'a': 1, 'b': 2})
+    """
+
+    __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc")
+
+    __module__ = "frozenmap"
+    __class_getitem__ = classmethod(GenericAlias)
+    __match_args__ = ("_match_self",)
+
+    _root: BitmapNode
+    _order: Optional[OrderNode]
+    _len: int
+    _next_seq: int
+    _hash: Optional[int]
+    _acc: Optional[int]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "frozendict":
+        if len(args) > 1:
+            raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
+        if args:
+            arg = args[0]
+            if not kwargs and isinstance(arg, frozendict):
+                if cls is frozendict and type(arg) is frozendict:
+                    return arg
+                return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
+            t = Transient()
+            merge_into(t, arg, kwargs)
+        else:
+            t = Transient()
+            if kwargs:
+                merge_into(t, (), kwargs)
+        return t._publish(cls)  # type: ignore[no-any-return]
+
+    @classmethod
+    def _from_parts(
+        cls,
+        root: BitmapNode,
+        order: Optional[OrderNode],
+        length: int,
+        next_seq: int,
+        acc: Optional[int],
+    ) -> "frozendict":
+        self = object.__new__(cls)
+        self._root = root
+        self._order = order
+        self._len = length
+        self._next_seq = next_seq
+        self._acc = acc
+        self._hash = None
+        return self
+
+    def _exact(self) -> "frozendict":
+        """``self`` as an exact frozendict (itself if it already is one)."""
+        if type(self) is frozendict:
+            return self
+        return frozendict._from_parts(self._root, self._order, self._len, self._next_seq, self._acc)
+
+    def _transient(self) -> Transient:
+        return Transient(self._root, self._order, self._len, self._next_seq, self._acc)
+
+    # --- reads ---------------------------------------------------------------------
+
+    def _lookup(self, key: Any) -> Optional[Entry]:
+        return champ_find(self._root, key_hash(key), key)
+
+    def _items(self) -> Iterator[Tuple[Any, Any]]:
+        return order_items(self._order)
+
+    def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        return order_items_reversed(self._order)
+
+    def __getitem__(self, key: Any) -> Any:
+        entry = champ_find(self._root, key_hash(key), key)
+        if entry is not None:
+            return entry[3]
+        if type(self) is not frozendict:
+            missing = getattr(type(self), "__missing__", None)
+            if missing is not None:
+                return missing(self, key)
+        raise KeyError(key)
+
+    def get(self, key: Any, default: Any = None, /) -> Any:
+        """Return the value for ``key`` if present, else ``default``.
+
+        Cost: O(log32 n).
+
+        >>> frozendict(a=1).get('b', 0)
+        0
+        """
+        entry = champ_find(self._root, key_hash(key), key)
+        return default if entry is None else entry[3]
+
+    def __contains__(self, key: object) -> bool:
+        return champ_find(self._root, key_hash(key), key) is not None
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(frozendict_keys(self))
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(frozendict_keys(self))
+
+    def keys(self) -> frozendict_keys:
+        """A set-like view of the keys, in insertion order.  Cost: O(1)."""
+        return frozendict_keys(self)
+
+    def values(self) -> frozendict_values:
+        """A view of the values, in insertion order.  Cost: O(1)."""
+        return frozendict_values(self)
+
+    def items(self) -> frozendict_items:
+        """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
+        return frozendict_items(self)
+
+    @property
+    def _match_self(self) -> "frozendict":
+        # ``case frozendict(x)`` binds x to the subject, as for dict(x).
+        return self
+
+    def copy(self) -> "frozendict":
+        """Return an exact frozendict with the same items (``self`` if exact).
+
+        Cost: O(1).
+        """
+        return self._exact()
+
+    @classmethod
+    def fromkeys(cls, iterable: Iterable[Any], value: Any = None, /) -> "frozendict":
+        """A new frozendict mapping every key of ``iterable`` to ``value``.
+
+        On a subclass, as in PEP 814: ``cls()`` is called first, its items are
+        kept, the keys added, and the result passed to ``cls(...)``.
+        Cost: O(k log k).
+
+        >>> frozendict.fromkeys('ab', 0)
+        frozendict({'a': 0, 'b': 0})
+        """
+        if cls is frozendict:
+            t = Transient()
+            for key in iterable:
+                t._assoc(key, value)
+            return t._publish(frozendict)  # type: ignore[no-any-return]
+        start = cls()
+        if not isinstance(start, frozendict):
+            for key in iterable:
+                start[key] = value  # type: ignore[index]
+            return start
+        t = start._transient()
+        for key in iterable:
+            t._assoc(key, value)
+        return cls(t._publish(frozendict))
+
+    # --- equality and hashing --------------------------------------------------------
+
+    def __eq__(self, other: object) -> Any:
+        if isinstance(other, frozendict):
+            if self is other:
+                return True
+            if self._len != other._len:
+                return False
+            if self._hash is not None and other._hash is not None and self._hash != other._hash:
+                return False
+            return champ_equal(self._root, other._root)
+        return mapping_equal(self, other)
+
+    def __ne__(self, other: object) -> Any:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self) -> int:
+        """``hash(frozenset(self.items()))``, computed once and cached.
+
+        Cost: O(n) the first time, O(1) after; O(1) for a version derived from
+        one whose hash is known.  Raises ``TypeError`` for an unhashable value.
+        """
+        h = self._hash
+        if h is None:
+            acc = self._acc
+            if acc is None:
+                acc = 0
+                for entry in champ_entries(self._root):
+                    acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                self._acc = acc
+            h = self._hash = hash_finalize(acc, self._len)
+        return h
+
+    # --- repr, pickle, copy ----------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return items_repr(self, type(self).__name__)
+
+    def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
+        return (dict(self._items()),)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        items = dict(self._items())
+        if type(self) is frozendict:
+            return (_common.restore, (items,))
+        return (copyreg.__newobj__, (type(self), items), _subclass_state(self))
+
+    def __reduce__(self) -> Any:
+        return self.__reduce_ex__(2)
+
+    def __copy__(self) -> "frozendict":
+        if type(self) is frozendict:
+            return self
+        return _copy._reconstruct(self, None, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
+        if type(self) is not frozendict:
+            return _copy._reconstruct(self, memo, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+        items = {_copy.deepcopy(k, memo): _copy.deepcopy(v, memo) for k, v in self._items()}
+        existing = memo.get(id(self))
+        if existing is not None:
+            return existing  # type: ignore[no-any-return]
+        result = frozendict(items)
+        memo[id(self)] = result
+        return result
+
+    # --- derivations ------------------------------------------------------------------
+
+    def set(self, key: Any, value: Any) -> "frozendict":
+        """A version with ``key`` set to ``value``; ``self`` is unchanged.
+
+        A replaced key keeps its position; a new key goes last.  Setting the
+        very value already stored returns ``self``.  Cost: O(log n).
+
+        >>> frozendict(a=1, b=2).set('a', 9)
+        frozendict({'a': 9, 'b': 2})
+        """
+        t = self._transient()
+        if not t._assoc(key, value):
+            return self._exact()
+        return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def delete(self, key: Any) -> "frozendict":
+        """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
+
+        >>> frozendict(a=1, b=2).delete('a')
+        frozendict({'b': 2})
+        """
+        t = self._transient()
+        if t._dissoc(key) is None:
+            raise KeyError(key)
+        return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def discard(self, key: Any) -> "frozendict":
+        """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
+
+        >>> frozendict(a=1).discard('z')
+        frozendict({'a': 1})
+        """
+        t = self._transient()
+        if t._dissoc(key) is None:
+            return self._exact()
+        return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def __or__(self, other: Any) -> Any:
+        """``self | other``: ``other``'s items win; new keys go last in its order.
+
+        ``other`` must be a dict or a frozendict.  Cost: O(k log n), k = len(other).
+
+        >>> frozendict(a=1, b=2) | {'b': 3, 'c': 4}
+        frozendict({'a': 1, 'b': 3, 'c': 4})
+        """
+        if not _is_anydict(other):
+            return NotImplemented
+        if type(self) is frozendict:
+            if not other and (type(other) is dict or type(other) is frozendict):
+                return self
+            if not self._len and type(other) is frozendict:
+                return other
+        t = self._transient()
+        for key, value in other.items():
+            t._assoc(key, value)
+        return t._publish(frozendict)
+
+    def __ror__(self, other: Any) -> Any:
+        if isinstance(other, dict):
+            result = dict.copy(other)
+            result.update(self._items())
+            return result
+        if isinstance(other, _foreign_frozendict_types()):
+            return frozendict(other) | self
+        return NotImplemented
+
+    def __sub__(self, keys: Iterable[Any]) -> "frozendict":
+        """A version without the given keys (missing ones are ignored).
+
+        Cost: O(k log n) for k keys.
+
+        >>> frozendict(a=1, b=2, c=3) - {'a', 'z'}
+        frozendict({'b': 2, 'c': 3})
+        """
+        try:
+            it = iter(keys)
+        except TypeError:
+            return NotImplemented
+        t = self._transient()
+        for key in it:
+            t._dissoc(key)
+        if t.length == self._len:
+            return self._exact()
+        return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def __and__(self, keys: Iterable[Any]) -> "frozendict":
+        """A version with only the given keys, in ``self``'s order.
+
+        Cost: O(k log n) for k keys.
+
+        >>> frozendict(a=1, b=2, c=3) & ['c', 'a', 'z']
+        frozendict({'a': 1, 'c': 3})
+        """
+        try:
+            it = iter(keys)
+        except TypeError:
+            return NotImplemented
+        found: Dict[int, Entry] = {}
+        root = self._root
+        for key in it:
+            entry = champ_find(root, key_hash(key), key)
+            if entry is not None:
+                found[entry[1]] = entry
+        if len(found) == self._len:
+            return self._exact()
+        t = Transient()
+        for seq in sorted(found):
+            entry = found[seq]
+            t._put_new(entry[0], entry[2], entry[3])
+        return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def evolve(self) -> Evolver:
+        """A mutable ``Evolver`` starting from this version.  Cost: O(1).
+
+        >>> e = frozendict(a=1).evolve()
+        >>> e['b'] = 2
+        >>> e.freeze()
+        frozendict({'a': 1, 'b': 2})
+        """
+        return Evolver(self)
+
+    def diff(self, other: Any) -> "_common.Diff":
+        """What changed from ``self`` to ``other`` (any mapping).
+
+        Returns ``Diff(added, removed, changed)``: frozendicts of the keys only
+        in ``other`` (new values, in ``other``'s order), the keys only in
+        ``self`` (old values, in ``self``'s order), and, for keys in both whose
+        values differ, ``(old, new)`` pairs (in ``self``'s order).
+        Cost: O(d log n) for frozendicts d edits apart, O(n) otherwise.
+
+        >>> frozendict(a=1, b=2).diff({'b': 3, 'c': 4})
+        Diff(added=frozendict({'c': 4}), removed=frozendict({'a': 1}), changed=frozendict({'b': (2, 3)}))
+        """
+        if isinstance(other, frozendict):
+            added: List[Entry] = []
+            removed: List[Entry] = []
+            changed: List[Tuple[Entry, Entry]] = []
+            champ_diff(self._root, other._root, (added, removed, changed))
+            added.sort(key=_seq_of)
+            removed.sort(key=_seq_of)
+            changed.sort(key=_first_seq_of)
+            return _common.Diff(
+                _from_entries([(e[0], e[2], e[3]) for e in added]),
+                _from_entries([(e[0], e[2], e[3]) for e in removed]),
+                _from_entries([(a[0], a[2], (a[3], b[3])) for a, b in changed]),
+            )
+        return _generic_diff(self, other)
+
+    # --- checking and debugging -----------------------------------------------------
+
+    def _check(self) -> None:
+        """Assert every invariant of this version (tests call it after edits)."""
+        count = champ_check(self._root)
+        assert count == self._len, "key trie holds %d entries, len is %d" % (count, self._len)
+        seqs = order_check(self._order)
+        assert len(seqs) == self._len, "order trie holds %d items, len is %d" % (len(seqs), self._len)
+        assert not seqs or seqs[-1] < self._next_seq, "next_seq not above every seq"
+        for entry in champ_entries(self._root):
+            item = order_get(self._order, entry[1])
+            assert item is not None, "entry %r has no item in the order trie" % (entry,)
+            assert item[0] is entry[2] and item[1] is entry[3], "tries disagree at seq %d" % entry[1]
+        if self._hash is not None:
+            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
+
+    def _node_ids(self) -> List[int]:
+        """``id()`` of every key-trie and order-trie node of this version."""
+        out: List[int] = []
+        champ_node_ids(self._root, out)
+        order_node_ids(self._order, out)
+        return out
+
+    def _dump(self) -> str:
+        """A readable dump of both tries."""
+        lines = ["frozendict len=%d next_seq=%d" % (self._len, self._next_seq), "key trie:"]
+        lines += champ_dump(self._root, 1)
+        lines.append("order trie:")
+        lines += order_dump(self._order, 1)
+        return "\n".join(lines)
+
+
+def _seq_of(entry: Entry) -> int:
+    return entry[1]
+
+
+def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
+    return pair[0][1]
+
+
+def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
+    """A frozendict of distinct keys with known hashes, in the order given."""
+    t = Transient()
+    for h, key, value in triples:
+        t._put_new(h, key, value)
+    return t._publish(frozendict)  # type: ignore[no-any-return]
+
+
+def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
+    """``diff`` against any mapping: one pass over each side."""
+    removed = Transient()
+    changed = Transient()
+    for key, old in fd._items():
+        new = other.get(key, _MISSING) if hasattr(other, "get") else _MISSING
+        if new is _MISSING:
+            if key in other:
+                new = other[key]
+            else:
+                removed._assoc(key, old)
+                continue
+        if old is not new and old != new:
+            changed._assoc(key, (old, new))
+    added = Transient()
+    for key in other:
+        if key not in fd:
+            added._assoc(key, other[key])
+    return _common.Diff(
+        added._publish(frozendict), removed._publish(frozendict), changed._publish(frozendict)
+    )

@@ -1,0 +1,117 @@
+"""Hashing: key hashes, the pair hash, and the frozenset-compatible finaliser.
+
+``hash(fd)`` must equal ``hash(frozenset(fd.items()))`` exactly (PEP 814,
+CPython 3.15).  A frozenset hashes its members and XORs ``shuffle_bits`` of each
+member hash, then finalises with the size; the members here are the
+``(key, value)`` pairs, and a pair's hash is CPython's 2-tuple hash.  We compute
+that tuple hash ourselves from the key hash stored in the trie entry, so a key's
+``__hash__`` is never called again after it was inserted.
+
+The XOR accumulator makes the hash of a derived version an O(1) update: XOR the
+old pair's shuffled hash out and the new one in (see ``acc_replace``).
+
+Mirrors ``frozenmap/_ccore/hashing.c``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+__all__ = [
+    "MASK",
+    "key_hash",
+    "pair_hash",
+    "shuffle_bits",
+    "hash_finalize",
+    "acc_replace",
+]
+
+_WIDTH: int = sys.hash_info.width
+MASK: int = (1 << _WIDTH) - 1
+"""Stored key hashes are the unsigned form of ``hash(key)``: ``hash(key) & MASK``."""
+
+# CPython's xxHash-style tuple hash constants (Objects/tupleobject.c, 64-bit).
+_XXPRIME_1 = 11400714785074694791
+_XXPRIME_2 = 14029467366897019727
+_XXPRIME_5 = 2870177450012600261
+_MASK64 = (1 << 64) - 1
+
+
+def _type_name(obj: Any) -> str:
+    """The fully qualified type name, as C's ``%T`` prints it."""
+    cls = type(obj)
+    module = cls.__module__
+    if module == "builtins":
+        return cls.__qualname__
+    return "%s.%s" % (module, cls.__qualname__)
+
+
+def key_hash(key: Any) -> int:
+    """Return the unsigned hash of ``key``, with PEP 814's unhashable-key message.
+
+    Only a ``TypeError`` from ``__hash__`` is rewritten (as the builtin does);
+    every other exception passes through unchanged.
+    """
+    try:
+        return hash(key) & MASK
+    except TypeError as exc:
+        raise TypeError(
+            "cannot use '%s' as a frozendict key (%s)" % (_type_name(key), exc)
+        ) from exc
+
+
+def pair_hash(khash: int, value: Any) -> int:
+    """``hash((key, value))`` computed from the stored (unsigned) key hash.
+
+    Calls ``hash(value)``, which may raise.  The result is unsigned.
+    """
+    if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
+        raise NotImplementedError
+    acc = _XXPRIME_5
+    for lane in (khash, hash(value) & _MASK64):
+        acc = (acc + lane * _XXPRIME_2) & _MASK64
+        acc = ((acc << 31) | (acc >> 33)) & _MASK64
+        acc = (acc * _XXPRIME_1) & _MASK64
+    acc = (acc + (2 ^ (_XXPRIME_5 ^ 3527539))) & _MASK64
+    if acc == _MASK64:
+        return 1546275796
+    return acc
+
+
+def shuffle_bits(h: int) -> int:
+    """frozenset's per-member scrambling of a hash (Objects/setobject.c)."""
+    return (((h ^ 89869747) ^ (h << 16)) * 3644798167) & MASK
+
+
+def hash_finalize(acc: int, length: int) -> int:
+    """Turn the XOR accumulator into the signed hash value, like ``frozenset``."""
+    h = acc ^ (((length + 1) * 1927868237) & MASK)
+    h ^= (h >> 11) ^ (h >> 25)
+    h = (h * 69069 + 907133923) & MASK
+    if h == MASK:
+        h = 590923713
+    if h >> (_WIDTH - 1):
+        h -= 1 << _WIDTH
+    return h
+
+
+def acc_replace(
+    acc: Optional[int], khash: int, old: Any, new: Any, has_old: bool, has_new: bool
+) -> Optional[int]:
+    """Update a hash accumulator for one pair leaving and/or one arriving.
+
+    ``acc`` is None when unknown; it stays None.  A value whose hash raises an
+    ``Exception`` makes the accumulator unknown instead of failing the edit;
+    any other ``BaseException`` (``KeyboardInterrupt``) propagates.
+    """
+    if acc is None:
+        return None
+    try:
+        if has_old:
+            acc ^= shuffle_bits(pair_hash(khash, old))
+        if has_new:
+            acc ^= shuffle_bits(pair_hash(khash, new))
+    except Exception:
+        return None
+    return acc

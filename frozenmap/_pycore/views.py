@@ -1,0 +1,105 @@
+"""Views and iterators over a frozendict or an Evolver.
+
+``keys()``, ``values()`` and ``items()`` return live views like ``dict``'s: the
+keys and items views are set-like (``&``, ``|``, ``-``, ``^`` return plain
+``set`` objects, comparisons work against any set), the values view is not.
+Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
+frozendict returns the ordinary dict views.
+
+A view asks its mapping for four things only: ``len()``, ``_items()`` and
+``_items_reversed()`` (iterators of ``(key, value)`` in insertion order, walking
+the order trie with no lookups) and ``_lookup(key)`` (the key-trie entry or
+None).  Iteration never calls user code.
+
+Mirrors ``frozenmap/_ccore/views.c``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import ItemsView, KeysView, ValuesView
+from operator import itemgetter
+from types import MappingProxyType
+from typing import Any, Iterator
+
+__all__ = ["frozendict_keys", "frozendict_values", "frozendict_items", "first", "second"]
+
+first = itemgetter(0)
+second = itemgetter(1)
+
+
+class _View:
+    """What the three views share: their length and their ``mapping`` proxy."""
+
+    __slots__ = ()
+    _mapping: Any
+
+    def __len__(self) -> int:
+        return len(self._mapping)
+
+    @property
+    def mapping(self) -> "MappingProxyType[Any, Any]":
+        """A read-only proxy of the mapping this view looks at."""
+        return MappingProxyType(self._mapping)
+
+
+class frozendict_keys(_View, KeysView):  # type: ignore[type-arg]
+    """A set-like view of a mapping's keys, in insertion order.  Cost: O(1)."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(first, self._mapping._items())
+
+    def __reversed__(self) -> Iterator[Any]:
+        return map(first, self._mapping._items_reversed())
+
+    def __contains__(self, key: object) -> bool:
+        return self._mapping._lookup(key) is not None  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return "dict_keys(%r)" % (list(self),)
+
+
+class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
+    """A view of a mapping's values, in insertion order.  Cost: O(1)."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(second, self._mapping._items())
+
+    def __reversed__(self) -> Iterator[Any]:
+        return map(second, self._mapping._items_reversed())
+
+    def __contains__(self, value: object) -> bool:
+        for v in self:
+            if v is value or v == value:
+                return True
+        return False
+
+    def __repr__(self) -> str:
+        return "dict_values(%r)" % (list(self),)
+
+
+class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
+    """A set-like view of a mapping's ``(key, value)`` pairs.  Cost: O(1)."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._mapping._items()  # type: ignore[no-any-return]
+
+    def __reversed__(self) -> Iterator[Any]:
+        return self._mapping._items_reversed()  # type: ignore[no-any-return]
+
+    def __contains__(self, item: object) -> bool:
+        if type(item) is not tuple or len(item) != 2:
+            return False
+        entry = self._mapping._lookup(item[0])
+        if entry is None:
+            return False
+        value = entry[3]
+        return value is item[1] or bool(value == item[1])
+
+    def __repr__(self) -> str:
+        return "dict_items(%r)" % (list(self),)
