@@ -62,3 +62,35 @@ class Crasher:
         if self.crash_repr:
             raise self.error("repr of %s" % self.name)
         return "Crasher(%r)" % (self.name,)
+
+
+# --- PEP 814 behaviour helpers (used by tests/test_pep814_*.py) -------------
+
+
+class UnhashableKey:
+    """A user class whose instances are unhashable (``__hash__ = None``)."""
+
+    __hash__ = None
+
+
+def type_name_as_T(obj):
+    """The type name the way C's ``%T`` prints it: fully qualified unless builtin."""
+    cls = type(obj)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return "%s.%s" % (cls.__module__, cls.__qualname__)
+
+
+def unhashable_key_message(key):
+    """The builtin frozendict's message for an unhashable key (PEP814-BEHAVIOUR C8/L3).
+
+    ``cannot use '%T' as a frozendict key (%S)``, where ``%S`` is the text of the
+    ``TypeError`` that ``hash(key)`` raised on this Python version.
+    """
+    try:
+        hash(key)
+    except TypeError as exc:
+        original = str(exc)
+    else:
+        raise AssertionError("%r is hashable" % (key,))
+    return "cannot use '%s' as a frozendict key (%s)" % (type_name_as_T(key), original)

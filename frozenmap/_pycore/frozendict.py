@@ -125,6 +125,7 @@ def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
     t.root = root
     t.order = order_build(items, owner)
     t.length = t.next_seq = len(items)
+    t.acc = None  # unknown until someone hashes the result
 
 
 def mapping_equal(a: Any, b: Any) -> Any:
@@ -221,7 +222,7 @@ class frozendict:
     _hash: Optional[int]
     _acc: Optional[int]
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> "frozendict":
+    def __new__(cls, /, *args: Any, **kwargs: Any) -> "frozendict":
         if len(args) > 1:
             raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
         if args:
