@@ -249,13 +249,23 @@ class frozendict:
         acc: Optional[int],
     ) -> "frozendict":
         self = object.__new__(cls)
-        self._root = root
-        self._order = order
-        self._len = length
-        self._next_seq = next_seq
-        self._acc = acc
-        self._hash = None
+        _set_root(self, root)
+        _set_order(self, order)
+        _set_len(self, length)
+        _set_next_seq(self, next_seq)
+        _set_acc(self, acc)
+        _set_hash(self, None)
         return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in frozendict.__slots__:
+            raise AttributeError("'%s' object attribute '%s' is read-only" % (type(self).__name__, name))
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in frozendict.__slots__:
+            raise AttributeError("'%s' object attribute '%s' is read-only" % (type(self).__name__, name))
+        object.__delattr__(self, name)
 
     def _exact(self) -> "frozendict":
         """``self`` as an exact frozendict (itself if it already is one)."""
@@ -390,8 +400,9 @@ class frozendict:
                 acc = 0
                 for entry in champ_entries(self._root):
                     acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
-                self._acc = acc
-            h = self._hash = hash_finalize(acc, self._len)
+                _set_acc(self, acc)
+            h = hash_finalize(acc, self._len)
+            _set_hash(self, h)
         return h
 
     # --- repr, pickle, copy ----------------------------------------------------------
@@ -606,6 +617,16 @@ class frozendict:
         lines.append("order trie:")
         lines += order_dump(self._order, 1)
         return "\n".join(lines)
+
+
+# The fields are read-only from outside (``__setattr__`` refuses them); the core
+# writes them through the slot descriptors.
+_set_root = frozendict._root.__set__  # type: ignore[attr-defined]
+_set_order = frozendict._order.__set__  # type: ignore[attr-defined]
+_set_len = frozendict._len.__set__  # type: ignore[attr-defined]
+_set_next_seq = frozendict._next_seq.__set__  # type: ignore[attr-defined]
+_set_hash = frozendict._hash.__set__  # type: ignore[attr-defined]
+_set_acc = frozendict._acc.__set__  # type: ignore[attr-defined]
 
 
 def _seq_of(entry: Entry) -> int:

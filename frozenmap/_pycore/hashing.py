@@ -50,15 +50,17 @@ def _type_name(obj: Any) -> str:
 def key_hash(key: Any) -> int:
     """Return the unsigned hash of ``key``, with PEP 814's unhashable-key message.
 
-    Only a ``TypeError`` from ``__hash__`` is rewritten (as the builtin does);
-    every other exception passes through unchanged.
+    Only an exact ``TypeError`` from ``__hash__`` is rewritten (as the builtin
+    does); every other exception, TypeError subclasses included, passes through.
     """
     try:
         return hash(key) & MASK
     except TypeError as exc:
+        if type(exc) is not TypeError:
+            raise
         raise TypeError(
             "cannot use '%s' as a frozendict key (%s)" % (_type_name(key), exc)
-        ) from exc
+        ) from None
 
 
 def pair_hash(khash: int, value: Any) -> int:

@@ -21,10 +21,44 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Iterator
 
-__all__ = ["frozendict_keys", "frozendict_values", "frozendict_items", "first", "second"]
+__all__ = ["frozendict_keys", "frozendict_values", "frozendict_items", "frozendict_iterator"]
 
-first = itemgetter(0)
-second = itemgetter(1)
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
+class frozendict_iterator:
+    """An iterator over keys, values or items, forward or reversed.
+
+    Wraps a walk of the order trie.  Like dict's iterators it has a length
+    hint and pickles as an iterator over what remains (pickling does not
+    consume it).
+    """
+
+    __slots__ = ("_walk", "_select", "_remaining")
+
+    def __init__(self, walk: Iterator[Any], select: Any, remaining: int) -> None:
+        self._walk = walk
+        self._select = select
+        self._remaining = remaining
+
+    def __iter__(self) -> "frozendict_iterator":
+        return self
+
+    def __next__(self) -> Any:
+        item = next(self._walk)
+        self._remaining -= 1
+        select = self._select
+        return item if select is None else select(item)
+
+    def __length_hint__(self) -> int:
+        return max(self._remaining, 0)
+
+    def __reduce__(self) -> Any:
+        rest = list(self._walk)
+        self._walk = iter(rest)
+        select = self._select
+        return (iter, ([item if select is None else select(item) for item in rest],))
 
 
 class _View:
@@ -48,10 +82,10 @@ class frozendict_keys(_View, KeysView):  # type: ignore[type-arg]
     __slots__ = ()
 
     def __iter__(self) -> Iterator[Any]:
-        return map(first, self._mapping._items())
+        return frozendict_iterator(self._mapping._items(), _first, len(self._mapping))
 
     def __reversed__(self) -> Iterator[Any]:
-        return map(first, self._mapping._items_reversed())
+        return frozendict_iterator(self._mapping._items_reversed(), _first, len(self._mapping))
 
     def __contains__(self, key: object) -> bool:
         return self._mapping._lookup(key) is not None  # type: ignore[no-any-return]
@@ -66,10 +100,10 @@ class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
     __slots__ = ()
 
     def __iter__(self) -> Iterator[Any]:
-        return map(second, self._mapping._items())
+        return frozendict_iterator(self._mapping._items(), _second, len(self._mapping))
 
     def __reversed__(self) -> Iterator[Any]:
-        return map(second, self._mapping._items_reversed())
+        return frozendict_iterator(self._mapping._items_reversed(), _second, len(self._mapping))
 
     def __contains__(self, value: object) -> bool:
         for v in self:
@@ -87,10 +121,10 @@ class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
     __slots__ = ()
 
     def __iter__(self) -> Iterator[Any]:
-        return self._mapping._items()  # type: ignore[no-any-return]
+        return frozendict_iterator(self._mapping._items(), None, len(self._mapping))
 
     def __reversed__(self) -> Iterator[Any]:
-        return self._mapping._items_reversed()  # type: ignore[no-any-return]
+        return frozendict_iterator(self._mapping._items_reversed(), None, len(self._mapping))
 
     def __contains__(self, item: object) -> bool:
         if type(item) is not tuple or len(item) != 2:

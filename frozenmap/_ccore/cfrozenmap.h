@@ -1,0 +1,383 @@
+/* cfrozenmap.h -- what the files of the C core share.
+ *
+ * The essay explaining the algorithm is at the top of frozendict.c.  This
+ * header declares the node layouts, the module state and every internal
+ * function, each with its contract.  Result conventions, as in hamt.c:
+ *
+ *   int functions:      -1 error (exception set), 0 "no"/"absent", 1 "yes"/"found"
+ *   pointer functions:  NULL with an exception set on error, unless the
+ *                       contract says NULL is also a normal answer (then an
+ *                       error is told apart with PyErr_Occurred()).
+ *   "new ref" / "borrowed" say who owns a returned object reference.
+ *
+ * Naming: <layer>_<kind>_<op>: champ_* (key trie, keytrie.c), order_* (order
+ * trie, ordertrie.c), hashing_* (hashing.c), fd_* (frozendict.c), transient_*
+ * and evolver_* (evolver.c), view_* (views.c).  The pure-Python core uses the
+ * same names (frozenmap/_pycore/*.py) so a bug found in one core points to the
+ * same function in the other.
+ */
+#ifndef FROZENMAP_CFROZENMAP_H
+#define FROZENMAP_CFROZENMAP_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x030A0000
+#  error "frozenmap's C core needs CPython 3.10 or later"
+#endif
+
+#ifdef Py_GIL_DISABLED
+#  define FM_FREE_THREADED 1
+#else
+#  define FM_FREE_THREADED 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#  define FM_POPCOUNT32(x) __builtin_popcount((unsigned int)(x))
+#  define FM_CLZ64(x) __builtin_clzll((unsigned long long)(x))
+#  define FM_LIKELY(x) __builtin_expect(!!(x), 1)
+#  define FM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+static inline int fm_popcount32_portable(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+static inline int fm_clz64_portable(uint64_t x)
+{
+    int n = 0;
+    while (!(x & 0x8000000000000000ull)) { x <<= 1; n++; }
+    return n;
+}
+#  define FM_POPCOUNT32(x) fm_popcount32_portable((uint32_t)(x))
+#  define FM_CLZ64(x) fm_clz64_portable((uint64_t)(x))
+#  define FM_LIKELY(x) (x)
+#  define FM_UNLIKELY(x) (x)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Module state                                                               */
+
+typedef struct {
+    PyTypeObject *frozendict_type;
+    PyTypeObject *evolver_type;
+    PyTypeObject *bitmap_type;      /* key trie: champ_bitmap */
+    PyTypeObject *collision_type;   /* key trie: champ_collision */
+    PyTypeObject *order_type;       /* order trie: order_node */
+    PyTypeObject *keys_type;        /* views */
+    PyTypeObject *values_type;
+    PyTypeObject *items_type;
+    PyTypeObject *iter_type;        /* one iterator type for every kind */
+    PyObject *diff_type;            /* frozenmap._common.Diff */
+    PyObject *restore;              /* frozenmap._common.restore */
+    PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
+    PyObject *str_keys;             /* interned "keys" */
+    PyObject *str_items;            /* interned "items" */
+} fm_state;
+
+extern PyModuleDef fm_module_def;
+
+/* The module state for an instance of one of our types or of a subclass.
+ * Never fails for those types. */
+fm_state *fm_state_of_type(PyTypeObject *tp);
+
+/* Owner tokens: 0 means "published" (never edited in place); every transient
+ * takes a fresh nonzero token from one process-wide atomic counter (the only
+ * mutable global of the extension). */
+uint64_t fm_owner_new(void);
+
+/* ------------------------------------------------------------------------ */
+/* hashing.c                                                                  */
+
+/* The unsigned hash of key into *out; 0 or -1.  A TypeError from __hash__ is
+ * rewritten to PEP 814's "cannot use 'T' as a frozendict key (...)"; other
+ * exceptions pass through unchanged. */
+int hashing_key_hash(PyObject *key, Py_uhash_t *out);
+/* hash((key, value)) from the stored key hash; calls hash(value); 0 or -1. */
+int hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out);
+Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
+/* frozenset's finaliser of the XOR accumulator; never -1. */
+Py_hash_t hashing_finalize(Py_uhash_t acc, Py_ssize_t length);
+/* Update an accumulator for one pair leaving (old) and/or arriving (new);
+ * *valid says whether *acc is known.  A value whose hash raises an Exception
+ * makes it unknown (the error is cleared); 0.  Any other BaseException
+ * (KeyboardInterrupt) propagates: -1, *acc and *valid untouched. */
+int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
+                        PyObject *old_value, PyObject *new_value);
+
+/* ------------------------------------------------------------------------ */
+/* keytrie.c: the CHAMP key index                                             */
+
+#define CHAMP_BITS 5
+#define CHAMP_MASK 31
+#define CHAMP_MAX_SHIFT 60
+#define CHAMP_DIGIT(h, shift) ((unsigned)(((h) >> (shift)) & CHAMP_MASK))
+#define CHAMP_BIT(h, shift) ((uint32_t)1 << CHAMP_DIGIT(h, shift))
+#define CHAMP_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit) - 1))
+
+/* An entry.  key and value are BORROWED: the order trie of the same version
+ * owns them (see "Who owns the keys and values" in the essay). */
+typedef struct {
+    Py_uhash_t hash;
+    uint64_t seq;
+    PyObject *key;
+    PyObject *value;
+} champ_entry;
+
+/* Head shared by both node kinds.  A collision node has datamap == nodemap
+ * == 0, which no bitmap node other than an empty root ever has, and a root is
+ * never a collision node: CHAMP_IS_COLLISION tells the kinds apart without a
+ * type lookup. */
+typedef struct {
+    PyObject_VAR_HEAD
+    uint64_t owner;
+    uint32_t datamap;
+    uint32_t nodemap;
+} champ_node;
+
+/* Bitmap node: entries[popcount(datamap)] then children[popcount(nodemap)]. */
+typedef struct {
+    champ_node head;
+    champ_entry entries[1];   /* really variable-sized; see champ_children */
+} champ_bitmap;
+
+typedef struct {
+    champ_node head;          /* datamap == nodemap == 0 */
+    Py_uhash_t hash;
+    Py_ssize_t count;
+    champ_entry entries[1];
+} champ_collision;
+
+/* Only meaningful for non-root nodes (an empty root has both maps 0 too). */
+#define CHAMP_IS_COLLISION(n) ((n)->datamap == 0 && (n)->nodemap == 0)
+#define CHAMP_ENTRIES(n) (((champ_bitmap *)(n))->entries)
+#define CHAMP_NDATA(n) FM_POPCOUNT32((n)->datamap)
+#define CHAMP_NCHILD(n) FM_POPCOUNT32((n)->nodemap)
+#define CHAMP_CHILDREN(n) \
+    ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
+
+/* A new empty root (owner 0).  New ref. */
+champ_node *champ_empty_root(fm_state *st);
+/* Find key (unsigned hash h) below root.  1 and *out = the entry (a pointer
+ * into a node of the trie, valid while the trie is), 0 absent, -1 error.
+ * Runs the keys' __eq__ (stored_key == key); root may be NULL (empty). */
+int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
+/* Return node with *entry stored, replacing the entry old (as returned by
+ * champ_find on this very trie) or adding it (old == NULL).  Runs no user
+ * code.  Nodes owned by owner (nonzero) are edited in place; others are
+ * copied.  New ref, or NULL on MemoryError -- and then nothing was changed
+ * (every allocation happens before the first in-place write). */
+champ_node *champ_put(fm_state *st, champ_node *node, int shift,
+                      const champ_entry *entry, const champ_entry *old,
+                      uint64_t owner);
+/* Return node without the entry old (as returned by champ_find), keeping the
+ * canonical shape.  New ref or NULL on MemoryError (nothing changed). */
+champ_node *champ_remove(fm_state *st, champ_node *node, int shift,
+                         const champ_entry *old, uint64_t owner);
+/* Whether two tries holding the same number of entries hold equal items:
+ * 1, 0 or -1.  Skips subtrees shared by identity. */
+int champ_equal(champ_node *a, champ_node *b);
+/* Append what differs from a to b: added / removed get champ_entry copies,
+ * changed gets pairs (a's entry, b's entry).  The lists are plain C arrays
+ * grown as needed (see champ_difflist).  0 or -1. */
+typedef struct {
+    champ_entry *items;
+    Py_ssize_t len, cap;
+} champ_difflist;
+int champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
+               champ_difflist *removed, champ_difflist *changed);
+void champ_difflist_free(champ_difflist *l);
+/* Build a canonical trie from n entries with distinct keys (bulk path of
+ * the constructor), every node owned by owner.  entries is scratch (it is
+ * reordered).  New ref or NULL. */
+champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n,
+                        uint64_t owner);
+/* Invariant checker: number of entries below node, or -1 with
+ * AssertionError. */
+Py_ssize_t champ_check(fm_state *st, champ_node *node, int shift,
+                       Py_uhash_t prefix, int is_root);
+/* Append the address of every node to the list out (ints); 0 or -1. */
+int champ_node_ids(champ_node *node, PyObject *out);
+/* Append description lines to the list out; 0 or -1. */
+int champ_dump(champ_node *node, int indent, PyObject *out);
+/* Call fn on every entry below node (trie order); stops at a nonzero result,
+ * which it returns. */
+int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* ordertrie.c: the insertion-order index                                     */
+
+#define ORDER_BITS 4
+#define ORDER_MASK 15
+#define ORDER_FANOUT 16
+#define ORDER_MAX_DEPTH 17
+
+/* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
+ * references); above it, child nodes (strong).  ob_size is the capacity in
+ * pointers. */
+typedef struct order_node {
+    PyObject_VAR_HEAD
+    uint64_t prefix;     /* seq >> (shift + 4), shared below; 0 at shift 60 */
+    uint64_t owner;
+    uint16_t bitmap;
+    uint8_t shift;
+    PyObject *slots[1];
+} order_node;
+
+#define ORDER_COUNT(n) FM_POPCOUNT32((n)->bitmap)
+#define ORDER_CHILD(n, i) ((order_node *)(n)->slots[i])
+#define ORDER_KEY(n, i) ((n)->slots[2 * (i)])
+#define ORDER_VALUE(n, i) ((n)->slots[2 * (i) + 1])
+
+/* All order functions treat NULL as the empty trie. */
+/* The (key, value) at seq: 1 found (borrowed), 0 absent.  Never fails. */
+int order_get(order_node *root, uint64_t seq, PyObject **key, PyObject **value);
+/* Return the trie with (key, value) at a seq it does not hold (new refs to
+ * key and value are taken).  New ref or NULL on MemoryError (nothing
+ * changed). */
+order_node *order_insert(fm_state *st, order_node *root, uint64_t seq,
+                         PyObject *key, PyObject *value, uint64_t owner);
+/* Return the trie with the value at seq (present) replaced.  When the leaf
+ * is edited in place the old value is handed to the caller in *old_value
+ * (new ref, release it when done), else *old_value is NULL.  New ref or
+ * NULL (nothing changed). */
+order_node *order_replace(fm_state *st, order_node *root, uint64_t seq,
+                          PyObject *value, uint64_t owner,
+                          PyObject **old_value);
+/* Return the trie without seq (present); *result is the new root (new ref,
+ * NULL when it became empty).  Items dropped by an in-place edit are handed
+ * to the caller in *old_key/*old_value (new refs) or NULL.  0 or -1 on
+ * MemoryError (nothing changed). */
+int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
+                 order_node **result, PyObject **old_key,
+                 PyObject **old_value);
+/* The last item (borrowed); 0 when empty. */
+int order_last(order_node *root, PyObject **key, PyObject **value);
+/* Build the trie holding (keys[i], values[i]) at seq i, bottom-up; takes new
+ * refs.  New ref, NULL with no error when n == 0, NULL with error. */
+order_node *order_build(fm_state *st, PyObject *const *keys,
+                        PyObject *const *values, Py_ssize_t n, uint64_t owner);
+Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
+int order_node_ids(order_node *node, PyObject *out);
+int order_dump(order_node *node, int indent, PyObject *out);
+
+/* A cursor walking the trie with a small explicit stack, no lookups. */
+typedef struct {
+    order_node *stack[ORDER_MAX_DEPTH];   /* borrowed */
+    int8_t pos[ORDER_MAX_DEPTH];
+    int depth;            /* -1: exhausted */
+    int reverse;
+} order_cursor;
+void order_cursor_init(order_cursor *c, order_node *root, int reverse);
+/* 1 and the next (key, value) (borrowed), or 0 at the end. */
+int order_cursor_next(order_cursor *c, PyObject **key, PyObject **value);
+
+/* ------------------------------------------------------------------------ */
+/* frozendict.c                                                               */
+
+typedef struct {
+    PyObject_HEAD
+    champ_node *root;      /* key trie; NULL only after tp_clear */
+    order_node *order;     /* order trie; NULL when empty */
+    Py_ssize_t len;
+    uint64_t next_seq;
+    Py_hash_t hash;        /* -1: unknown; relaxed atomics when free-threaded */
+    Py_uhash_t acc;        /* XOR accumulator, meaningful when acc_valid */
+    int acc_valid;
+} fd_object;
+
+/* A new version of type tp from the parts (new refs taken on the roots). */
+PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
+                        Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
+                        int acc_valid);
+int fd_type_check(fm_state *st, PyObject *obj);   /* any of our frozendicts */
+PyObject *fd_lookup_value(PyObject *mapping, PyObject *key); /* borrowed, NULL absent/err */
+PyObject *fd_items_repr(PyObject *self, const char *name);
+int fd_mapping_equal(PyObject *self, PyObject *other);  /* -1, 0, 1, 2 = NotImplemented */
+
+/* ------------------------------------------------------------------------ */
+/* evolver.c                                                                  */
+
+/* The internal builder: a private editable version. */
+typedef struct {
+    champ_node *root;
+    order_node *order;
+    Py_ssize_t len;
+    uint64_t next_seq;
+    Py_uhash_t acc;
+    int acc_valid;
+    uint64_t owner;
+} transient;
+
+/* Start from a version's parts (new refs taken) and a fresh token. */
+int transient_init(fm_state *st, transient *t, champ_node *root,
+                   order_node *order, Py_ssize_t len, uint64_t next_seq,
+                   Py_uhash_t acc, int acc_valid);
+void transient_clear(transient *t);
+int transient_traverse(transient *t, visitproc visit, void *arg);
+/* Find key: -1, 0, 1 (*entry). Computes the key hash into *h. */
+int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
+/* Set key to value: 0 or -1 (the transient unchanged on error). */
+int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
+int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h,
+                           PyObject *key, PyObject *value);
+/* Append a key known to be absent: 0 or -1 (unchanged on error). */
+int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                      PyObject *value);
+/* Remove the entry found by lookup: 0 or -1 (unchanged on error).  The old
+ * key and value are returned as new refs if out pointers are given. */
+int transient_remove_entry(fm_state *st, transient *t, champ_entry *old,
+                           PyObject **old_key, PyObject **old_value);
+/* Remove key: 1 removed, 0 absent, -1 error. */
+int transient_dissoc(fm_state *st, transient *t, PyObject *key);
+/* Merge a dict-like source and keywords into t (dict.update semantics). */
+int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs);
+int transient_merge_kwnames(fm_state *st, transient *t, PyObject *const *values,
+                            PyObject *kwnames);
+/* The contents as a new version of type tp; takes a fresh token. */
+PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
+void transient_seal(transient *t);
+
+typedef struct {
+    PyObject_HEAD
+    transient t;
+    int busy;              /* an edit is running (re-entrancy guard) */
+    uint64_t resized;      /* bumped when keys are added or removed */
+    PyObject *frozen;      /* cached freeze() result, or NULL */
+} evolver_object;
+
+PyObject *evolver_new_from(fm_state *st, PyObject *fd);
+
+/* ------------------------------------------------------------------------ */
+/* views.c                                                                    */
+
+enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
+PyObject *view_new(fm_state *st, PyObject *mapping, int kind);
+/* An iterator over a frozendict's items in (reverse) order yielding keys,
+ * values or items.  Evolver iterators also watch the resized counter. */
+PyObject *view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse);
+
+/* Type specs, registered by module.c. */
+extern PyType_Spec champ_bitmap_spec;
+extern PyType_Spec champ_collision_spec;
+extern PyType_Spec order_node_spec;
+extern PyType_Spec fd_spec;
+extern PyType_Spec evolver_spec;
+extern PyType_Spec view_keys_spec;
+extern PyType_Spec view_values_spec;
+extern PyType_Spec view_items_spec;
+extern PyType_Spec view_iter_spec;
+
+/* Relaxed atomics for the cached hash (free-threaded builds). */
+#if FM_FREE_THREADED
+#  define FM_LOAD_HASH(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#  define FM_STORE_HASH(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#else
+#  define FM_LOAD_HASH(p) (p)
+#  define FM_STORE_HASH(p, v) ((p) = (v))
+#endif
+
+#endif /* FROZENMAP_CFROZENMAP_H */

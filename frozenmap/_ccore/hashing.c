@@ -1,0 +1,174 @@
+/* hashing.c -- key hashes, the pair hash and the frozenset-compatible
+ * finaliser.  Mirrors frozenmap/_pycore/hashing.py.
+ *
+ * hash(fd) == hash(frozenset(fd.items())): a frozenset XORs shuffle_bits() of
+ * each member's hash and finalises with its size; our members are the pairs,
+ * whose hash is CPython's 2-tuple hash (the xxHash-based one of 3.8+),
+ * computed here from the key hash stored in the entry so that a key's
+ * __hash__ runs only once, when it is inserted or looked up.
+ */
+#include "cfrozenmap.h"
+
+#if SIZEOF_PY_UHASH_T == 8
+#  define XXPRIME_1 ((Py_uhash_t)11400714785074694791ULL)
+#  define XXPRIME_2 ((Py_uhash_t)14029467366897019727ULL)
+#  define XXPRIME_5 ((Py_uhash_t)2870177450012600261ULL)
+#  define XXROTATE(x) ((x << 31) | (x >> 33))
+#else
+#  define XXPRIME_1 ((Py_uhash_t)2654435761UL)
+#  define XXPRIME_2 ((Py_uhash_t)2246822519UL)
+#  define XXPRIME_5 ((Py_uhash_t)374761393UL)
+#  define XXROTATE(x) ((x << 13) | (x >> 19))
+#endif
+
+/* The fully qualified type name as C's %T prints it ("module.Qualname",
+ * just "Qualname" for builtins).  New ref or NULL. */
+static PyObject *
+hashing_type_name(PyObject *obj)
+{
+    PyObject *tp = (PyObject *)Py_TYPE(obj);
+    PyObject *module = PyObject_GetAttrString(tp, "__module__");
+    if (module == NULL) {
+        return NULL;
+    }
+    PyObject *qualname = PyObject_GetAttrString(tp, "__qualname__");
+    if (qualname == NULL) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    PyObject *result;
+    if (PyUnicode_Check(module)
+        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0) {
+        result = PyUnicode_FromFormat("%U.%U", module, qualname);
+    }
+    else {
+        result = Py_NewRef(qualname);
+    }
+    Py_DECREF(module);
+    Py_DECREF(qualname);
+    return result;
+}
+
+int
+hashing_key_hash(PyObject *key, Py_uhash_t *out)
+{
+    Py_hash_t h = PyObject_Hash(key);
+    if (FM_LIKELY(h != -1)) {
+        *out = (Py_uhash_t)h;
+        return 0;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+        return -1;
+    }
+    /* Rewrite the TypeError as PEP 814 does, chained "from" the original. */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL) {
+        PyException_SetTraceback(value, tb);
+    }
+    PyObject *name = hashing_type_name(key);
+    if (name == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    PyObject *msg = PyUnicode_FromFormat(
+        "cannot use '%U' as a frozendict key (%S)", name, value);
+    Py_DECREF(name);
+    if (msg == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    PyObject *exc = PyObject_CallOneArg(PyExc_TypeError, msg);
+    Py_DECREF(msg);
+    if (exc == NULL) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    if (value != NULL) {
+        PyException_SetCause(exc, Py_NewRef(value));
+        PyException_SetContext(exc, value);   /* steals value */
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyErr_SetObject(PyExc_TypeError, exc);
+    Py_DECREF(exc);
+    return -1;
+}
+
+int
+hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out)
+{
+    Py_hash_t vh = PyObject_Hash(value);
+    if (vh == -1) {
+        return -1;
+    }
+    Py_uhash_t lanes[2] = {khash, (Py_uhash_t)vh};
+    Py_uhash_t acc = XXPRIME_5;
+    for (int i = 0; i < 2; i++) {
+        acc += lanes[i] * XXPRIME_2;
+        acc = XXROTATE(acc);
+        acc *= XXPRIME_1;
+    }
+    acc += 2 ^ (XXPRIME_5 ^ 3527539UL);
+    if (acc == (Py_uhash_t)-1) {
+        acc = 1546275796;
+    }
+    *out = acc;
+    return 0;
+}
+
+Py_uhash_t
+hashing_shuffle_bits(Py_uhash_t h)
+{
+    return ((h ^ 89869747UL) ^ (h << 16)) * 3644798167UL;
+}
+
+Py_hash_t
+hashing_finalize(Py_uhash_t acc, Py_ssize_t length)
+{
+    Py_uhash_t h = acc ^ (((Py_uhash_t)length + 1) * 1927868237UL);
+    h ^= (h >> 11) ^ (h >> 25);
+    h = h * 69069U + 907133923UL;
+    if (h == (Py_uhash_t)-1) {
+        h = 590923713UL;
+    }
+    return (Py_hash_t)h;
+}
+
+int
+hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
+                    PyObject *old_value, PyObject *new_value)
+{
+    if (!*valid) {
+        return 0;
+    }
+    Py_uhash_t a = *acc, ph;
+    if (old_value != NULL) {
+        if (hashing_pair_hash(khash, old_value, &ph) < 0) {
+            goto error;
+        }
+        a ^= hashing_shuffle_bits(ph);
+    }
+    if (new_value != NULL) {
+        if (hashing_pair_hash(khash, new_value, &ph) < 0) {
+            goto error;
+        }
+        a ^= hashing_shuffle_bits(ph);
+    }
+    *acc = a;
+    return 0;
+error:
+    if (PyErr_ExceptionMatches(PyExc_Exception)) {
+        PyErr_Clear();
+        *valid = 0;
+        return 0;
+    }
+    return -1;
+}
