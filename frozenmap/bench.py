@@ -801,14 +801,12 @@ def format_value(value: Optional[float], unit: str) -> str:
     if value is None:
         return "n/a"
     if unit == "B":
-        if value >= 1e4:
-            return "%.1f kB" % (value / 1e3) if value < 1e7 else "%.1f MB" % (value / 1e6)
-        return "%.1f B" % value
-    for scale, suffix in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        steps = ((1e6, "MB"), (1e3, "kB"), (1.0, "B"))
+    else:
+        steps = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+    for scale, suffix in steps:
         if value >= scale:
             break
-    else:
-        scale, suffix = 1e-9, "ns"
     number = value / scale
     digits = 0 if number >= 100 else 1 if number >= 10 else 2
     return "%.*f %s" % (digits, number, suffix)
@@ -831,7 +829,8 @@ def render_table(results: List[Measurement], libraries: List[str], frozenmaps: L
     widths = [max(len(name), 9) for name in libraries] + [max(len(c), 8) for c in ratio_cols]
     label_width = max(11, max((len("n=%s" % format(n, ",")) for n in sizes), default=0) + 2)
     header = " " * label_width + " ".join(
-        h.rjust(w) for h, w in zip(libraries + ratio_cols, widths)
+        h.rjust(w) + ("  " if i < len(libraries) else "")
+        for i, (h, w) in enumerate(zip(libraries + ratio_cols, widths))
     )
     lines = [header, "-" * len(header)]
     for op in OPERATIONS:

@@ -94,3 +94,104 @@ def unhashable_key_message(key):
     else:
         raise AssertionError("%r is hashable" % (key,))
     return "cannot use '%s' as a frozendict key (%s)" % (type_name_as_T(key), original)
+
+
+# --- helpers for the derivation, evolver, structure and bad-input tests ------
+
+
+def typed_items(mapping):
+    """``[(type(k), k, v), ...]`` in iteration order.
+
+    Comparing these lists checks order, values and which key object was kept
+    (``1`` versus ``1.0`` versus ``True``), which ``==`` on items cannot see.
+    """
+    return [(type(k), k, v) for k, v in mapping.items()]
+
+
+class Snapshot:
+    """What a mapping held when taken; ``check()`` asserts it still does.
+
+    Records the items by identity as well as by value, so a version whose
+    value object was swapped for an equal one is caught too.
+    """
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+        self.items = list(mapping.items())
+        self.length = len(mapping)
+
+    def check(self):
+        mapping = self.mapping
+        assert len(mapping) == self.length
+        now = list(mapping.items())
+        assert len(now) == len(self.items)
+        for (k1, v1), (k2, v2) in zip(now, self.items):
+            assert k1 is k2 and v1 is v2, "item changed: %r -> %r" % ((k2, v2), (k1, v1))
+        if hasattr(mapping, "_check"):
+            mapping._check()
+
+
+class CountingKey:
+    """A key that counts calls of its ``__hash__`` and ``__eq__`` (class-wide)."""
+
+    hash_calls = 0
+    eq_calls = 0
+
+    __slots__ = ("name", "hash_value")
+
+    def __init__(self, name, hash_value=None):
+        self.name = name
+        self.hash_value = hash(name) if hash_value is None else hash_value
+
+    def __hash__(self):
+        CountingKey.hash_calls += 1
+        return self.hash_value
+
+    def __eq__(self, other):
+        CountingKey.eq_calls += 1
+        if not isinstance(other, CountingKey):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "CountingKey(%r)" % (self.name,)
+
+    @classmethod
+    def reset(cls):
+        cls.hash_calls = 0
+        cls.eq_calls = 0
+
+
+class CountingValue:
+    """A value that counts calls of its ``__hash__`` and ``__eq__`` (class-wide)."""
+
+    hash_calls = 0
+    eq_calls = 0
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload):
+        self.payload = payload
+
+    def __hash__(self):
+        CountingValue.hash_calls += 1
+        return hash(self.payload)
+
+    def __eq__(self, other):
+        CountingValue.eq_calls += 1
+        if not isinstance(other, CountingValue):
+            return NotImplemented
+        return self.payload == other.payload
+
+    def __repr__(self):
+        return "CountingValue(%r)" % (self.payload,)
+
+    @classmethod
+    def reset(cls):
+        cls.hash_calls = 0
+        cls.eq_calls = 0
+
+
+def new_node_count(new, old):
+    """How many trie nodes ``new`` has that ``old`` does not (by identity)."""
+    return len(set(new._node_ids()) - set(old._node_ids()))

@@ -39,7 +39,7 @@ from .ordertrie import (
     order_remove,
     order_replace,
 )
-from .views import frozendict_items, frozendict_keys, frozendict_values
+from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
 __all__ = ["Transient", "Evolver"]
 
@@ -206,23 +206,11 @@ class Evolver(Transient):
         self._seal()
         return self._snapshot(order_items_reversed(self.order))
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter(frozendict_keys(self))
-
-    def __reversed__(self) -> Iterator[Any]:
-        return reversed(frozendict_keys(self))
-
-    def keys(self) -> frozendict_keys:
-        """A live set-like view of the keys."""
-        return frozendict_keys(self)
-
-    def values(self) -> frozendict_values:
-        """A live view of the values."""
-        return frozendict_values(self)
-
-    def items(self) -> frozendict_items:
-        """A live set-like view of the ``(key, value)`` pairs."""
-        return frozendict_items(self)
+    __iter__ = mapping_iter
+    __reversed__ = mapping_reversed
+    keys = mapping_keys
+    values = mapping_values
+    items = mapping_items
 
     def __eq__(self, other: object) -> Any:
         from .frozendict import mapping_equal

@@ -44,7 +44,7 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
-from .views import frozendict_items, frozendict_keys, frozendict_values
+from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
@@ -314,23 +314,11 @@ class frozendict:
     def __len__(self) -> int:
         return self._len
 
-    def __iter__(self) -> Iterator[Any]:
-        return iter(frozendict_keys(self))
-
-    def __reversed__(self) -> Iterator[Any]:
-        return reversed(frozendict_keys(self))
-
-    def keys(self) -> frozendict_keys:
-        """A set-like view of the keys, in insertion order.  Cost: O(1)."""
-        return frozendict_keys(self)
-
-    def values(self) -> frozendict_values:
-        """A view of the values, in insertion order.  Cost: O(1)."""
-        return frozendict_values(self)
-
-    def items(self) -> frozendict_items:
-        """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
-        return frozendict_items(self)
+    __iter__ = mapping_iter
+    __reversed__ = mapping_reversed
+    keys = mapping_keys
+    values = mapping_values
+    items = mapping_items
 
     @property
     def _match_self(self) -> "frozendict":

@@ -21,7 +21,17 @@ from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Iterator
 
-__all__ = ["frozendict_keys", "frozendict_values", "frozendict_items", "frozendict_iterator"]
+__all__ = [
+    "frozendict_keys",
+    "frozendict_values",
+    "frozendict_items",
+    "frozendict_iterator",
+    "mapping_iter",
+    "mapping_reversed",
+    "mapping_keys",
+    "mapping_values",
+    "mapping_items",
+]
 
 _first = itemgetter(0)
 _second = itemgetter(1)
@@ -66,9 +76,18 @@ class _View:
 
     __slots__ = ()
     _mapping: Any
+    _select: Any = None  # what an iterator yields of each (key, value)
 
     def __len__(self) -> int:
         return len(self._mapping)
+
+    def __iter__(self) -> Iterator[Any]:
+        return frozendict_iterator(self._mapping._items(), self._select, len(self._mapping))
+
+    def __reversed__(self) -> Iterator[Any]:
+        return frozendict_iterator(
+            self._mapping._items_reversed(), self._select, len(self._mapping)
+        )
 
     @property
     def mapping(self) -> "MappingProxyType[Any, Any]":
@@ -80,12 +99,7 @@ class frozendict_keys(_View, KeysView):  # type: ignore[type-arg]
     """A set-like view of a mapping's keys, in insertion order.  Cost: O(1)."""
 
     __slots__ = ()
-
-    def __iter__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items(), _first, len(self._mapping))
-
-    def __reversed__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items_reversed(), _first, len(self._mapping))
+    _select = staticmethod(_first)
 
     def __contains__(self, key: object) -> bool:
         return self._mapping._lookup(key) is not None  # type: ignore[no-any-return]
@@ -98,12 +112,7 @@ class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
     """A view of a mapping's values, in insertion order.  Cost: O(1)."""
 
     __slots__ = ()
-
-    def __iter__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items(), _second, len(self._mapping))
-
-    def __reversed__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items_reversed(), _second, len(self._mapping))
+    _select = staticmethod(_second)
 
     def __contains__(self, value: object) -> bool:
         for v in self:
@@ -120,11 +129,6 @@ class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
 
     __slots__ = ()
 
-    def __iter__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items(), None, len(self._mapping))
-
-    def __reversed__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items_reversed(), None, len(self._mapping))
 
     def __contains__(self, item: object) -> bool:
         if type(item) is not tuple or len(item) != 2:
@@ -137,3 +141,32 @@ class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return "dict_items(%r)" % (list(self),)
+
+
+# The read methods frozendict and Evolver share (bound as class attributes in
+# both, so each type keeps ``object`` as its only base, as PEP 814 has it).
+
+
+def mapping_iter(self: Any) -> Iterator[Any]:
+    """Iterate over the keys in insertion order."""
+    return iter(frozendict_keys(self))
+
+
+def mapping_reversed(self: Any) -> Iterator[Any]:
+    """Iterate over the keys in reverse insertion order."""
+    return reversed(frozendict_keys(self))
+
+
+def mapping_keys(self: Any) -> frozendict_keys:
+    """A set-like view of the keys, in insertion order.  Cost: O(1)."""
+    return frozendict_keys(self)
+
+
+def mapping_values(self: Any) -> frozendict_values:
+    """A view of the values, in insertion order.  Cost: O(1)."""
+    return frozendict_values(self)
+
+
+def mapping_items(self: Any) -> frozendict_items:
+    """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
+    return frozendict_items(self)
