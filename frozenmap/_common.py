@@ -4,13 +4,13 @@ Both cores use these same objects, so a ``Diff`` or a pickle made with one core
 is understood by the other.
 """
 
-from typing import Any, Generic, NamedTuple, Tuple, TypeVar
+from typing import Any, NamedTuple, Tuple
 
 __all__ = ["Diff", "restore", "restore_evolver", "frozendict_types", "register_frozendict_type"]
 
 import builtins as _builtins
 
-frozendict_types: tuple = tuple(
+frozendict_types: Tuple[type, ...] = tuple(
     t for t in (getattr(_builtins, "frozendict", None),) if t is not None
 )
 """Every frozendict type loaded: each core's and the builtin (3.15+).  A core
@@ -18,7 +18,7 @@ treats the others' instances as it treats a dict in ``==``, ``|`` and the
 constructor, so the two cores' frozendicts interoperate."""
 
 
-def register_frozendict_type(cls):
+def register_frozendict_type(cls: type) -> None:
     """Add a core's frozendict type to ``frozendict_types``."""
     global frozendict_types
     if cls not in frozendict_types:
@@ -39,14 +39,14 @@ class Diff(NamedTuple):
     changed: Any
 
 
-def restore(items):
+def restore(items: Any) -> Any:
     """Rebuild an exact ``frozendict`` from a pickle, with whichever core is loaded."""
     from frozenmap import frozendict
 
     return frozendict(items)
 
 
-def restore_evolver(items):
+def restore_evolver(items: Any) -> Any:
     """Rebuild an ``Evolver`` from a pickle, with whichever core is loaded."""
     from frozenmap import frozendict
 

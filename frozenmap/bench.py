@@ -446,8 +446,7 @@ class Workload:
         ]
         #: 10-key operands for ``-`` and ``&``: 5 existing keys, 5 missing.
         self.keysets = [
-            self.deletes[5 * g : 5 * g + 5] + self.misses[5 * g : 5 * g + 5]
-            for g in range(groups)
+            self.deletes[5 * g : 5 * g + 5] + self.misses[5 * g : 5 * g + 5] for g in range(groups)
         ]
         self.batches = [self._batch(rng, keys, g) for g in range(groups)]
         self._bases: Dict[tuple, Any] = {}
@@ -465,8 +464,8 @@ class Workload:
         """``lib``'s map of :attr:`data`; with ``hashed``, a version whose hash is known."""
         key = (lib.name, hashed)
         if key not in self._bases:
-            if hashed:
-                m = lib.setter(self.base(lib))(*self.updates[-1])
+            if hashed:  # a new key, so that no sampled update leaves it unchanged
+                m = lib.setter(self.base(lib))("hashed version", 0)
                 hash(m)
             else:
                 m = lib.build(self.data)
@@ -575,9 +574,7 @@ def _lookup_miss(lib, w):
 
 
 def _iterate(lib, w):
-    return Case(
-        "for item in x.items(): pass", {}, _repeat(w.base(lib)), SAMPLE, scale=max(w.n, 1)
-    )
+    return Case("for item in x.items(): pass", {}, _repeat(w.base(lib)), SAMPLE, scale=max(w.n, 1))
 
 
 def _set_existing(lib, w):
@@ -761,7 +758,7 @@ def time_case(case: Case, target: float, repeat: int, max_seconds: float = 15.0)
     per_pass = _passes(run, inputs, count, 1, case.consumes)
     passes = max(1, int(target / max(per_pass, 1e-9)))
     runs_wanted = max(3, min(repeat, int(max_seconds / max(per_pass * passes, 1e-9))))
-    overhead = min(_passes(bare, inputs, count, passes, case.consumes) for _ in range(3))
+    overhead = min(_passes(bare, inputs, count, passes, False) for _ in range(3))
     runs = []
     for _ in range(runs_wanted):
         elapsed = _passes(run, inputs, count, passes, case.consumes)
@@ -812,56 +809,62 @@ def format_value(value: Optional[float], unit: str) -> str:
     return "%.*f %s" % (digits, number, suffix)
 
 
-def _best_peer(row: Dict[str, Measurement], peers: List[str]):
-    found = [(row[p].value, p) for p in peers if p in row and row[p].value is not None]
-    return min(found) if found else (None, None)
+NOISY = 0.10  # cells noisier than this (IQR / median) are marked "?"
 
 
-NOISY = 0.10  # cells noisier than this (IQR / median) are marked
+def _cell(m: Optional[Measurement], unit: str, best: bool) -> str:
+    """A value with two marker columns: ``*`` best peer, ``?`` noisy."""
+    if m is None:
+        return "-  "
+    if m.value is None:
+        return "n/a  "
+    return format_value(m.value, unit) + ("*" if best else " ") + ("?" if m.noise > NOISY else " ")
 
 
 def render_table(results: List[Measurement], libraries: List[str], frozenmaps: List[str]) -> str:
-    """The terminal table: one block per operation, one row per size."""
+    """The terminal table: a block per operation, a row per size, a column per library.
+
+    The last columns divide each frozenmap core's value by the best peer's
+    (every library that is not a frozenmap core, dict included).
+    """
     peers = [name for name in libraries if name not in frozenmaps]
-    ratio_cols = ["%s/best" % name.split(":")[1] for name in frozenmaps]
-    by_cell = {(m.op, m.n, m.lib): m for m in results}
+    cells = {(m.op, m.n, m.lib): m for m in results}
     sizes = sorted({m.n for m in results})
-    widths = [max(len(name), 9) for name in libraries] + [max(len(c), 8) for c in ratio_cols]
-    label_width = max(11, max((len("n=%s" % format(n, ",")) for n in sizes), default=0) + 2)
-    header = " " * label_width + " ".join(
-        h.rjust(w) + ("  " if i < len(libraries) else "")
-        for i, (h, w) in enumerate(zip(libraries + ratio_cols, widths))
-    )
-    lines = [header, "-" * len(header)]
+    header = [""] + [name + "  " for name in libraries]
+    header += ["%s/best" % name.split(":")[1] for name in frozenmaps]
+    blocks = []  # (operation title, rows)
     for op in OPERATIONS:
-        if not any(k[0] == op.key for k in by_cell):
-            continue
-        lines.append(op.title)
+        rows = []
         for n in sizes:
-            row = {lib: by_cell[(op.key, n, lib)] for lib in libraries if (op.key, n, lib) in by_cell}
-            if not row:
+            row = {lib: cells.get((op.key, n, lib)) for lib in libraries}
+            if not any(row.values()):
                 continue
-            best, best_name = _best_peer(row, peers)
-            cells = []
-            for lib in libraries:
-                m = row.get(lib)
-                text = format_value(m.value, op.unit) if m else "-"
-                if m and m.value is not None:
-                    text += "*" if lib == best_name and len(peers) > 1 else " "
-                    text += "?" if m.noise > NOISY else " "
-                else:
-                    text += "  "
-                cells.append(text)
+            measured = [(row[p].value, p) for p in peers if row[p] and row[p].value is not None]
+            best, best_name = min(measured) if measured else (None, None)
+            line = ["n=%s" % format(n, ",")]
+            line += [_cell(row[lib], op.unit, lib == best_name) for lib in libraries]
             for fm in frozenmaps:
-                m = row.get(fm)
-                if m and m.value is not None and best:
-                    cells.append("%.3g×" % (m.value / best) if best > 0 else "-")
-                else:
-                    cells.append("-")
-            lines.append(
-                ("  n=%s" % format(n, ",")).ljust(label_width)
-                + " ".join(c.rjust(w + (2 if i < len(libraries) else 0)) for i, (c, w) in enumerate(zip(cells, widths)))
-            )
+                value = row[fm].value if row[fm] else None
+                line.append("%.3g×" % (value / best) if value is not None and best else "-")
+            rows.append(line)
+        if rows:
+            blocks.append((op.title, rows))
+    every_row = [header] + [row for _, rows in blocks for row in rows]
+    widths = [max(len(row[i]) for row in every_row) for i in range(len(header))]
+    widths[1:] = [max(w, 9) for w in widths[1:]]
+
+    def join(row):
+        return (
+            "  "
+            + row[0].ljust(widths[0])
+            + "  ".join(c.rjust(w) for c, w in zip(row[1:], widths[1:]))
+        )
+
+    lines = [join(header)]
+    lines.append("-" * len(lines[0]))
+    for title, rows in blocks:
+        lines.append(title)
+        lines.extend(join(row) for row in rows)
     return "\n".join(lines)
 
 
@@ -892,26 +895,36 @@ def render_report(data: Dict[str, Any]) -> str:
     frozenmaps = [lib["name"] for lib in meta["libraries"] if lib["frozenmap"]]
     out = [
         "frozenmap benchmark: %s on %s (%s), %s"
-        % (meta["machine"]["python"], meta["machine"]["platform"], meta["machine"]["cpu"], meta["machine"]["date"]),
-        "libraries: " + ", ".join("%s %s" % (lib["name"], lib["version"]) for lib in meta["libraries"]),
+        % (
+            meta["machine"]["python"],
+            meta["machine"]["platform"],
+            meta["machine"]["cpu"],
+            meta["machine"]["date"],
+        ),
+        "libraries: "
+        + ", ".join("%s %s" % (lib["name"], lib["version"]) for lib in meta["libraries"]),
     ]
     for name, reason in meta["skipped"].items():
         out.append("skipped: %s (%s)" % (name, reason))
     out += [
         "time per operation, median of %d runs (%s), net of loop overhead; memory by tracemalloc."
         % (meta["repeat"], "quick" if meta["quick"] else "full"),
-        "* best peer (dict copy-on-write counts as a peer)   ? noisy (IQR > %d%% of median)"
-        "   x/best: frozenmap's core x divided by the best peer (< 1 is better)" % (NOISY * 100),
+        "* best peer (dict copied on write counts as a peer)   ? noisy (IQR > %d%% of median)"
+        % (NOISY * 100),
+        "x/best: frozenmap's core x divided by the best peer (below 1: frozenmap is better)",
         "",
         render_table(results, libraries, frozenmaps),
         "",
     ]
-    timed = sorted((m.noise, m.op, m.lib, m.n) for m in results if m.unit == "s" and m.value is not None)
+    timed = sorted(
+        (m.noise, m.op, m.lib, m.n) for m in results if m.unit == "s" and m.value is not None
+    )
     if timed:
         noises = [t[0] for t in timed]
         worst = timed[-1]
         out.append(
-            "noise (IQR/median over runs): median %.1f%%, 90th percentile %.1f%%, worst %.1f%% (%s, %s, n=%s)"
+            "noise (IQR/median over runs): median %.1f%%, 90th percentile %.1f%%, "
+            "worst %.1f%% (%s, %s, n=%s)"
             % (
                 100 * statistics.median(noises),
                 100 * noises[int(0.9 * (len(noises) - 1))],
@@ -940,14 +953,18 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
     results = [Measurement(**m) for m in data["results"]]
     libraries = [lib["name"] for lib in data["meta"]["libraries"]]
     styles = {
-        name: dict(color="C%d" % i, marker="os^vD<>p"[i % 8], linewidth=2.5 if "frozenmap" in name else 1.2)
+        name: dict(
+            color="C%d" % i, marker="os^vD<>p"[i % 8], linewidth=2.5 if "frozenmap" in name else 1.2
+        )
         for i, name in enumerate(libraries)
     }
     subtitle = "%(python)s, %(cpu)s" % data["meta"]["machine"]
 
     def draw(ax, op):
         for lib in libraries:
-            points = sorted((m.n, m.value) for m in results if m.op == op.key and m.lib == lib and m.value)
+            points = sorted(
+                (m.n, m.value) for m in results if m.op == op.key and m.lib == lib and m.value
+            )
             if points:
                 xs, ys = zip(*points)
                 ys = [y * 1e6 for y in ys] if op.unit == "s" else ys
@@ -956,8 +973,10 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
         ax.set_yscale("log")
         ax.set_title(op.title, fontsize=9)
         ax.set_xlabel("n (items)")
-        per = "per item" if "per item" in op.title else "per operation"
-        ax.set_ylabel(("µs " + per) if op.unit == "s" else "bytes")
+        if op.unit == "B":
+            ax.set_ylabel("bytes" + op.title.split("memory", 1)[1])
+        else:
+            ax.set_ylabel("µs per item" if "per item" in op.title else "µs per operation")
         ax.grid(True, which="major", alpha=0.3)
 
     written = []
@@ -975,7 +994,9 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
         ax.legend(fontsize=8)
         fig.suptitle(subtitle, fontsize=8)
         fig.tight_layout()
-        name = {"mem_item": "memory-per-item", "mem_version": "memory-per-version"}.get(op.key, "time-" + op.key)
+        name = {"mem_item": "memory-per-item", "mem_version": "memory-per-version"}.get(
+            op.key, "time-" + op.key
+        )
         save(fig, name + ".png")
     timed = [op for op in present if op.unit == "s"]
     if timed:
@@ -984,7 +1005,7 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
         fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
         for ax, op in zip(axes.flat, timed):
             draw(ax, op)
-        for ax in list(axes.flat)[len(timed):]:
+        for ax in list(axes.flat)[len(timed) :]:
             ax.set_visible(False)
         handles, labels = axes.flat[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9)
@@ -1009,7 +1030,14 @@ class Progress:
     def step(self, group: str, detail: str) -> None:
         self.done += 1
         elapsed = time.monotonic() - self.start
-        line = "[%*d/%d %3.0fs] %s %s" % (len(str(self.total)), self.done, self.total, elapsed, group, detail)
+        line = "[%*d/%d %3.0fs] %s %s" % (
+            len(str(self.total)),
+            self.done,
+            self.total,
+            elapsed,
+            group,
+            detail,
+        )
         if self.tty:
             sys.stderr.write("\r\x1b[K" + line[:150])
         elif group != self.last_group:
@@ -1051,14 +1079,28 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         prog="python -m frozenmap.bench",
         description="Time frozenmap's cores side by side with dict and the peer libraries.",
     )
-    parser.add_argument("--sizes", type=_sizes, help="comma-separated sizes (default 1000,100000,1000000; quick: 1000,10000)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, short runs, 3 repeats: under a minute")
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        help="comma-separated sizes (default 1000,100000,1000000; quick: 1000,10000)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, short runs, 3 repeats: under a minute"
+    )
     parser.add_argument("--repeat", type=int, help="runs per measurement (default 7; quick: 3)")
     parser.add_argument("--target", type=float, help="seconds per run (default 0.1; quick: 0.005)")
-    parser.add_argument("--libs", help="comma-separated libraries (default: all of %s)" % ",".join(LIBRARY_NAMES))
-    parser.add_argument("--ops", help="comma-separated operations (default: all of %s)" % ",".join(OPERATION_KEYS))
+    parser.add_argument(
+        "--libs", help="comma-separated libraries (default: all of %s)" % ",".join(LIBRARY_NAMES)
+    )
+    parser.add_argument(
+        "--ops", help="comma-separated operations (default: all of %s)" % ",".join(OPERATION_KEYS)
+    )
     parser.add_argument("--json", metavar="FILE", help="also save the results as JSON")
-    parser.add_argument("--load", metavar="FILE", help="report (and plot) results saved by --json instead of measuring")
+    parser.add_argument(
+        "--load",
+        metavar="FILE",
+        help="report (and plot) results saved by --json instead of measuring",
+    )
     parser.add_argument("--plot", metavar="DIR", help="write PNG charts (matplotlib) into DIR")
     parser.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     args = parser.parse_args(argv)
@@ -1092,7 +1134,10 @@ def _measure_all(args, parser) -> Dict[str, Any]:
         wanted = args.ops.split(",")
         unknown = sorted(set(wanted) - set(OPERATION_KEYS))
         if unknown:
-            parser.error("unknown operation(s) %s (choose from %s)" % (", ".join(unknown), ", ".join(OPERATION_KEYS)))
+            parser.error(
+                "unknown operation(s) %s (choose from %s)"
+                % (", ".join(unknown), ", ".join(OPERATION_KEYS))
+            )
         ops = [op for op in OPERATIONS if op.key in wanted]
     libraries, skipped = load_libraries(names)
     if not any(lib.is_frozenmap for lib in libraries):
@@ -1102,7 +1147,8 @@ def _measure_all(args, parser) -> Dict[str, Any]:
         "meta": {
             "machine": machine_description(),
             "libraries": [
-                {"name": lib.name, "version": lib.version, "frozenmap": lib.is_frozenmap} for lib in libraries
+                {"name": lib.name, "version": lib.version, "frozenmap": lib.is_frozenmap}
+                for lib in libraries
             ],
             "skipped": skipped,
             "sizes": sizes,

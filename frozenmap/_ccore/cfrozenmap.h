@@ -74,6 +74,7 @@ typedef struct {
     PyObject *diff_type;            /* frozenmap._common.Diff */
     PyObject *restore;              /* frozenmap._common.restore */
     PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
+    PyObject *common;               /* the frozenmap._common module */
     PyObject *str_keys;             /* interned "keys" */
     PyObject *str_items;            /* interned "items" */
 } fm_state;
@@ -240,20 +241,17 @@ int order_get(order_node *root, uint64_t seq, PyObject **key, PyObject **value);
  * changed). */
 order_node *order_insert(fm_state *st, order_node *root, uint64_t seq,
                          PyObject *key, PyObject *value, uint64_t owner);
-/* Return the trie with the value at seq (present) replaced.  When the leaf
- * is edited in place the old value is handed to the caller in *old_value
- * (new ref, release it when done), else *old_value is NULL.  New ref or
- * NULL (nothing changed). */
+/* Return the trie with the value at seq (present) replaced (a new ref to
+ * value is taken).  New ref or NULL (nothing changed).
+ * Items released by in-place edits (here and in order_remove) are
+ * decref'd on the spot: callers hold their own references to the old key and
+ * value until the edit is complete, so no finalizer runs mid-edit. */
 order_node *order_replace(fm_state *st, order_node *root, uint64_t seq,
-                          PyObject *value, uint64_t owner,
-                          PyObject **old_value);
-/* Return the trie without seq (present); *result is the new root (new ref,
- * NULL when it became empty).  Items dropped by an in-place edit are handed
- * to the caller in *old_key/*old_value (new refs) or NULL.  0 or -1 on
- * MemoryError (nothing changed). */
+                          PyObject *value, uint64_t owner);
+/* The trie without seq (present) into *result (new ref, NULL when it became
+ * empty).  0 or -1 on MemoryError (nothing changed). */
 int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
-                 order_node **result, PyObject **old_key,
-                 PyObject **old_value);
+                 order_node **result);
 /* The last item (borrowed); 0 when empty. */
 int order_last(order_node *root, PyObject **key, PyObject **value);
 /* Build the trie holding (keys[i], values[i]) at seq i, bottom-up; takes new
@@ -294,9 +292,19 @@ PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
                         Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
                         int acc_valid);
 int fd_type_check(fm_state *st, PyObject *obj);   /* any of our frozendicts */
-PyObject *fd_lookup_value(PyObject *mapping, PyObject *key); /* borrowed, NULL absent/err */
-PyObject *fd_items_repr(PyObject *self, const char *name);
-int fd_mapping_equal(PyObject *self, PyObject *other);  /* -1, 0, 1, 2 = NotImplemented */
+/* The entry for key in a frozendict or Evolver: -1, 0, 1 (*entry). */
+int fd_mapping_lookup(fm_state *st, PyObject *mapping, PyObject *key,
+                      champ_entry **entry);
+/* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
+PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
+/* mapping == other for a frozendict or Evolver: a new ref to True, False or
+ * NotImplemented, or NULL. */
+PyObject *fd_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
+/* Whether obj counts as a dict or frozendict (any core, the builtin). */
+int fd_is_anydict(fm_state *st, PyObject *obj);
+/* The order root of a frozendict or the snapshot of an Evolver (new ref or
+ * NULL), for iteration. */
+order_node *fd_mapping_order(fm_state *st, PyObject *mapping);
 
 /* ------------------------------------------------------------------------ */
 /* evolver.c                                                                  */
@@ -309,10 +317,11 @@ typedef struct {
     uint64_t next_seq;
     Py_uhash_t acc;
     int acc_valid;
-    uint64_t owner;
+    uint64_t owner;       /* 0: a one-shot derivation, every edit copies */
 } transient;
 
-/* Start from a version's parts (new refs taken) and a fresh token. */
+/* Start from a version's parts (new refs taken; root NULL means empty) and a
+ * fresh token.  0 or -1. */
 int transient_init(fm_state *st, transient *t, champ_node *root,
                    order_node *order, Py_ssize_t len, uint64_t next_seq,
                    Py_uhash_t acc, int acc_valid);
@@ -320,7 +329,8 @@ void transient_clear(transient *t);
 int transient_traverse(transient *t, visitproc visit, void *arg);
 /* Find key: -1, 0, 1 (*entry). Computes the key hash into *h. */
 int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
-/* Set key to value: 0 or -1 (the transient unchanged on error). */
+/* Set key to value: 1 changed, 0 the key already held that very value, -1
+ * error (the transient unchanged). */
 int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
 int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h,
                            PyObject *key, PyObject *value);
@@ -328,15 +338,19 @@ int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h,
 int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                       PyObject *value);
 /* Remove the entry found by lookup: 0 or -1 (unchanged on error).  The old
- * key and value are returned as new refs if out pointers are given. */
+ * key and value are returned as new refs if the out pointers are not NULL. */
 int transient_remove_entry(fm_state *st, transient *t, champ_entry *old,
                            PyObject **old_key, PyObject **old_value);
-/* Remove key: 1 removed, 0 absent, -1 error. */
-int transient_dissoc(fm_state *st, transient *t, PyObject *key);
-/* Merge a dict-like source and keywords into t (dict.update semantics). */
-int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs);
-int transient_merge_kwnames(fm_state *st, transient *t, PyObject *const *values,
-                            PyObject *kwnames);
+/* Remove key: 1 removed (old value into *old_value as a new ref if not
+ * NULL), 0 absent, -1 error. */
+int transient_dissoc(fm_state *st, transient *t, PyObject *key,
+                     PyObject **old_value);
+/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
+ * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
+ * NULL).  0 or -1 (t then holds a partial merge: callers discard or restore
+ * it). */
+int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+                    PyObject *const *kwvalues, PyObject *kwnames);
 /* The contents as a new version of type tp; takes a fresh token. */
 PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 void transient_seal(transient *t);
@@ -350,6 +364,12 @@ typedef struct {
 } evolver_object;
 
 PyObject *evolver_new_from(fm_state *st, PyObject *fd);
+int evolver_check(fm_state *st, PyObject *obj);
+/* Seal the evolver and return its order root as a snapshot (new ref or NULL
+ * when empty); *resized gets the counter. */
+order_node *evolver_snapshot(PyObject *ev, uint64_t *resized);
+uint64_t evolver_resized(PyObject *ev);
+Py_ssize_t evolver_len(PyObject *ev);
 
 /* ------------------------------------------------------------------------ */
 /* views.c                                                                    */

@@ -147,7 +147,7 @@ class Evolver(Transient):
     __slots__ = ("_busy", "_resized", "_frozen")
 
     __module__ = "frozenmap"
-    __class_getitem__ = classmethod(GenericAlias)
+    __class_getitem__: Any = classmethod(GenericAlias)
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, source: Any = _MISSING) -> None:

@@ -16,7 +16,7 @@ import copy as _copy
 import copyreg
 import threading
 from types import GenericAlias
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
 
 from .. import _common
 from .evolver import Evolver, Transient
@@ -49,6 +49,7 @@ from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
 _MISSING: Any = object()
+_newobj: Any = getattr(copyreg, "__newobj__")
 _BUILTIN_FROZENDICT = getattr(builtins, "frozendict", None)
 _repr_running = threading.local()
 
@@ -87,7 +88,8 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
         if not t.length and type(arg) is dict:
             _bulk_load(t, arg)
         else:
-            for key, value in arg.items():
+            items: Any = getattr(arg, "items")()
+            for key, value in items:
                 t._assoc(key, value)
     elif hasattr(arg, "keys"):
         for key in arg.keys():
@@ -212,7 +214,7 @@ class frozendict:
     __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc")
 
     __module__ = "frozenmap"
-    __class_getitem__ = classmethod(GenericAlias)
+    __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
 
     _root: BitmapNode
@@ -351,7 +353,7 @@ class frozendict:
         start = cls()
         if not isinstance(start, frozendict):
             for key in iterable:
-                start[key] = value  # type: ignore[index]
+                start[key] = value
             return start
         t = start._transient()
         for key in iterable:
@@ -401,11 +403,11 @@ class frozendict:
     def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
         return (dict(self._items()),)
 
-    def __reduce_ex__(self, protocol: int) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
         items = dict(self._items())
         if type(self) is frozendict:
             return (_common.restore, (items,))
-        return (copyreg.__newobj__, (type(self), items), _subclass_state(self))
+        return (_newobj, (type(self), items), _subclass_state(self))
 
     def __reduce__(self) -> Any:
         return self.__reduce_ex__(2)
@@ -609,12 +611,8 @@ class frozendict:
 
 # The fields are read-only from outside (``__setattr__`` refuses them); the core
 # writes them through the slot descriptors.
-_set_root = frozendict._root.__set__  # type: ignore[attr-defined]
-_set_order = frozendict._order.__set__  # type: ignore[attr-defined]
-_set_len = frozendict._len.__set__  # type: ignore[attr-defined]
-_set_next_seq = frozendict._next_seq.__set__  # type: ignore[attr-defined]
-_set_hash = frozendict._hash.__set__  # type: ignore[attr-defined]
-_set_acc = frozendict._acc.__set__  # type: ignore[attr-defined]
+_slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
+_set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
 
 
 def _seq_of(entry: Entry) -> int:

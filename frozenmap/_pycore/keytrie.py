@@ -261,12 +261,12 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
         single = len(new_child.entries) == 1
     else:
         new_child = champ_remove(child, shift + BITS, old, owner)  # type: ignore[arg-type]
-        if not new_child.children:  # type: ignore[union-attr]
+        if not new_child.children:
             single = len(new_child.entries) == 1
         else:
             single = False
-            if not new_child.entries and len(new_child.children) == 1:  # type: ignore[union-attr]
-                only = new_child.children[0]  # type: ignore[union-attr]
+            if not new_child.entries and len(new_child.children) == 1:
+                only = new_child.children[0]
                 if type(only) is CollisionNode:
                     new_child = only  # a lone collision node moves up
     new = _editable_bitmap(node, owner) if (single or new_child is not child) else node

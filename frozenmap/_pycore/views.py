@@ -102,7 +102,7 @@ class frozendict_keys(_View, KeysView):  # type: ignore[type-arg]
     _select = staticmethod(_first)
 
     def __contains__(self, key: object) -> bool:
-        return self._mapping._lookup(key) is not None  # type: ignore[no-any-return]
+        return self._mapping._lookup(key) is not None
 
     def __repr__(self) -> str:
         return "dict_keys(%r)" % (list(self),)

@@ -1,0 +1,1300 @@
+/* evolver.c -- transient editing: the internal builder and the public
+ * Evolver.  Mirrors frozenmap/_pycore/evolver.py; see "Transient ownership"
+ * in the essay at the top of frozendict.c.
+ *
+ * Every edit locates first (champ_find runs the keys' __hash__/__eq__),
+ * updates the hash accumulator (a value's __hash__), and only then changes
+ * the tries, with no user code left to run.  The two trie edits are each
+ * failure-atomic (see keytrie.c); when the second one fails (MemoryError)
+ * the first is undone on the path it just made owned, which needs no
+ * allocation, so a failed edit leaves the transient exactly as it was.
+ */
+#include "cfrozenmap.h"
+
+#if FM_FREE_THREADED
+#  define FM_BEGIN_CS(op) Py_BEGIN_CRITICAL_SECTION(op)
+#  define FM_END_CS() Py_END_CRITICAL_SECTION()
+#else
+#  define FM_BEGIN_CS(op) {
+#  define FM_END_CS() }
+#endif
+
+/* --- the transient ------------------------------------------------------- */
+
+int
+transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
+               Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+{
+    if (root == NULL) {
+        root = champ_empty_root(st);
+        if (root == NULL) {
+            t->root = NULL;
+            t->order = NULL;
+            return -1;
+        }
+        order = NULL;
+        len = 0;
+    }
+    else {
+        Py_INCREF(root);
+    }
+    t->root = root;
+    t->order = (order_node *)Py_XNewRef(order);
+    t->len = len;
+    t->next_seq = next_seq;
+    t->acc = acc;
+    t->acc_valid = acc_valid;
+    t->owner = fm_owner_new();
+    return 0;
+}
+
+void
+transient_clear(transient *t)
+{
+    Py_CLEAR(t->root);
+    Py_CLEAR(t->order);
+}
+
+int
+transient_traverse(transient *t, visitproc visit, void *arg)
+{
+    /* Key-trie nodes are not GC objects; the order trie owns the items. */
+    Py_VISIT(t->order);
+    return 0;
+}
+
+void
+transient_seal(transient *t)
+{
+    if (t->owner != 0) {
+        t->owner = fm_owner_new();
+    }
+}
+
+static int
+transient_ensure_root(fm_state *st, transient *t)
+{
+    if (t->root == NULL) {   /* cleared by the GC: behave as empty */
+        t->root = champ_empty_root(st);
+        if (t->root == NULL) {
+            return -1;
+        }
+        Py_CLEAR(t->order);
+        t->len = 0;
+    }
+    return 0;
+}
+
+int
+transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
+{
+    if (hashing_key_hash(key, h) < 0) {
+        return -1;
+    }
+    return champ_find(t->root, *h, key, entry);
+}
+
+int
+transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                  PyObject *value)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    uint64_t seq = t->next_seq;
+    champ_entry entry = {h, seq, key, value};
+    order_node *order = order_insert(st, t->order, seq, key, value, t->owner);
+    if (order == NULL) {
+        return -1;
+    }
+    champ_node *root = champ_put(st, t->root, 0, &entry, NULL, t->owner);
+    if (root == NULL) {
+        if (order == t->order) {
+            /* Edited in place on an owned path: take it out again, in place. */
+            order_node *back;
+            if (order_remove(st, order, seq, t->owner, &back) == 0) {
+                Py_XDECREF(back);
+            }
+        }
+        Py_DECREF(order);
+        return -1;
+    }
+    Py_SETREF(t->root, root);
+    Py_XSETREF(t->order, order);
+    t->next_seq = seq + 1;
+    t->len++;
+    return 0;
+}
+
+int
+transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                       PyObject *value)
+{
+    champ_entry *found;
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    int r = champ_find(t->root, h, key, &found);
+    if (r < 0) {
+        return -1;
+    }
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    if (r == 0) {
+        if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0) {
+            return -1;
+        }
+        if (transient_put_new(st, t, h, key, value) < 0) {
+            return -1;
+        }
+        t->acc = acc;
+        t->acc_valid = acc_valid;
+        return 1;
+    }
+    if (found->value == value) {
+        return 0;
+    }
+    champ_entry old = *found;
+    /* Keep the old value alive until both tries are updated. */
+    Py_INCREF(old.value);
+    if (hashing_acc_replace(&acc, &acc_valid, h, old.value, value) < 0) {
+        Py_DECREF(old.value);
+        return -1;
+    }
+    champ_entry entry = {h, old.seq, old.key, value};  /* the first key stays */
+    order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
+    if (order == NULL) {
+        Py_DECREF(old.value);
+        return -1;
+    }
+    champ_node *root = champ_put(st, t->root, 0, &entry, found, t->owner);
+    if (root == NULL) {
+        if (order == t->order) {
+            order_node *back = order_replace(st, order, old.seq, old.value, t->owner);
+            Py_XDECREF(back);
+        }
+        Py_DECREF(order);
+        Py_DECREF(old.value);
+        return -1;
+    }
+    Py_SETREF(t->root, root);
+    Py_XSETREF(t->order, order);
+    t->acc = acc;
+    t->acc_valid = acc_valid;
+    Py_DECREF(old.value);
+    return 1;
+}
+
+int
+transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash(key, &h) < 0) {
+        return -1;
+    }
+    return transient_assoc_hashed(st, t, h, key, value);
+}
+
+int
+transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
+                       PyObject **old_key, PyObject **old_value)
+{
+    champ_entry old = *found;
+    Py_INCREF(old.key);
+    Py_INCREF(old.value);
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    if (hashing_acc_replace(&acc, &acc_valid, old.hash, old.value, NULL) < 0) {
+        goto error;
+    }
+    if (t->owner != 0) {
+        /* Make the order path owned first (same contents), so that the
+         * removal below is done in place and cannot fail after the key trie
+         * has changed. */
+        order_node *owned = order_replace(st, t->order, old.seq, old.value, t->owner);
+        if (owned == NULL) {
+            goto error;
+        }
+        Py_XSETREF(t->order, owned);
+    }
+    champ_node *root = champ_remove(st, t->root, 0, found, t->owner);
+    if (root == NULL) {
+        goto error;
+    }
+    order_node *order;
+    if (order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
+        Py_DECREF(root);
+        goto error;
+    }
+    Py_SETREF(t->root, root);
+    Py_XSETREF(t->order, order);
+    t->len--;
+    t->acc = acc;
+    t->acc_valid = acc_valid;
+    if (old_key != NULL) {
+        *old_key = old.key;
+    }
+    else {
+        Py_DECREF(old.key);
+    }
+    if (old_value != NULL) {
+        *old_value = old.value;
+    }
+    else {
+        Py_DECREF(old.value);
+    }
+    return 0;
+error:
+    Py_DECREF(old.key);
+    Py_DECREF(old.value);
+    return -1;
+}
+
+int
+transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value)
+{
+    Py_uhash_t h;
+    champ_entry *found;
+    int r = transient_lookup(t, key, &h, &found);
+    if (r <= 0) {
+        return r;
+    }
+    if (transient_remove_entry(st, t, found, NULL, old_value) < 0) {
+        return -1;
+    }
+    return 1;
+}
+
+PyObject *
+transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return NULL;
+    }
+    PyObject *fd = fd_from_parts(tp, t->root, t->order, t->len, t->next_seq,
+                                 t->acc, t->acc_valid);
+    transient_seal(t);
+    return fd;
+}
+
+/* --- merge_into ---------------------------------------------------------- */
+
+static PyObject *
+transient_sequence_error(Py_ssize_t index)
+{
+    PyObject *exc = PyObject_CallFunction(PyExc_TypeError, "s",
+                                          "object is not iterable");
+    if (exc == NULL) {
+        return NULL;
+    }
+    PyObject *note = PyUnicode_FromFormat(
+        "Cannot convert dictionary update sequence element #%zd to a sequence",
+        index);
+    PyObject *notes = note ? PyList_New(1) : NULL;
+    if (notes == NULL) {
+        Py_XDECREF(note);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    PyList_SET_ITEM(notes, 0, note);
+    int r = PyObject_SetAttrString(exc, "__notes__", notes);
+    Py_DECREF(notes);
+    if (r < 0) {
+        Py_DECREF(exc);
+        return NULL;
+    }
+    return exc;
+}
+
+/* Fill an empty transient from an exact dict, whose keys are distinct: the
+ * order trie is built bottom-up and the key trie by one radix partition,
+ * with no lookups and no __eq__ calls. */
+static int
+transient_bulk_load(fm_state *st, transient *t, PyObject *source)
+{
+    Py_ssize_t n = PyDict_GET_SIZE(source);
+    if (n == 0) {
+        return 0;
+    }
+    PyObject **objs = PyMem_Malloc(2 * n * sizeof(PyObject *));
+    champ_entry *entries = PyMem_Malloc(n * sizeof(champ_entry));
+    Py_ssize_t got = 0;
+    int result = -1;
+    if (objs == NULL || entries == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (got < n && PyDict_Next(source, &pos, &k, &v)) {
+            objs[got] = Py_NewRef(k);
+            objs[n + got] = Py_NewRef(v);
+            got++;
+        }
+    }
+    if (got != n) {
+        PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {   /* may raise: nothing built yet */
+        Py_uhash_t h;
+        if (hashing_key_hash(objs[i], &h) < 0) {
+            goto done;
+        }
+        entries[i].hash = h;
+        entries[i].seq = (uint64_t)i;
+        entries[i].key = objs[i];
+        entries[i].value = objs[n + i];
+    }
+    order_node *order = order_build(st, objs, objs + n, n, t->owner);
+    if (order == NULL) {
+        goto done;
+    }
+    champ_node *root = champ_build(st, entries, n, t->owner);
+    if (root == NULL) {
+        Py_DECREF(order);
+        goto done;
+    }
+    Py_XSETREF(t->root, root);
+    Py_XSETREF(t->order, order);
+    t->len = n;
+    t->next_seq = (uint64_t)n;
+    t->acc_valid = 0;   /* unknown until someone hashes the result */
+    result = 0;
+done:
+    if (objs != NULL) {
+        for (Py_ssize_t i = 0; i < got; i++) {
+            Py_DECREF(objs[i]);
+            Py_DECREF(objs[n + i]);
+        }
+    }
+    PyMem_Free(objs);
+    PyMem_Free(entries);
+    return result;
+}
+
+/* for key, value in iterable_of_pairs: assoc */
+static int
+transient_merge_pairs_iter(fm_state *st, transient *t, PyObject *it)
+{
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            Py_DECREF(item);
+            PyErr_SetString(PyExc_TypeError, "items() must yield (key, value) pairs");
+            return -1;
+        }
+        int r = transient_assoc(st, t, PyTuple_GET_ITEM(item, 0),
+                                PyTuple_GET_ITEM(item, 1));
+        Py_DECREF(item);
+        if (r < 0) {
+            return -1;
+        }
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+static int
+transient_merge_items_of(fm_state *st, transient *t, PyObject *arg)
+{
+    PyObject *items = PyObject_CallMethodNoArgs(arg, st->str_items);
+    if (items == NULL) {
+        return -1;
+    }
+    PyObject *it = PyObject_GetIter(items);
+    Py_DECREF(items);
+    if (it == NULL) {
+        return -1;
+    }
+    int r = transient_merge_pairs_iter(st, t, it);
+    Py_DECREF(it);
+    return r;
+}
+
+/* hasattr(obj, name) as Python spells it: only AttributeError means no. */
+static int
+transient_hasattr(PyObject *obj, PyObject *name, PyObject **out)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            *out = NULL;
+            return 0;
+        }
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+static int
+transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
+{
+    int is_fd = fd_type_check(st, arg);
+    if (is_fd) {
+        fd_object *src = (fd_object *)arg;
+        if (t->len == 0 && t->next_seq == 0 && src->root != NULL) {
+            /* Adopt the version's roots: O(1), the same items and order. */
+            Py_XSETREF(t->root, (champ_node *)Py_NewRef(src->root));
+            Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
+            t->len = src->len;
+            t->next_seq = src->next_seq;
+            t->acc = src->acc;
+            t->acc_valid = src->acc_valid;
+            transient_seal(t);
+            return 0;
+        }
+        order_cursor c;
+        order_node *order = (order_node *)Py_XNewRef(src->order);
+        order_cursor_init(&c, order, 0);
+        PyObject *k, *v;
+        int r = 0;
+        while (order_cursor_next(&c, &k, &v)) {
+            if (transient_assoc(st, t, k, v) < 0) {
+                r = -1;
+                break;
+            }
+        }
+        Py_XDECREF(order);
+        return r;
+    }
+    if (PyDict_CheckExact(arg)) {
+        if (t->len == 0 && t->next_seq == 0) {
+            return transient_bulk_load(st, t, arg);
+        }
+        return transient_merge_items_of(st, t, arg);
+    }
+    int anydict = fd_is_anydict(st, arg);
+    if (anydict < 0) {
+        return -1;
+    }
+    if (anydict && !PyDict_Check(arg)) {   /* another core's, the builtin */
+        return transient_merge_items_of(st, t, arg);
+    }
+    PyObject *keys_method;
+    int has = transient_hasattr(arg, st->str_keys, &keys_method);
+    if (has < 0) {
+        return -1;
+    }
+    if (has) {
+        PyObject *keys = PyObject_CallNoArgs(keys_method);
+        Py_DECREF(keys_method);
+        if (keys == NULL) {
+            return -1;
+        }
+        PyObject *it = PyObject_GetIter(keys);
+        Py_DECREF(keys);
+        if (it == NULL) {
+            return -1;
+        }
+        PyObject *key;
+        while ((key = PyIter_Next(it)) != NULL) {
+            PyObject *value = PyObject_GetItem(arg, key);
+            int r = value == NULL ? -1 : transient_assoc(st, t, key, value);
+            Py_XDECREF(value);
+            Py_DECREF(key);
+            if (r < 0) {
+                Py_DECREF(it);
+                return -1;
+            }
+        }
+        Py_DECREF(it);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *it = PyObject_GetIter(arg);
+    if (it == NULL) {
+        return -1;
+    }
+    PyObject *element;
+    Py_ssize_t index = 0;
+    for (; (element = PyIter_Next(it)) != NULL; index++) {
+        PyObject *pair;
+        if (PyTuple_CheckExact(element)) {
+            pair = element;
+        }
+        else {
+            pair = PySequence_Tuple(element);
+            Py_DECREF(element);
+            if (pair == NULL) {
+                if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                    PyObject *type, *value, *tb;
+                    PyErr_Fetch(&type, &value, &tb);
+                    PyErr_NormalizeException(&type, &value, &tb);
+                    PyObject *exc = transient_sequence_error(index);
+                    if (exc != NULL) {
+                        /* raise ... from None */
+                        PyException_SetContext(exc, Py_XNewRef(value));
+                        PyException_SetCause(exc, NULL);
+                        PyErr_SetObject(PyExc_TypeError, exc);
+                        Py_DECREF(exc);
+                    }
+                    Py_XDECREF(type);
+                    Py_XDECREF(value);
+                    Py_XDECREF(tb);
+                }
+                Py_DECREF(it);
+                return -1;
+            }
+        }
+        if (PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_ValueError,
+                         "dictionary update sequence element #%zd has length %zd; "
+                         "2 is required", index, PyTuple_GET_SIZE(pair));
+            Py_DECREF(pair);
+            Py_DECREF(it);
+            return -1;
+        }
+        int r = transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0),
+                                PyTuple_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+        if (r < 0) {
+            Py_DECREF(it);
+            return -1;
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+int
+transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+                PyObject *const *kwvalues, PyObject *kwnames)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    if (arg != NULL && transient_merge_arg(st, t, arg) < 0) {
+        return -1;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
+        if (t->len == 0 && t->next_seq == 0) {
+            return transient_bulk_load(st, t, kwargs);
+        }
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kwargs, &pos, &k, &v)) {
+            if (transient_assoc(st, t, k, v) < 0) {
+                return -1;
+            }
+        }
+    }
+    if (kwnames != NULL) {
+        Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (transient_assoc(st, t, PyTuple_GET_ITEM(kwnames, i), kwvalues[i]) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* --- the Evolver --------------------------------------------------------- */
+
+#define EV(o) ((evolver_object *)(o))
+
+int
+evolver_check(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->evolver_type);
+}
+
+static int
+evolver_begin(evolver_object *self)
+{
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Evolver edited from inside one of its own edits");
+        return -1;
+    }
+    self->busy = 1;
+    Py_CLEAR(self->frozen);
+    return 0;
+}
+
+static int
+evolver_start(fm_state *st, evolver_object *self, PyObject *source)
+{
+    fd_object *fd = (fd_object *)source;
+    transient t;
+    if (transient_init(st, &t, fd->root, fd->order, fd->len, fd->next_seq,
+                       fd->acc, fd->acc_valid) < 0) {
+        return -1;
+    }
+    transient_clear(&self->t);
+    self->t = t;
+    self->busy = 0;
+    Py_XSETREF(self->frozen,
+               Py_IS_TYPE(source, st->frozendict_type) ? Py_NewRef(source) : NULL);
+    return 0;
+}
+
+PyObject *
+evolver_new_from(fm_state *st, PyObject *fd)
+{
+    evolver_object *self = PyObject_GC_New(evolver_object, st->evolver_type);
+    if (self == NULL) {
+        return NULL;
+    }
+    memset(&self->t, 0, sizeof(self->t));
+    self->busy = 0;
+    self->resized = 0;
+    self->frozen = NULL;
+    PyObject_GC_Track(self);
+    if (evolver_start(st, self, fd) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *
+evolver_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
+{
+    evolver_object *self = (evolver_object *)tp->tp_alloc(tp, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    memset(&self->t, 0, sizeof(self->t));
+    self->t.acc_valid = 1;   /* the empty map's accumulator is 0 */
+    return (PyObject *)self;
+}
+
+static int
+evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"source", NULL};
+    PyObject *source = NULL;
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Evolver", kwlist, &source)) {
+        return -1;
+    }
+    PyObject *fd;
+    if (source == NULL) {
+        fd = PyObject_CallNoArgs((PyObject *)st->frozendict_type);
+    }
+    else if (fd_type_check(st, source)) {
+        fd = Py_NewRef(source);
+    }
+    else {
+        fd = PyObject_CallOneArg((PyObject *)st->frozendict_type, source);
+    }
+    if (fd == NULL) {
+        return -1;
+    }
+    int r;
+    FM_BEGIN_CS(op);
+    r = evolver_start(st, EV(op), fd);
+    FM_END_CS();
+    Py_DECREF(fd);
+    return r;
+}
+
+static int
+evolver_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(EV(op)->frozen);
+    return transient_traverse(&EV(op)->t, visit, arg);
+}
+
+static int
+evolver_clear(PyObject *op)
+{
+    transient_clear(&EV(op)->t);
+    EV(op)->t.len = 0;
+    Py_CLEAR(EV(op)->frozen);
+    return 0;
+}
+
+static void
+evolver_dealloc(PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_TRASHCAN_BEGIN(op, evolver_dealloc)
+    evolver_clear(op);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+    Py_TRASHCAN_END
+}
+
+order_node *
+evolver_snapshot(PyObject *op, uint64_t *resized)
+{
+    order_node *order;
+    FM_BEGIN_CS(op);
+    transient_seal(&EV(op)->t);   /* the walk sees nodes no edit touches again */
+    order = (order_node *)Py_XNewRef(EV(op)->t.order);
+    *resized = EV(op)->resized;
+    FM_END_CS();
+    return order;
+}
+
+uint64_t
+evolver_resized(PyObject *op)
+{
+    return EV(op)->resized;
+}
+
+Py_ssize_t
+evolver_len(PyObject *op)
+{
+    return EV(op)->t.len;
+}
+
+/* --- reads --------------------------------------------------------------- */
+
+static Py_ssize_t
+evolver_length(PyObject *op)
+{
+    return EV(op)->t.len;
+}
+
+static int
+evolver_find(PyObject *op, PyObject *key, champ_entry **entry)
+{
+    Py_uhash_t h;
+    return transient_lookup(&EV(op)->t, key, &h, entry);
+}
+
+static PyObject *
+evolver_subscript(PyObject *op, PyObject *key)
+{
+    champ_entry *e;
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    int r = evolver_find(op, key, &e);
+    if (r > 0) {
+        result = Py_NewRef(e->value);
+    }
+    else if (r == 0) {
+        PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+        if (exc != NULL) {
+            PyErr_SetObject(PyExc_KeyError, exc);
+            Py_DECREF(exc);
+        }
+    }
+    FM_END_CS();
+    return result;
+}
+
+static PyObject *
+evolver_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, nargs < 1
+                     ? "get expected at least 1 argument, got %zd"
+                     : "get expected at most 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    champ_entry *e;
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    int r = evolver_find(op, args[0], &e);
+    if (r > 0) {
+        result = Py_NewRef(e->value);
+    }
+    else if (r == 0) {
+        result = Py_NewRef(nargs > 1 ? args[1] : Py_None);
+    }
+    FM_END_CS();
+    return result;
+}
+
+static int
+evolver_contains(PyObject *op, PyObject *key)
+{
+    champ_entry *e;
+    int r;
+    FM_BEGIN_CS(op);
+    r = evolver_find(op, key, &e);
+    FM_END_CS();
+    return r;
+}
+
+static PyObject *
+evolver_iter(PyObject *op)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
+}
+
+static PyObject *
+evolver_reversed(PyObject *op, PyObject *unused)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
+}
+
+static PyObject *
+evolver_keys(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
+}
+
+static PyObject *
+evolver_values(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
+}
+
+static PyObject *
+evolver_items(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
+}
+
+static PyObject *
+evolver_richcompare(PyObject *op, PyObject *other, int cmp)
+{
+    if (cmp != Py_EQ && cmp != Py_NE) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *r = fd_mapping_equal(fm_state_of_type(Py_TYPE(op)), op, other);
+    if (r == NULL || r == Py_NotImplemented || cmp == Py_EQ) {
+        return r;
+    }
+    int truth = r == Py_True;
+    Py_DECREF(r);
+    return Py_NewRef(truth ? Py_False : Py_True);
+}
+
+static PyObject *
+evolver_repr(PyObject *op)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *name = PyUnicode_FromString("Evolver");
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *r = fd_items_repr(st, op, name);
+    Py_DECREF(name);
+    return r;
+}
+
+/* dict(self._items()) */
+static PyObject *
+evolver_as_dict(fm_state *st, PyObject *op)
+{
+    uint64_t resized;
+    order_node *order = evolver_snapshot(op, &resized);
+    PyObject *d = PyDict_New();
+    if (d == NULL) {
+        Py_XDECREF(order);
+        return NULL;
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    while (order_cursor_next(&c, &k, &v)) {
+        if (PyDict_SetItem(d, k, v) < 0) {
+            Py_DECREF(d);
+            Py_XDECREF(order);
+            return NULL;
+        }
+    }
+    Py_XDECREF(order);
+    return d;
+}
+
+static PyObject *
+evolver_reduce(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *d = evolver_as_dict(st, op);
+    if (d == NULL) {
+        return NULL;
+    }
+    return Py_BuildValue("O(N)", st->restore_evolver, d);
+}
+
+/* --- edits --------------------------------------------------------------- */
+
+static int
+evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key,
+                       PyObject *value)
+{
+    if (evolver_begin(self) < 0) {
+        return -1;
+    }
+    Py_ssize_t len = self->t.len;
+    int r = transient_assoc(st, &self->t, key, value);
+    if (r >= 0 && self->t.len != len) {
+        self->resized++;
+    }
+    self->busy = 0;
+    return r < 0 ? -1 : 0;
+}
+
+/* Returns 1 removed (*old_value new ref if wanted), 0 absent, -1 error. */
+static int
+evolver_pop_entry_locked(fm_state *st, evolver_object *self, PyObject *key,
+                         PyObject **old_value)
+{
+    if (evolver_begin(self) < 0) {
+        return -1;
+    }
+    int r = transient_dissoc(st, &self->t, key, old_value);
+    if (r > 0) {
+        self->resized++;
+    }
+    self->busy = 0;
+    return r;
+}
+
+static int
+evolver_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    int r;
+    FM_BEGIN_CS(op);
+    if (value != NULL) {
+        r = evolver_setitem_locked(st, EV(op), key, value);
+    }
+    else {
+        r = evolver_pop_entry_locked(st, EV(op), key, NULL);
+        if (r == 0) {
+            PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+            if (exc != NULL) {
+                PyErr_SetObject(PyExc_KeyError, exc);
+                Py_DECREF(exc);
+            }
+            r = -1;
+        }
+    }
+    FM_END_CS();
+    return r < 0 ? -1 : 0;
+}
+
+static PyObject *
+evolver_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (evolver_ass_subscript(op, args[0], args[1]) < 0) {
+        return NULL;
+    }
+    return Py_NewRef(op);
+}
+
+static PyObject *
+evolver_discard(PyObject *op, PyObject *key)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    int r;
+    FM_BEGIN_CS(op);
+    r = evolver_pop_entry_locked(st, EV(op), key, NULL);
+    FM_END_CS();
+    if (r < 0) {
+        return NULL;
+    }
+    return Py_NewRef(op);
+}
+
+static PyObject *
+evolver_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, nargs < 1
+                     ? "pop expected at least 1 argument, got %zd"
+                     : "pop expected at most 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *old = NULL;
+    int r;
+    FM_BEGIN_CS(op);
+    r = evolver_pop_entry_locked(st, EV(op), args[0], &old);
+    FM_END_CS();
+    if (r < 0) {
+        return NULL;
+    }
+    if (r > 0) {
+        return old;
+    }
+    if (nargs > 1) {
+        return Py_NewRef(args[1]);
+    }
+    PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, args[0]);
+    if (exc != NULL) {
+        PyErr_SetObject(PyExc_KeyError, exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+static PyObject *
+evolver_popitem(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    evolver_object *self = EV(op);
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    PyObject *k, *v;
+    if (!order_last(self->t.order, &k, &v)) {
+        PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
+    }
+    else {
+        Py_INCREF(k);
+        Py_INCREF(v);
+        if (evolver_begin(self) == 0) {
+            Py_uhash_t h;
+            champ_entry *e;
+            int r = transient_lookup(&self->t, k, &h, &e);
+            if (r == 0 || (r > 0 && e->key != k)) {
+                PyErr_SetString(PyExc_SystemError, "popitem: tries disagree");
+                r = -1;
+            }
+            if (r > 0 && transient_remove_entry(st, &self->t, e, NULL, NULL) == 0) {
+                self->resized++;
+                result = PyTuple_Pack(2, k, v);
+            }
+            self->busy = 0;
+        }
+        Py_DECREF(k);
+        Py_DECREF(v);
+    }
+    FM_END_CS();
+    return result;
+}
+
+static PyObject *
+evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, nargs < 1
+                     ? "setdefault expected at least 1 argument, got %zd"
+                     : "setdefault expected at most 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    evolver_object *self = EV(op);
+    PyObject *key = args[0], *dflt = nargs > 1 ? args[1] : Py_None;
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    if (evolver_begin(self) == 0) {
+        Py_uhash_t h;
+        champ_entry *e;
+        int r = transient_ensure_root(st, &self->t) < 0
+                ? -1 : transient_lookup(&self->t, key, &h, &e);
+        if (r > 0) {
+            result = Py_NewRef(e->value);
+        }
+        else if (r == 0) {
+            Py_uhash_t acc = self->t.acc;
+            int acc_valid = self->t.acc_valid;
+            if (hashing_acc_replace(&acc, &acc_valid, h, NULL, dflt) == 0
+                && transient_put_new(st, &self->t, h, key, dflt) == 0) {
+                self->t.acc = acc;
+                self->t.acc_valid = acc_valid;
+                self->resized++;
+                result = Py_NewRef(dflt);
+            }
+        }
+        self->busy = 0;
+    }
+    FM_END_CS();
+    return result;
+}
+
+static PyObject *
+evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
+{
+    PyObject *arg = NULL;
+    if (!PyArg_UnpackTuple(args, "update", 0, 1, &arg)) {
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    evolver_object *self = EV(op);
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    if (evolver_begin(self) == 0) {
+        transient saved = self->t;
+        Py_XINCREF(saved.root);
+        Py_XINCREF(saved.order);
+        transient_seal(&self->t);   /* the saved roots must not be edited in place */
+        if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
+            transient_clear(&self->t);
+            self->t = saved;
+            transient_seal(&self->t);
+        }
+        else {
+            if (self->t.len != saved.len || self->t.next_seq != saved.next_seq) {
+                self->resized++;
+            }
+            transient_clear(&saved);
+            result = Py_NewRef(Py_None);
+        }
+        self->busy = 0;
+    }
+    FM_END_CS();
+    return result;
+}
+
+static PyObject *
+evolver_clear_method(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    evolver_object *self = EV(op);
+    PyObject *result = NULL;
+    FM_BEGIN_CS(op);
+    if (evolver_begin(self) == 0) {
+        champ_node *root = champ_empty_root(st);
+        if (root != NULL) {
+            if (self->t.len) {
+                self->resized++;
+            }
+            champ_node *old_root = self->t.root;
+            order_node *old_order = self->t.order;
+            self->t.root = root;
+            self->t.order = NULL;
+            self->t.len = 0;
+            self->t.acc = 0;
+            self->t.acc_valid = 1;
+            Py_XDECREF(old_order);   /* may run finalizers: state is consistent */
+            Py_XDECREF(old_root);
+            result = Py_NewRef(Py_None);
+        }
+        self->busy = 0;
+    }
+    FM_END_CS();
+    return result;
+}
+
+static PyObject *
+evolver_freeze_locked(fm_state *st, evolver_object *self)
+{
+    if (self->frozen == NULL) {
+        self->frozen = transient_publish(st, &self->t, st->frozendict_type);
+    }
+    return Py_XNewRef(self->frozen);
+}
+
+static PyObject *
+evolver_freeze(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *r;
+    FM_BEGIN_CS(op);
+    r = evolver_freeze_locked(st, EV(op));
+    FM_END_CS();
+    return r;
+}
+
+static PyObject *
+evolver_copy(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *fd = evolver_freeze(op, NULL);
+    if (fd == NULL) {
+        return NULL;
+    }
+    PyObject *r = evolver_new_from(st, fd);
+    Py_DECREF(fd);
+    return r;
+}
+
+static PyObject *
+evolver_call_on_frozen(PyObject *op, const char *name)
+{
+    PyObject *fd = evolver_freeze(op, NULL);
+    if (fd == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallMethod(fd, name, NULL);
+    Py_DECREF(fd);
+    return r;
+}
+
+static PyObject *
+evolver_check_method(PyObject *op, PyObject *unused)
+{
+    return evolver_call_on_frozen(op, "_check");
+}
+
+static PyObject *
+evolver_node_ids(PyObject *op, PyObject *unused)
+{
+    return evolver_call_on_frozen(op, "_node_ids");
+}
+
+static PyObject *
+evolver_dump(PyObject *op, PyObject *unused)
+{
+    return evolver_call_on_frozen(op, "_dump");
+}
+
+static PyMethodDef evolver_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))evolver_get, METH_FASTCALL,
+     "get(key, default=None, /)\n--\n\nThe value for key, or default.  Cost: O(log n)."},
+    {"keys", evolver_keys, METH_NOARGS, "A live set-like view of the keys."},
+    {"values", evolver_values, METH_NOARGS, "A live view of the values."},
+    {"items", evolver_items, METH_NOARGS, "A live set-like view of the (key, value) pairs."},
+    {"__reversed__", evolver_reversed, METH_NOARGS, NULL},
+    {"__reduce__", evolver_reduce, METH_NOARGS, NULL},
+    {"set", (PyCFunction)(void (*)(void))evolver_set, METH_FASTCALL,
+     "set(key, value, /)\n--\n\nSet key to value and return the evolver.  Cost: O(log n)."},
+    {"discard", evolver_discard, METH_O,
+     "discard(key, /)\n--\n\nRemove key if present; return the evolver.  Cost: O(log n)."},
+    {"pop", (PyCFunction)(void (*)(void))evolver_pop, METH_FASTCALL,
+     "pop(key, default=<missing>, /)\n--\n\n"
+     "Remove key and return its value (or default; else KeyError)."},
+    {"popitem", evolver_popitem, METH_NOARGS,
+     "Remove and return the last (key, value) added (LIFO).  Cost: O(log n)."},
+    {"setdefault", (PyCFunction)(void (*)(void))evolver_setdefault, METH_FASTCALL,
+     "setdefault(key, default=None, /)\n--\n\n"
+     "Return the value for key, setting it to default if absent."},
+    {"update", (PyCFunction)(void (*)(void))evolver_update, METH_VARARGS | METH_KEYWORDS,
+     "Update from a mapping or iterable of pairs and keywords, like dict.\n\n"
+     "All or nothing: if anything raises part-way, the evolver is left\n"
+     "exactly as it was before the call.  Cost: O(k log n) for k items."},
+    {"clear", evolver_clear_method, METH_NOARGS, "Remove every item.  Cost: O(1)."},
+    {"copy", evolver_copy, METH_NOARGS,
+     "A new, independent evolver with the same contents.  Cost: O(1)."},
+    {"freeze", evolver_freeze, METH_NOARGS,
+     "The contents as a frozendict.  Cost: O(1).\n\n"
+     "Later edits of the evolver never change the frozendict returned."},
+    {"_check", evolver_check_method, METH_NOARGS,
+     "Assert every invariant of the evolver's current contents."},
+    {"_node_ids", evolver_node_ids, METH_NOARGS, NULL},
+    {"_dump", evolver_dump, METH_NOARGS, NULL},
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot evolver_slots[] = {
+    {Py_tp_new, evolver_tp_new},
+    {Py_tp_init, evolver_tp_init},
+    {Py_tp_dealloc, evolver_dealloc},
+    {Py_tp_traverse, evolver_traverse},
+    {Py_tp_clear, evolver_clear},
+    {Py_tp_repr, evolver_repr},
+    {Py_tp_hash, PyObject_HashNotImplemented},
+    {Py_tp_richcompare, evolver_richcompare},
+    {Py_tp_iter, evolver_iter},
+    {Py_tp_methods, evolver_methods},
+    {Py_mp_length, evolver_length},
+    {Py_mp_subscript, evolver_subscript},
+    {Py_mp_ass_subscript, evolver_ass_subscript},
+    {Py_sq_contains, evolver_contains},
+    {Py_tp_doc,
+     "A mutable MutableMapping over a private copy-on-write version.\n\n"
+     "Get one from frozendict.evolve().  Edits cost O(log n) and copy each\n"
+     "trie node at most once per evolver; freeze() returns the frozendict in\n"
+     "O(1), and editing the evolver afterwards never changes what was frozen.\n"
+     "Order, len and repr follow the frozendict's rules; every MutableMapping\n"
+     "method behaves as on dict (popitem is LIFO), and a failing edit,\n"
+     "update() included, leaves the evolver as it was."},
+    {0, NULL},
+};
+
+PyType_Spec evolver_spec = {
+    .name = "frozenmap.Evolver",
+    .basicsize = sizeof(evolver_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE
+             | Py_TPFLAGS_MAPPING,
+    .slots = evolver_slots,
+};

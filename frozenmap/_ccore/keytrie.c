@@ -1,0 +1,1135 @@
+/* keytrie.c -- the key index: a CHAMP trie over the full 64-bit hash.
+ * Mirrors frozenmap/_pycore/keytrie.py function by function; see the essay at
+ * the top of frozendict.c for the algorithm and the contracts in
+ * cfrozenmap.h.
+ *
+ * C-only details:
+ *  - Nodes are non-GC objects: they hold references only to other key-trie
+ *    nodes (keys and values are borrowed from the order trie of the same
+ *    version), so no reference cycle can pass through them.
+ *  - Edits are failure-atomic: a node is written in place only when its shape
+ *    stays the same (an entry's value replaced, a child pointer swapped);
+ *    every shape change allocates a new node.  Owned nodes form a top-closed
+ *    set (the parent of an owned node is owned), so an allocation that fails
+ *    happens before any in-place write on the path and the trie is left
+ *    exactly as it was.
+ */
+#include "cfrozenmap.h"
+
+#define ENTRY_UNITS ((Py_ssize_t)(sizeof(champ_entry) / sizeof(void *)))
+
+static inline int
+champ_editable(champ_node *node, uint64_t owner)
+{
+    return owner != 0 && node->owner == owner;
+}
+
+/* The node kinds have distinct item sizes. */
+static inline int
+champ_is_bitmap(champ_node *n)
+{
+    return Py_TYPE(n)->tp_itemsize == sizeof(void *);
+}
+
+/* --- allocation ---------------------------------------------------------- */
+
+/* A bitmap node with room for the given maps; entries and children are left
+ * for the caller to fill (children must all be set before it is released). */
+static champ_node *
+champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap,
+                   uint64_t owner)
+{
+    Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS
+                       + FM_POPCOUNT32(nodemap);
+    champ_node *n = PyObject_NewVar(champ_node, st->bitmap_type, units);
+    if (n == NULL) {
+        return NULL;
+    }
+    n->owner = owner;
+    n->datamap = datamap;
+    n->nodemap = nodemap;
+    return n;
+}
+
+static champ_collision *
+champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count,
+                      uint64_t owner)
+{
+    champ_collision *n =
+        PyObject_NewVar(champ_collision, st->collision_type, count);
+    if (n == NULL) {
+        return NULL;
+    }
+    n->head.owner = owner;
+    n->head.datamap = 0;
+    n->head.nodemap = 0;
+    n->hash = hash;
+    n->count = count;
+    return n;
+}
+
+champ_node *
+champ_empty_root(fm_state *st)
+{
+    return champ_bitmap_alloc(st, 0, 0, 0);
+}
+
+/* A copy of a bitmap node with the same shape, owned by owner. */
+static champ_node *
+champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
+{
+    champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap, owner);
+    if (n == NULL) {
+        return NULL;
+    }
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    memcpy(CHAMP_ENTRIES(n), CHAMP_ENTRIES(node), nd * sizeof(champ_entry));
+    champ_node **src = CHAMP_CHILDREN(node), **dst = CHAMP_CHILDREN(n);
+    for (int i = 0; i < nc; i++) {
+        dst[i] = (champ_node *)Py_NewRef(src[i]);
+    }
+    return n;
+}
+
+static void
+champ_bitmap_dealloc(PyObject *self)
+{
+    champ_node *node = (champ_node *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    int nc = CHAMP_NCHILD(node);
+    champ_node **children = CHAMP_CHILDREN(node);
+    for (int i = 0; i < nc; i++) {
+        Py_DECREF(children[i]);
+    }
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static void
+champ_collision_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+static PyType_Slot champ_bitmap_slots[] = {
+    {Py_tp_dealloc, champ_bitmap_dealloc},
+    {Py_tp_doc, "internal: a CHAMP bitmap node of frozenmap's key trie"},
+    {0, NULL},
+};
+
+PyType_Spec champ_bitmap_spec = {
+    .name = "frozenmap._ccore._cfrozenmap.BitmapNode",
+    .basicsize = offsetof(champ_bitmap, entries),
+    .itemsize = sizeof(void *),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = champ_bitmap_slots,
+};
+
+static PyType_Slot champ_collision_slots[] = {
+    {Py_tp_dealloc, champ_collision_dealloc},
+    {Py_tp_doc, "internal: entries of frozenmap's key trie with one full hash"},
+    {0, NULL},
+};
+
+PyType_Spec champ_collision_spec = {
+    .name = "frozenmap._ccore._cfrozenmap.CollisionNode",
+    .basicsize = offsetof(champ_collision, entries),
+    .itemsize = sizeof(champ_entry),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = champ_collision_slots,
+};
+
+/* --- lookup -------------------------------------------------------------- */
+
+/* stored_key == key, identity first; the stored hash was already compared. */
+static inline int
+champ_keys_equal(PyObject *stored, PyObject *key)
+{
+    if (stored == key) {
+        return 1;
+    }
+    Py_INCREF(stored);
+    int r = PyObject_RichCompareBool(stored, key, Py_EQ);
+    Py_DECREF(stored);
+    return r;
+}
+
+int
+champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
+{
+    int shift = 0;
+    if (node == NULL) {
+        return 0;
+    }
+    for (;;) {
+        uint32_t bit = CHAMP_BIT(h, shift);
+        if (node->datamap & bit) {
+            champ_entry *e = &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)];
+            if (e->hash != h) {
+                return 0;
+            }
+            int r = champ_keys_equal(e->key, key);
+            if (r > 0) {
+                *out = e;
+            }
+            return r;
+        }
+        if (!(node->nodemap & bit)) {
+            return 0;
+        }
+        node = CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)];
+        shift += CHAMP_BITS;
+        if (CHAMP_IS_COLLISION(node)) {
+            champ_collision *c = (champ_collision *)node;
+            if (c->hash != h) {
+                return 0;
+            }
+            for (Py_ssize_t i = 0; i < c->count; i++) {
+                int r = champ_keys_equal(c->entries[i].key, key);
+                if (r != 0) {
+                    if (r > 0) {
+                        *out = &c->entries[i];
+                    }
+                    return r;
+                }
+            }
+            return 0;
+        }
+    }
+}
+
+/* --- insertion ----------------------------------------------------------- */
+
+/* The canonical subtree at shift holding two entries of distinct keys. */
+static champ_node *
+champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
+                   int shift, uint64_t owner)
+{
+    if (a->hash == b->hash) {
+        champ_collision *c = champ_collision_alloc(st, a->hash, 2, owner);
+        if (c == NULL) {
+            return NULL;
+        }
+        c->entries[0] = *a;
+        c->entries[1] = *b;
+        return &c->head;
+    }
+    unsigned da = CHAMP_DIGIT(a->hash, shift), db = CHAMP_DIGIT(b->hash, shift);
+    if (da == db) {
+        champ_node *child = champ_pair_subtree(st, a, b, shift + CHAMP_BITS, owner);
+        if (child == NULL) {
+            return NULL;
+        }
+        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << da, owner);
+        if (n == NULL) {
+            Py_DECREF(child);
+            return NULL;
+        }
+        CHAMP_CHILDREN(n)[0] = child;
+        return n;
+    }
+    champ_node *n = champ_bitmap_alloc(
+        st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0, owner);
+    if (n == NULL) {
+        return NULL;
+    }
+    CHAMP_ENTRIES(n)[da < db ? 0 : 1] = *a;
+    CHAMP_ENTRIES(n)[da < db ? 1 : 0] = *b;
+    return n;
+}
+
+/* A bitmap node at shift holding coll and an entry of another hash. */
+static champ_node *
+champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
+                      int shift, uint64_t owner)
+{
+    Py_uhash_t ch = ((champ_collision *)coll)->hash;
+    unsigned dc = CHAMP_DIGIT(ch, shift), de = CHAMP_DIGIT(entry->hash, shift);
+    if (dc == de) {
+        champ_node *child = champ_split_collision(st, coll, entry,
+                                                  shift + CHAMP_BITS, owner);
+        if (child == NULL) {
+            return NULL;
+        }
+        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << dc, owner);
+        if (n == NULL) {
+            Py_DECREF(child);
+            return NULL;
+        }
+        CHAMP_CHILDREN(n)[0] = child;
+        return n;
+    }
+    champ_node *n = champ_bitmap_alloc(st, (uint32_t)1 << de,
+                                       (uint32_t)1 << dc, owner);
+    if (n == NULL) {
+        return NULL;
+    }
+    CHAMP_ENTRIES(n)[0] = *entry;
+    CHAMP_CHILDREN(n)[0] = (champ_node *)Py_NewRef(coll);
+    return n;
+}
+
+static champ_node *
+champ_collision_put(fm_state *st, champ_node *node, int shift,
+                    const champ_entry *entry, const champ_entry *old,
+                    uint64_t owner)
+{
+    champ_collision *c = (champ_collision *)node;
+    if (entry->hash != c->hash) {
+        return champ_split_collision(st, node, entry, shift, owner);
+    }
+    if (old != NULL) {
+        for (Py_ssize_t i = 0; i < c->count; i++) {
+            if (&c->entries[i] == old) {
+                if (champ_editable(node, owner)) {
+                    c->entries[i] = *entry;
+                    return (champ_node *)Py_NewRef(node);
+                }
+                champ_collision *n = champ_collision_alloc(st, c->hash, c->count, owner);
+                if (n == NULL) {
+                    return NULL;
+                }
+                memcpy(n->entries, c->entries, c->count * sizeof(champ_entry));
+                n->entries[i] = *entry;
+                return &n->head;
+            }
+        }
+        PyErr_SetString(PyExc_SystemError,
+                        "champ_put: old entry not in its collision node");
+        return NULL;
+    }
+    champ_collision *n = champ_collision_alloc(st, c->hash, c->count + 1, owner);
+    if (n == NULL) {
+        return NULL;
+    }
+    memcpy(n->entries, c->entries, c->count * sizeof(champ_entry));
+    n->entries[c->count] = *entry;
+    return &n->head;
+}
+
+champ_node *
+champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
+          const champ_entry *old, uint64_t owner)
+{
+    uint32_t bit = CHAMP_BIT(entry->hash, shift);
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    if (node->datamap & bit) {
+        int i = CHAMP_INDEX(node->datamap, bit);
+        champ_entry *current = &CHAMP_ENTRIES(node)[i];
+        if (current == old) {
+            if (champ_editable(node, owner)) {
+                *current = *entry;
+                return (champ_node *)Py_NewRef(node);
+            }
+            champ_node *n = champ_bitmap_copy(st, node, owner);
+            if (n == NULL) {
+                return NULL;
+            }
+            CHAMP_ENTRIES(n)[i] = *entry;
+            return n;
+        }
+        /* Two keys clash at this digit: they move down into a subtree. */
+        champ_node *child = champ_pair_subtree(st, current, entry,
+                                               shift + CHAMP_BITS, owner);
+        if (child == NULL) {
+            return NULL;
+        }
+        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit,
+                                           node->nodemap | bit, owner);
+        if (n == NULL) {
+            Py_DECREF(child);
+            return NULL;
+        }
+        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        memcpy(de, se, i * sizeof(champ_entry));
+        memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
+        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+        int j = CHAMP_INDEX(n->nodemap, bit);
+        for (int k = 0; k < j; k++) {
+            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+        }
+        dc[j] = child;
+        for (int k = j; k < nc; k++) {
+            dc[k + 1] = (champ_node *)Py_NewRef(sc[k]);
+        }
+        return n;
+    }
+    if (node->nodemap & bit) {
+        int j = CHAMP_INDEX(node->nodemap, bit);
+        champ_node *child = CHAMP_CHILDREN(node)[j];
+        champ_node *new_child;
+        if (CHAMP_IS_COLLISION(child)) {
+            new_child = champ_collision_put(st, child, shift + CHAMP_BITS,
+                                            entry, old, owner);
+        }
+        else {
+            new_child = champ_put(st, child, shift + CHAMP_BITS, entry, old, owner);
+        }
+        if (new_child == NULL) {
+            return NULL;
+        }
+        if (new_child == child) {
+            Py_DECREF(new_child);
+            return (champ_node *)Py_NewRef(node);
+        }
+        if (champ_editable(node, owner)) {
+            CHAMP_CHILDREN(node)[j] = new_child;
+            Py_DECREF(child);
+            return (champ_node *)Py_NewRef(node);
+        }
+        champ_node *n = champ_bitmap_copy(st, node, owner);
+        if (n == NULL) {
+            Py_DECREF(new_child);
+            return NULL;
+        }
+        Py_SETREF(CHAMP_CHILDREN(n)[j], new_child);
+        return n;
+    }
+    /* A free digit: the entry goes in inline. */
+    champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap, owner);
+    if (n == NULL) {
+        return NULL;
+    }
+    int i = CHAMP_INDEX(n->datamap, bit);
+    champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+    memcpy(de, se, i * sizeof(champ_entry));
+    de[i] = *entry;
+    memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
+    champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+    for (int k = 0; k < nc; k++) {
+        dc[k] = (champ_node *)Py_NewRef(sc[k]);
+    }
+    return n;
+}
+
+/* --- removal ------------------------------------------------------------- */
+
+/* Always a new node (see the file comment); may hold a single entry, which
+ * the parent then inlines. */
+static champ_node *
+champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old,
+                       uint64_t owner)
+{
+    champ_collision *c = (champ_collision *)node;
+    for (Py_ssize_t i = 0; i < c->count; i++) {
+        if (&c->entries[i] == old) {
+            champ_collision *n = champ_collision_alloc(st, c->hash, c->count - 1, owner);
+            if (n == NULL) {
+                return NULL;
+            }
+            memcpy(n->entries, c->entries, i * sizeof(champ_entry));
+            memcpy(n->entries + i, c->entries + i + 1,
+                   (c->count - i - 1) * sizeof(champ_entry));
+            return &n->head;
+        }
+    }
+    PyErr_SetString(PyExc_SystemError,
+                    "champ_remove: old entry not in its collision node");
+    return NULL;
+}
+
+champ_node *
+champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
+             uint64_t owner)
+{
+    uint32_t bit = CHAMP_BIT(old->hash, shift);
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    if (node->datamap & bit) {
+        int i = CHAMP_INDEX(node->datamap, bit);
+        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap, owner);
+        if (n == NULL) {
+            return NULL;
+        }
+        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        memcpy(de, se, i * sizeof(champ_entry));
+        memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
+        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+        for (int k = 0; k < nc; k++) {
+            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+        }
+        return n;
+    }
+    if (!(node->nodemap & bit)) {
+        PyErr_SetString(PyExc_SystemError, "champ_remove: entry not in the trie");
+        return NULL;
+    }
+    int j = CHAMP_INDEX(node->nodemap, bit);
+    champ_node *child = CHAMP_CHILDREN(node)[j];
+    champ_node *new_child;
+    int single;
+    champ_entry lone;
+    if (CHAMP_IS_COLLISION(child)) {
+        new_child = champ_collision_remove(st, child, old, owner);
+        if (new_child == NULL) {
+            return NULL;
+        }
+        single = ((champ_collision *)new_child)->count == 1;
+        if (single) {
+            lone = ((champ_collision *)new_child)->entries[0];
+        }
+    }
+    else {
+        new_child = champ_remove(st, child, shift + CHAMP_BITS, old, owner);
+        if (new_child == NULL) {
+            return NULL;
+        }
+        single = 0;
+        if (new_child->nodemap == 0) {
+            single = CHAMP_NDATA(new_child) == 1;
+            if (single) {
+                lone = CHAMP_ENTRIES(new_child)[0];
+            }
+        }
+        else if (new_child->datamap == 0 && CHAMP_NCHILD(new_child) == 1) {
+            champ_node *only = CHAMP_CHILDREN(new_child)[0];
+            if (CHAMP_IS_COLLISION(only)) {
+                /* A lone collision node moves up. */
+                Py_INCREF(only);
+                Py_SETREF(new_child, only);
+            }
+        }
+    }
+    if (single) {
+        /* Inline the child's last entry into this node. */
+        Py_DECREF(new_child);
+        champ_node *n = champ_bitmap_alloc(st, node->datamap | bit,
+                                           node->nodemap ^ bit, owner);
+        if (n == NULL) {
+            return NULL;
+        }
+        int i = CHAMP_INDEX(n->datamap, bit);
+        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        memcpy(de, se, i * sizeof(champ_entry));
+        de[i] = lone;
+        memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
+        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+        for (int k = 0; k < j; k++) {
+            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+        }
+        for (int k = j + 1; k < nc; k++) {
+            dc[k - 1] = (champ_node *)Py_NewRef(sc[k]);
+        }
+        return n;
+    }
+    if (new_child == child) {
+        Py_DECREF(new_child);
+        return (champ_node *)Py_NewRef(node);
+    }
+    if (champ_editable(node, owner)) {
+        CHAMP_CHILDREN(node)[j] = new_child;
+        Py_DECREF(child);
+        return (champ_node *)Py_NewRef(node);
+    }
+    champ_node *n = champ_bitmap_copy(st, node, owner);
+    if (n == NULL) {
+        Py_DECREF(new_child);
+        return NULL;
+    }
+    Py_SETREF(CHAMP_CHILDREN(n)[j], new_child);
+    return n;
+}
+
+/* --- bulk build ---------------------------------------------------------- */
+
+static champ_node *champ_build_bitmap(fm_state *st, champ_entry *a,
+                                      champ_entry *tmp, Py_ssize_t n,
+                                      int shift, uint64_t owner);
+
+/* The canonical child for n >= 2 entries sharing the digits above shift. */
+static champ_node *
+champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
+                  int shift, uint64_t owner)
+{
+    Py_ssize_t i;
+    for (i = 1; i < n; i++) {
+        if (a[i].hash != a[0].hash) {
+            break;
+        }
+    }
+    if (i == n) {
+        champ_collision *c = champ_collision_alloc(st, a[0].hash, n, owner);
+        if (c == NULL) {
+            return NULL;
+        }
+        memcpy(c->entries, a, n * sizeof(champ_entry));
+        return &c->head;
+    }
+    return champ_build_bitmap(st, a, tmp, n, shift, owner);
+}
+
+/* A bitmap node at shift over a[0:n]; tmp is scratch of the same size.  An
+ * MSD radix partition by digit: one pass counts, one scatters. */
+static champ_node *
+champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
+                   int shift, uint64_t owner)
+{
+    Py_ssize_t count[32] = {0}, start[32], fill[32];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        count[CHAMP_DIGIT(a[i].hash, shift)]++;
+    }
+    uint32_t datamap = 0, nodemap = 0;
+    Py_ssize_t pos = 0;
+    for (int d = 0; d < 32; d++) {
+        start[d] = fill[d] = pos;
+        pos += count[d];
+        if (count[d] == 1) {
+            datamap |= (uint32_t)1 << d;
+        }
+        else if (count[d] > 1) {
+            nodemap |= (uint32_t)1 << d;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        tmp[fill[CHAMP_DIGIT(a[i].hash, shift)]++] = a[i];
+    }
+    champ_node *children[32];
+    int nc = 0;
+    for (int d = 0; d < 32; d++) {
+        if (count[d] > 1) {
+            champ_node *c = champ_build_child(st, tmp + start[d], a + start[d],
+                                              count[d], shift + CHAMP_BITS, owner);
+            if (c == NULL) {
+                while (nc > 0) {
+                    Py_DECREF(children[--nc]);
+                }
+                return NULL;
+            }
+            children[nc++] = c;
+        }
+    }
+    champ_node *node = champ_bitmap_alloc(st, datamap, nodemap, owner);
+    if (node == NULL) {
+        while (nc > 0) {
+            Py_DECREF(children[--nc]);
+        }
+        return NULL;
+    }
+    champ_entry *e = CHAMP_ENTRIES(node);
+    int k = 0;
+    for (int d = 0; d < 32; d++) {
+        if (count[d] == 1) {
+            e[k++] = tmp[start[d]];
+        }
+    }
+    memcpy(CHAMP_CHILDREN(node), children, nc * sizeof(champ_node *));
+    return node;
+}
+
+champ_node *
+champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n, uint64_t owner)
+{
+    champ_entry *tmp = PyMem_Malloc((n ? n : 1) * sizeof(champ_entry));
+    if (tmp == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    champ_node *root = champ_build_bitmap(st, entries, tmp, n, 0, owner);
+    PyMem_Free(tmp);
+    return root;
+}
+
+/* --- whole-trie walks ---------------------------------------------------- */
+
+int
+champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
+{
+    if (node == NULL) {
+        return 0;
+    }
+    if (!champ_is_bitmap(node)) {
+        champ_collision *c = (champ_collision *)node;
+        for (Py_ssize_t i = 0; i < c->count; i++) {
+            int r = fn(&c->entries[i], arg);
+            if (r) {
+                return r;
+            }
+        }
+        return 0;
+    }
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    for (int i = 0; i < nd; i++) {
+        int r = fn(&CHAMP_ENTRIES(node)[i], arg);
+        if (r) {
+            return r;
+        }
+    }
+    for (int i = 0; i < nc; i++) {
+        int r = champ_foreach(CHAMP_CHILDREN(node)[i], fn, arg);
+        if (r) {
+            return r;
+        }
+    }
+    return 0;
+}
+
+/* Whether two entries at one position hold equal keys and equal values. */
+static int
+champ_same_pair(const champ_entry *a, const champ_entry *b)
+{
+    if (a->hash != b->hash) {
+        return 0;
+    }
+    PyObject *ka = a->key, *kb = b->key;
+    if (ka != kb) {
+        Py_INCREF(ka);
+        Py_INCREF(kb);
+        int r = PyObject_RichCompareBool(ka, kb, Py_EQ);
+        Py_DECREF(ka);
+        Py_DECREF(kb);
+        if (r <= 0) {
+            return r;
+        }
+    }
+    PyObject *va = a->value, *vb = b->value;
+    if (va == vb) {
+        return 1;
+    }
+    Py_INCREF(va);
+    Py_INCREF(vb);
+    int r = PyObject_RichCompareBool(va, vb, Py_EQ);
+    Py_DECREF(va);
+    Py_DECREF(vb);
+    return r;
+}
+
+/* The entry of entries[0:n] with entry's hash and a key equal to its key
+ * (e.key == entry.key); 1 (*out), 0 or -1.  skip marks entries to pass over
+ * (may be NULL). */
+static int
+champ_find_in(champ_entry *entries, Py_ssize_t n, const champ_entry *entry,
+              const char *skip, Py_ssize_t *out)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if ((skip != NULL && skip[i]) || entries[i].hash != entry->hash) {
+            continue;
+        }
+        int r = champ_keys_equal(entries[i].key, entry->key);
+        if (r != 0) {
+            if (r > 0) {
+                *out = i;
+            }
+            return r;
+        }
+    }
+    return 0;
+}
+
+int
+champ_equal(champ_node *a, champ_node *b)
+{
+    if (a == b) {
+        return 1;
+    }
+    if (a == NULL || b == NULL) {
+        return (a == NULL ? CHAMP_NDATA(b) + CHAMP_NCHILD(b)
+                          : CHAMP_NDATA(a) + CHAMP_NCHILD(a)) == 0;
+    }
+    if (Py_TYPE(a) != Py_TYPE(b)) {
+        return 0;
+    }
+    if (!champ_is_bitmap(a)) {
+        champ_collision *ca = (champ_collision *)a, *cb = (champ_collision *)b;
+        if (ca->hash != cb->hash || ca->count != cb->count) {
+            return 0;
+        }
+        for (Py_ssize_t i = 0; i < ca->count; i++) {
+            Py_ssize_t k;
+            int r = champ_find_in(cb->entries, cb->count, &ca->entries[i], NULL, &k);
+            if (r <= 0) {
+                return r;
+            }
+            r = champ_same_pair(&ca->entries[i], &cb->entries[k]);
+            if (r <= 0) {
+                return r;
+            }
+        }
+        return 1;
+    }
+    if (a->datamap != b->datamap || a->nodemap != b->nodemap) {
+        return 0;
+    }
+    int nd = CHAMP_NDATA(a), nc = CHAMP_NCHILD(a);
+    champ_entry *ea = CHAMP_ENTRIES(a), *eb = CHAMP_ENTRIES(b);
+    for (int i = 0; i < nd; i++) {
+        if (ea[i].key == eb[i].key && ea[i].value == eb[i].value) {
+            continue;
+        }
+        int r = champ_same_pair(&ea[i], &eb[i]);
+        if (r <= 0) {
+            return r;
+        }
+    }
+    for (int i = 0; i < nc; i++) {
+        int r = champ_equal(CHAMP_CHILDREN(a)[i], CHAMP_CHILDREN(b)[i]);
+        if (r <= 0) {
+            return r;
+        }
+    }
+    return 1;
+}
+
+/* --- diff ---------------------------------------------------------------- */
+
+void
+champ_difflist_free(champ_difflist *l)
+{
+    PyMem_Free(l->items);
+    l->items = NULL;
+    l->len = l->cap = 0;
+}
+
+static int
+champ_difflist_append(champ_difflist *l, const champ_entry *e)
+{
+    if (l->len == l->cap) {
+        Py_ssize_t cap = l->cap ? l->cap * 2 : 8;
+        champ_entry *items = PyMem_Realloc(l->items, cap * sizeof(champ_entry));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->len++] = *e;
+    return 0;
+}
+
+static int
+champ_collect(champ_entry *e, void *arg)
+{
+    return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
+}
+
+/* Diff two entry lists matched by hash, then key (a's key == b's key is
+ * asked as b_key == a_key, like a lookup of a's key in b).  Entries of one
+ * hash are adjacent in trie order, so b's leftovers come out grouped by hash
+ * in b's order, as in the pure core. */
+static int
+champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
+                 champ_difflist *added, champ_difflist *removed,
+                 champ_difflist *changed)
+{
+    char *used = PyMem_Calloc(nb ? nb : 1, 1);
+    if (used == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < na; i++) {
+        Py_ssize_t k;
+        int r = champ_find_in(b, nb, &a[i], used, &k);
+        if (r < 0) {
+            goto error;
+        }
+        if (r == 0) {
+            if (champ_difflist_append(removed, &a[i]) < 0) {
+                goto error;
+            }
+            continue;
+        }
+        used[k] = 1;
+        PyObject *va = a[i].value, *vb = b[k].value;
+        if (va == vb) {
+            continue;
+        }
+        Py_INCREF(va);
+        Py_INCREF(vb);
+        int ne = PyObject_RichCompareBool(va, vb, Py_NE);
+        Py_DECREF(va);
+        Py_DECREF(vb);
+        if (ne < 0) {
+            goto error;
+        }
+        if (ne && (champ_difflist_append(changed, &a[i]) < 0
+                   || champ_difflist_append(changed, &b[k]) < 0)) {
+            goto error;
+        }
+    }
+    for (Py_ssize_t k = 0; k < nb; k++) {
+        if (!used[k] && champ_difflist_append(added, &b[k]) < 0) {
+            goto error;
+        }
+    }
+    PyMem_Free(used);
+    return 0;
+error:
+    PyMem_Free(used);
+    return -1;
+}
+
+/* Entries of node under one digit: the inline entry or the child's. */
+static int
+champ_subtree_entries(champ_node *node, uint32_t bit, champ_difflist *out)
+{
+    if (node->datamap & bit) {
+        return champ_difflist_append(
+            out, &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)]);
+    }
+    if (node->nodemap & bit) {
+        return champ_foreach(CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)],
+                             champ_collect, out);
+    }
+    return 0;
+}
+
+
+int
+champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
+           champ_difflist *removed, champ_difflist *changed)
+{
+    if (a == b) {
+        return 0;
+    }
+    if (!champ_is_bitmap(a) || !champ_is_bitmap(b)) {
+        champ_difflist la = {0}, lb = {0};
+        int r = -1;
+        if (champ_foreach(a, champ_collect, &la) == 0
+            && champ_foreach(b, champ_collect, &lb) == 0) {
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len,
+                                 added, removed, changed);
+        }
+        champ_difflist_free(&la);
+        champ_difflist_free(&lb);
+        return r;
+    }
+    uint32_t bits = a->datamap | a->nodemap | b->datamap | b->nodemap;
+    while (bits) {
+        uint32_t bit = bits & (~bits + 1);
+        bits ^= bit;
+        if ((a->nodemap & bit) && (b->nodemap & bit)) {
+            if (champ_diff(CHAMP_CHILDREN(a)[CHAMP_INDEX(a->nodemap, bit)],
+                           CHAMP_CHILDREN(b)[CHAMP_INDEX(b->nodemap, bit)],
+                           added, removed, changed) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        if ((a->datamap & bit) && (b->datamap & bit)) {
+            champ_entry *x = &CHAMP_ENTRIES(a)[CHAMP_INDEX(a->datamap, bit)];
+            champ_entry *y = &CHAMP_ENTRIES(b)[CHAMP_INDEX(b->datamap, bit)];
+            if (x->hash == y->hash && x->key == y->key && x->value == y->value
+                && x->seq == y->seq) {
+                continue;
+            }
+        }
+        champ_difflist la = {0}, lb = {0};
+        int r = -1;
+        if (champ_subtree_entries(a, bit, &la) == 0
+            && champ_subtree_entries(b, bit, &lb) == 0) {
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len,
+                                 added, removed, changed);
+        }
+        champ_difflist_free(&la);
+        champ_difflist_free(&lb);
+        if (r < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --- checking and debugging ---------------------------------------------- */
+
+static Py_ssize_t
+champ_fail(const char *msg)
+{
+    PyErr_SetString(PyExc_AssertionError, msg);
+    return -1;
+}
+
+Py_ssize_t
+champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
+            int is_root)
+{
+    Py_uhash_t low = shift >= 64 ? ~(Py_uhash_t)0 : (((Py_uhash_t)1 << shift) - 1);
+    if (Py_TYPE(node) == st->collision_type) {
+        champ_collision *c = (champ_collision *)node;
+        if (is_root) {
+            return champ_fail("the root must be a BitmapNode");
+        }
+        if (!CHAMP_IS_COLLISION(node)) {
+            return champ_fail("collision node with bitmaps set");
+        }
+        if (c->count < 2) {
+            return champ_fail("collision node with fewer than 2 entries");
+        }
+        for (Py_ssize_t i = 0; i < c->count; i++) {
+            if (c->entries[i].hash != c->hash) {
+                return champ_fail("collision node holds a foreign hash");
+            }
+            if ((c->entries[i].hash & low) != prefix) {
+                return champ_fail("collision hash off its path");
+            }
+            if (c->entries[i].key == NULL || c->entries[i].value == NULL) {
+                return champ_fail("malformed entry");
+            }
+        }
+        return c->count;
+    }
+    if (Py_TYPE(node) != st->bitmap_type) {
+        return champ_fail("unknown key-trie node type");
+    }
+    if (shift > CHAMP_MAX_SHIFT) {
+        return champ_fail("bitmap node below the last digit");
+    }
+    if (node->datamap & node->nodemap) {
+        return champ_fail("digit both inline and child");
+    }
+    if (Py_SIZE(node) != CHAMP_NDATA(node) * ENTRY_UNITS + CHAMP_NCHILD(node)) {
+        return champ_fail("node size does not match its bitmaps");
+    }
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    champ_entry *e = CHAMP_ENTRIES(node);
+    uint32_t bits = node->datamap;
+    for (int i = 0; i < nd; i++) {
+        uint32_t bit = bits & (~bits + 1);
+        bits ^= bit;
+        if ((e[i].hash & low) != prefix) {
+            return champ_fail("entry hash off its path");
+        }
+        if (CHAMP_BIT(e[i].hash, shift) != bit) {
+            return champ_fail("entry at the wrong digit");
+        }
+        if (e[i].key == NULL || e[i].value == NULL) {
+            return champ_fail("malformed entry");
+        }
+    }
+    Py_ssize_t total = nd;
+    int has_bitmap_child = 0;
+    Py_uhash_t first_hash = 0;
+    int distinct = 0;   /* distinct hashes seen directly here, capped at 2 */
+    for (int i = 0; i < nd; i++) {
+        if (distinct == 0) {
+            first_hash = e[i].hash;
+            distinct = 1;
+        }
+        else if (e[i].hash != first_hash) {
+            distinct = 2;
+        }
+    }
+    bits = node->nodemap;
+    for (int i = 0; i < nc; i++) {
+        uint32_t bit = bits & (~bits + 1);
+        bits ^= bit;
+        int d = FM_POPCOUNT32(bit - 1);
+        champ_node *child = CHAMP_CHILDREN(node)[i];
+        Py_ssize_t sub = champ_check(st, child, shift + CHAMP_BITS,
+                                     prefix | ((Py_uhash_t)d << shift), 0);
+        if (sub < 0) {
+            return -1;
+        }
+        total += sub;
+        if (Py_TYPE(child) == st->collision_type) {
+            Py_uhash_t h = ((champ_collision *)child)->hash;
+            if (distinct == 0) {
+                first_hash = h;
+                distinct = 1;
+            }
+            else if (h != first_hash) {
+                distinct = 2;
+            }
+        }
+        else {
+            has_bitmap_child = 1;
+        }
+    }
+    if (!is_root) {
+        if (total < 2) {
+            return champ_fail("non-root node with fewer than 2 entries (must be inlined)");
+        }
+        if (!has_bitmap_child && distinct < 2) {
+            return champ_fail("non-root bitmap node over a single hash");
+        }
+    }
+    return total;
+}
+
+int
+champ_node_ids(champ_node *node, PyObject *out)
+{
+    PyObject *id = PyLong_FromVoidPtr(node);
+    if (id == NULL || PyList_Append(out, id) < 0) {
+        Py_XDECREF(id);
+        return -1;
+    }
+    Py_DECREF(id);
+    if (champ_is_bitmap(node)) {
+        int nc = CHAMP_NCHILD(node);
+        for (int i = 0; i < nc; i++) {
+            if (champ_node_ids(CHAMP_CHILDREN(node)[i], out) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int
+champ_dump_line(PyObject *out, PyObject *line)
+{
+    if (line == NULL) {
+        return -1;
+    }
+    int r = PyList_Append(out, line);
+    Py_DECREF(line);
+    return r;
+}
+
+static void
+champ_pad(char *pad, int indent)
+{
+    int w = indent * 2 < 78 ? indent * 2 : 78;
+    memset(pad, ' ', w);
+    pad[w] = 0;
+}
+
+static int
+champ_dump_entry(PyObject *out, int indent, const champ_entry *e)
+{
+    char pad[80], buf[64];
+    champ_pad(pad, indent);
+    PyOS_snprintf(buf, sizeof(buf), "%llu, %llu",
+                  (unsigned long long)e->hash, (unsigned long long)e->seq);
+    return champ_dump_line(out, PyUnicode_FromFormat(
+        "%s  (%s, %R, %R)", pad, buf, e->key, e->value));
+}
+
+int
+champ_dump(champ_node *node, int indent, PyObject *out)
+{
+    char pad[80], buf[64];
+    champ_pad(pad, indent);
+    if (!champ_is_bitmap(node)) {
+        champ_collision *c = (champ_collision *)node;
+        PyOS_snprintf(buf, sizeof(buf), "Collision hash=0x%llx",
+                      (unsigned long long)c->hash);
+        if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < c->count; i++) {
+            if (champ_dump_entry(out, indent, &c->entries[i]) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    PyOS_snprintf(buf, sizeof(buf), "Bitmap data=0x%x nodes=0x%x",
+                  (unsigned)node->datamap, (unsigned)node->nodemap);
+    if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
+        return -1;
+    }
+    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    for (int i = 0; i < nd; i++) {
+        if (champ_dump_entry(out, indent, &CHAMP_ENTRIES(node)[i]) < 0) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < nc; i++) {
+        if (champ_dump(CHAMP_CHILDREN(node)[i], indent + 1, out) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
