@@ -39,15 +39,23 @@ class Diff(NamedTuple):
     changed: Any
 
 
-def restore(items: Any) -> Any:
-    """Rebuild an exact ``frozendict`` from a pickle, with whichever core is loaded."""
-    from frozenmap import frozendict
+def _core_frozendict(core: str) -> Any:
+    """The frozendict type of the named core, or the default one if that core
+    cannot be loaded here (a pickle made with the C core loads without it)."""
+    import importlib
 
-    return frozendict(items)
+    try:
+        module = importlib.import_module("frozenmap._%score" % ("c" if core == "c" else "py"))
+    except ImportError:
+        module = importlib.import_module("frozenmap")
+    return module.frozendict
 
 
-def restore_evolver(items: Any) -> Any:
-    """Rebuild an ``Evolver`` from a pickle, with whichever core is loaded."""
-    from frozenmap import frozendict
+def restore(items: Any, core: str = "") -> Any:
+    """Rebuild an exact ``frozendict`` from a pickle, with the core that made it."""
+    return _core_frozendict(core)(items)
 
-    return frozendict(items).evolve()
+
+def restore_evolver(items: Any, core: str = "") -> Any:
+    """Rebuild an ``Evolver`` from a pickle, with the core that made it."""
+    return _core_frozendict(core)(items).evolve()

@@ -191,7 +191,3 @@ class CountingValue:
         cls.hash_calls = 0
         cls.eq_calls = 0
 
-
-def new_node_count(new, old):
-    """How many trie nodes ``new`` has that ``old`` does not (by identity)."""
-    return len(set(new._node_ids()) - set(old._node_ids()))

@@ -13,7 +13,7 @@
  * Naming: <layer>_<kind>_<op>: champ_* (key trie, keytrie.c), order_* (order
  * trie, ordertrie.c), hashing_* (hashing.c), fd_* (frozendict.c), transient_*
  * and evolver_* (evolver.c), view_* (views.c).  The pure-Python core uses the
- * same names (frozenmap/_pycore/*.py) so a bug found in one core points to the
+ * same names (the files of frozenmap/_pycore) so a bug found in one core points to the
  * same function in the other.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
@@ -21,6 +21,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -75,15 +76,19 @@ typedef struct {
     PyObject *restore;              /* frozenmap._common.restore */
     PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
     PyObject *common;               /* the frozenmap._common module */
+    PyObject *abc_set;              /* collections.abc.Set (the views' set ops) */
+    PyObject *builtin_iter;         /* builtins.iter (iterator pickles) */
     PyObject *str_keys;             /* interned "keys" */
     PyObject *str_items;            /* interned "items" */
 } fm_state;
 
 extern PyModuleDef fm_module_def;
 
-/* The module state for an instance of one of our types or of a subclass.
- * Never fails for those types. */
+/* The module state for one of our types or a subclass of one.  Never fails
+ * for those types. */
 fm_state *fm_state_of_type(PyTypeObject *tp);
+/* The same for any type: NULL (no error set) when tp is not ours. */
+fm_state *fm_find_state(PyTypeObject *tp);
 
 /* Owner tokens: 0 means "published" (never edited in place); every transient
  * takes a fresh nonzero token from one process-wide atomic counter (the only
@@ -390,6 +395,7 @@ extern PyType_Spec view_keys_spec;
 extern PyType_Spec view_values_spec;
 extern PyType_Spec view_items_spec;
 extern PyType_Spec view_iter_spec;
+extern vectorcallfunc fd_vectorcall_ptr;
 
 /* Relaxed atomics for the cached hash (free-threaded builds). */
 #if FM_FREE_THREADED

@@ -10,6 +10,7 @@
  * allocation, so a failed edit leaves the transient exactly as it was.
  */
 #include "cfrozenmap.h"
+#include "docstrings.h"
 
 #if FM_FREE_THREADED
 #  define FM_BEGIN_CS(op) Py_BEGIN_CRITICAL_SECTION(op)
@@ -614,6 +615,15 @@ evolver_begin(evolver_object *self)
     return 0;
 }
 
+/* End an edit.  A freeze() taken by user code during the edit saw the
+ * state before it, so it must not be reused afterwards. */
+static void
+evolver_end(evolver_object *self)
+{
+    self->busy = 0;
+    Py_CLEAR(self->frozen);
+}
+
 static int
 evolver_start(fm_state *st, evolver_object *self, PyObject *source)
 {
@@ -906,7 +916,7 @@ evolver_reduce(PyObject *op, PyObject *unused)
     if (d == NULL) {
         return NULL;
     }
-    return Py_BuildValue("O(N)", st->restore_evolver, d);
+    return Py_BuildValue("O(Ns)", st->restore_evolver, d, "c");
 }
 
 /* --- edits --------------------------------------------------------------- */
@@ -923,7 +933,7 @@ evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key,
     if (r >= 0 && self->t.len != len) {
         self->resized++;
     }
-    self->busy = 0;
+    evolver_end(self);
     return r < 0 ? -1 : 0;
 }
 
@@ -939,7 +949,7 @@ evolver_pop_entry_locked(fm_state *st, evolver_object *self, PyObject *key,
     if (r > 0) {
         self->resized++;
     }
-    self->busy = 0;
+    evolver_end(self);
     return r;
 }
 
@@ -1052,7 +1062,7 @@ evolver_popitem(PyObject *op, PyObject *unused)
                 self->resized++;
                 result = PyTuple_Pack(2, k, v);
             }
-            self->busy = 0;
+            evolver_end(self);
         }
         Py_DECREF(k);
         Py_DECREF(v);
@@ -1094,7 +1104,7 @@ evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
                 result = Py_NewRef(dflt);
             }
         }
-        self->busy = 0;
+        evolver_end(self);
     }
     FM_END_CS();
     return result;
@@ -1128,7 +1138,7 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
             transient_clear(&saved);
             result = Py_NewRef(Py_None);
         }
-        self->busy = 0;
+        evolver_end(self);
     }
     FM_END_CS();
     return result;
@@ -1158,7 +1168,7 @@ evolver_clear_method(PyObject *op, PyObject *unused)
             Py_XDECREF(old_root);
             result = Py_NewRef(Py_None);
         }
-        self->busy = 0;
+        evolver_end(self);
     }
     FM_END_CS();
     return result;
@@ -1229,34 +1239,33 @@ evolver_dump(PyObject *op, PyObject *unused)
 
 static PyMethodDef evolver_methods[] = {
     {"get", (PyCFunction)(void (*)(void))evolver_get, METH_FASTCALL,
-     "get(key, default=None, /)\n--\n\nThe value for key, or default.  Cost: O(log n)."},
-    {"keys", evolver_keys, METH_NOARGS, "A live set-like view of the keys."},
-    {"values", evolver_values, METH_NOARGS, "A live view of the values."},
-    {"items", evolver_items, METH_NOARGS, "A live set-like view of the (key, value) pairs."},
+     "get($self, key, default=None, /)\n--\n\n" EV_DOC_GET},
+    {"keys", evolver_keys, METH_NOARGS,
+     EV_DOC_KEYS},
+    {"values", evolver_values, METH_NOARGS,
+     EV_DOC_VALUES},
+    {"items", evolver_items, METH_NOARGS,
+     EV_DOC_ITEMS},
     {"__reversed__", evolver_reversed, METH_NOARGS, NULL},
     {"__reduce__", evolver_reduce, METH_NOARGS, NULL},
     {"set", (PyCFunction)(void (*)(void))evolver_set, METH_FASTCALL,
-     "set(key, value, /)\n--\n\nSet key to value and return the evolver.  Cost: O(log n)."},
+     "set($self, key, value, /)\n--\n\n" EV_DOC_SET},
     {"discard", evolver_discard, METH_O,
-     "discard(key, /)\n--\n\nRemove key if present; return the evolver.  Cost: O(log n)."},
+     "discard($self, key, /)\n--\n\n" EV_DOC_DISCARD},
     {"pop", (PyCFunction)(void (*)(void))evolver_pop, METH_FASTCALL,
-     "pop(key, default=<missing>, /)\n--\n\n"
-     "Remove key and return its value (or default; else KeyError)."},
+     "pop($self, key, default=<unrepresentable>, /)\n--\n\n" EV_DOC_POP},
     {"popitem", evolver_popitem, METH_NOARGS,
-     "Remove and return the last (key, value) added (LIFO).  Cost: O(log n)."},
+     EV_DOC_POPITEM},
     {"setdefault", (PyCFunction)(void (*)(void))evolver_setdefault, METH_FASTCALL,
-     "setdefault(key, default=None, /)\n--\n\n"
-     "Return the value for key, setting it to default if absent."},
+     "setdefault($self, key, default=None, /)\n--\n\n" EV_DOC_SETDEFAULT},
     {"update", (PyCFunction)(void (*)(void))evolver_update, METH_VARARGS | METH_KEYWORDS,
-     "Update from a mapping or iterable of pairs and keywords, like dict.\n\n"
-     "All or nothing: if anything raises part-way, the evolver is left\n"
-     "exactly as it was before the call.  Cost: O(k log n) for k items."},
-    {"clear", evolver_clear_method, METH_NOARGS, "Remove every item.  Cost: O(1)."},
+     EV_DOC_UPDATE},
+    {"clear", evolver_clear_method, METH_NOARGS,
+     EV_DOC_CLEAR},
     {"copy", evolver_copy, METH_NOARGS,
-     "A new, independent evolver with the same contents.  Cost: O(1)."},
+     EV_DOC_COPY},
     {"freeze", evolver_freeze, METH_NOARGS,
-     "The contents as a frozendict.  Cost: O(1).\n\n"
-     "Later edits of the evolver never change the frozendict returned."},
+     EV_DOC_FREEZE},
     {"_check", evolver_check_method, METH_NOARGS,
      "Assert every invariant of the evolver's current contents."},
     {"_node_ids", evolver_node_ids, METH_NOARGS, NULL},
@@ -1280,14 +1289,7 @@ static PyType_Slot evolver_slots[] = {
     {Py_mp_subscript, evolver_subscript},
     {Py_mp_ass_subscript, evolver_ass_subscript},
     {Py_sq_contains, evolver_contains},
-    {Py_tp_doc,
-     "A mutable MutableMapping over a private copy-on-write version.\n\n"
-     "Get one from frozendict.evolve().  Edits cost O(log n) and copy each\n"
-     "trie node at most once per evolver; freeze() returns the frozendict in\n"
-     "O(1), and editing the evolver afterwards never changes what was frozen.\n"
-     "Order, len and repr follow the frozendict's rules; every MutableMapping\n"
-     "method behaves as on dict (popitem is LIFO), and a failing edit,\n"
-     "update() included, leaves the evolver as it was."},
+    {Py_tp_doc, EV_DOC_TYPE},
     {0, NULL},
 };
 

@@ -57,12 +57,14 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
         *out = (Py_uhash_t)h;
         return 0;
     }
-    if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-        return -1;
-    }
-    /* Rewrite the TypeError as PEP 814 does, chained "from" the original. */
+    /* Only an exact TypeError is rewritten (as the builtin does), chained
+     * "from" the original; subclasses and other exceptions pass through. */
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
+    if (type != PyExc_TypeError) {
+        PyErr_Restore(type, value, tb);
+        return -1;
+    }
     PyErr_NormalizeException(&type, &value, &tb);
     if (tb != NULL && value != NULL) {
         PyException_SetTraceback(value, tb);

@@ -172,6 +172,12 @@ class Evolver(Transient):
         self._busy = True
         self._frozen = None
 
+    def _end(self) -> None:
+        # User code run during the edit (a key's __eq__) may have called
+        # freeze(): that snapshot predates the edit, so forget it.
+        self._busy = False
+        self._frozen = None
+
     # --- reads -------------------------------------------------------------------
 
     def __len__(self) -> int:
@@ -229,7 +235,7 @@ class Evolver(Transient):
     def __reduce__(self) -> Any:
         from frozenmap._common import restore_evolver
 
-        return (restore_evolver, (dict(self._items()),))
+        return (restore_evolver, (dict(self._items()), "python"))
 
     # --- edits ---------------------------------------------------------------------
 
@@ -241,7 +247,7 @@ class Evolver(Transient):
             if self.length != length:
                 self._resized += 1
         finally:
-            self._busy = False
+            self._end()
 
     def set(self, key: Any, value: Any) -> "Evolver":
         """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."""
@@ -265,7 +271,7 @@ class Evolver(Transient):
                 self._resized += 1
             return old
         finally:
-            self._busy = False
+            self._end()
 
     def pop(self, key: Any, default: Any = _MISSING, /) -> Any:
         """Remove ``key`` and return its value (or ``default``; else KeyError)."""
@@ -288,7 +294,7 @@ class Evolver(Transient):
             self._remove_entry(entry)
             self._resized += 1
         finally:
-            self._busy = False
+            self._end()
         return item
 
     def setdefault(self, key: Any, default: Any = None, /) -> Any:
@@ -304,7 +310,7 @@ class Evolver(Transient):
             self._resized += 1
             return default
         finally:
-            self._busy = False
+            self._end()
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Update from a mapping or iterable of pairs and keywords, like ``dict``.
@@ -323,7 +329,7 @@ class Evolver(Transient):
             self.root, self.order, self.length, self.next_seq, self.acc = saved
             raise
         finally:
-            self._busy = False
+            self._end()
         if self.length != saved[2] or self.next_seq != saved[3]:
             self._resized += 1
 
@@ -333,12 +339,15 @@ class Evolver(Transient):
         try:
             if self.length:
                 self._resized += 1
+            # Keep the old tries alive until every field is consistent: their
+            # values' finalizers may read the evolver.
+            released = (self.root, self.order)  # noqa: F841
             self.root = EMPTY_ROOT
             self.order = None
             self.length = 0
             self.acc = 0
         finally:
-            self._busy = False
+            self._end()
 
     def copy(self) -> "Evolver":
         """A new, independent evolver with the same contents.  Cost: O(1)."""

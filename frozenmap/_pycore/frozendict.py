@@ -406,7 +406,7 @@ class frozendict:
     def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
         items = dict(self._items())
         if type(self) is frozendict:
-            return (_common.restore, (items,))
+            return (_common.restore, (items, "python"))
         return (_newobj, (type(self), items), _subclass_state(self))
 
     def __reduce__(self) -> Any:

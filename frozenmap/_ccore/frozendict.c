@@ -1,0 +1,1832 @@
+/* frozendict.c -- the public frozendict: PEP 814's behaviour plus persistent
+ * derivations.  Mirrors frozenmap/_pycore/frozendict.py.
+ *
+ * ==========================================================================
+ * How frozenmap's frozendict works
+ * ==========================================================================
+ *
+ * A frozendict is an immutable, insertion-ordered mapping.  Every "modified
+ * copy" (set, delete, |, -, &, an Evolver batch) shares all but O(log n)
+ * nodes with the version it came from, and old versions stay valid forever.
+ * A version (fd_object) holds two tries, its length, next_seq, the cached
+ * hash and the XOR accumulator behind it:
+ *
+ *        fd_object
+ *        +-----------+      key trie (CHAMP, keytrie.c)
+ *        | root -----+----> key -> entry {hash, seq, key, value}
+ *        | order ----+----> order trie (radix, ordertrie.c)
+ *        | len       |      seq -> (key, value), in insertion order
+ *        | next_seq  |
+ *        | hash, acc |
+ *        +-----------+
+ *
+ * 1. How a key finds its entry: the key trie
+ * ------------------------------------------
+ * The key trie is a CHAMP trie (Steindorfer & Vinju, "Optimizing Hash-Array
+ * Mapped Tries for Fast and Lean Immutable JVM Collections", OOPSLA 2015)
+ * over the full 64-bit hash, read 5 bits at a time from the low end:
+ *
+ *     hash = ...  01101 10010 00111        digit at shift s = (h >> s) & 31
+ *                 shift10 shift5 shift0
+ *
+ * A bitmap node has two 32-bit maps: `datamap` marks digits that hold an
+ * entry inline, `nodemap` digits that hold a child node.  Entries and
+ * children are stored densely in digit order and indexed by the popcount of
+ * the map below the digit's bit:
+ *
+ *     datamap = 0b...0100100    entries:  [e(digit 2), e(digit 5)]
+ *     nodemap = 0b...1000000    children: [node(digit 6)]
+ *
+ * Lookup (champ_find): take the digit; if its datamap bit is set, compare
+ * the stored hash, then identity, then stored_key == key; if its nodemap bit
+ * is set, descend and take the next 5 bits; else the key is absent.  At most
+ * 13 levels; log32(n) in practice (4 for a million keys).  A key's __hash__
+ * runs once per operation; stored hashes mean stored keys are never hashed
+ * again, not even when an entry must move down.
+ *
+ * Two entries whose digits clash at a level move into a child built
+ * canonically: equal full hashes make a *collision node* (a short list,
+ * compared as a set) right there; different hashes make a bitmap node at the
+ * next shift (recursively, while the digits agree).  Deletion undoes exactly
+ * that: a non-root child left with one entry is inlined into its parent, and
+ * a non-root bitmap node left holding only a collision node is replaced by
+ * it.  So the shape of the trie is a function of the *set of hashes* alone,
+ * never of history.  That is what makes `==` and diff() fast: two versions
+ * are compared by walking both tries in parallel position by position
+ * (champ_equal, champ_diff), skipping subtrees they share by identity --
+ * O(d log n) for versions d edits apart, where dict-backed or HAMT maps
+ * (hamt.c, immutables) pay O(n).
+ *
+ * 2. How insertion order is kept: the order trie
+ * ----------------------------------------------
+ * Each new key takes seq = next_seq and next_seq grows by one (64-bit, only
+ * along a line of descent).  Replacing a value keeps the seq, so the key
+ * keeps its position, as in dict.  The order trie maps seq -> (key, value):
+ * a 16-way radix trie with the most significant digit first, so walking it
+ * in order is insertion order and walking it backwards is reversed().
+ *
+ *     shift 8          [ 0 | 1 ]                 prefix = seq >> (shift+4)
+ *                      /     \
+ *     shift 4   [0 1 .. 15]   leaf (shift 0, prefix 0x10)    <- compressed
+ *                /   \              path: a child may skip levels; its
+ *     shift 0  leaf  leaf ...       prefix tells a hit from a miss
+ *
+ * Leaves (shift 0) hold the items; inner nodes hold children.  Deletion
+ * really removes: an emptied leaf disappears and an inner node left with one
+ * child is replaced by it, so the trie has < 2n nodes under any deletion
+ * pattern, and no edit ever pays for tombstones or compaction -- not even
+ * when the same old version is derived from again and again (which defeats
+ * every amortized "vector + tombstones + rebuild" scheme).  Appending walks
+ * the right spine; iteration (order_cursor) uses a 17-slot explicit stack
+ * and does no lookups, so it calls no user code.
+ *
+ * 3. Who owns the keys and values (C core only)
+ * ---------------------------------------------
+ * Values live in both tries: a lookup needs one descent, iteration needs no
+ * lookups, equality reads only the key trie.  Both tries of a version always
+ * hold exactly the same (key, value) pairs, and everything that holds a key
+ * root (a version, a transient) also holds the matching order root.  So the
+ * order trie holds the strong references and the key trie *borrows* them:
+ * key-trie nodes reference only other key-trie nodes, cannot be part of a
+ * reference cycle, and are therefore plain (non-GC) objects -- 16 bytes and
+ * one GC traversal less per node, and copying one needs no increfs of its
+ * entries.  The order-trie nodes are GC objects whose tp_traverse visits the
+ * items (leaves) or children (inner nodes).  Iterators hold the order root
+ * of what they walk, which keeps the items alive by itself.  Callers that
+ * replace or remove an item hold their own reference to the old key and
+ * value until both tries are updated, so no finalizer runs mid-edit.
+ *
+ * 4. Transient ownership: how an Evolver edits in place
+ * ----------------------------------------------------
+ * Every node records an `owner` token; 0 means published.  A transient (the
+ * internal builder behind the constructor, |, -, &, fromkeys, and the public
+ * Evolver) takes a fresh token from an atomic counter.  Nodes it creates
+ * carry the token, and later edits of the same transient change them in
+ * place; nodes without it (shared with published versions) are copied on
+ * first touch.  So k edits copy each trie path at most once.  freeze() wraps
+ * the roots in a new frozendict in O(1) and takes a fresh token, so nothing
+ * reachable from a published version is ever written again.  Single-key
+ * derivations on a frozendict (set, delete, discard) use owner 0: a plain
+ * path copy, with exactly-sized nodes.
+ *
+ * Edits are split in two: locate (champ_find, the only step that runs the
+ * keys' __hash__/__eq__), update the hash accumulator (a value's __hash__),
+ * then change the tries, which runs no user code.  A re-entrant edit of the
+ * same Evolver from inside that user code raises RuntimeError.  Each trie
+ * edit is failure-atomic (allocate first, write in place after; owned nodes
+ * are top-closed), and if the second of the two fails with MemoryError the
+ * first is undone on its now-owned path without allocating: a failed edit
+ * leaves every version and the evolver exactly as they were.
+ *
+ * 5. Hashing
+ * ----------
+ * hash(fd) == hash(frozenset(fd.items())): the XOR of shuffle_bits(hash of
+ * each (key, value) pair), finalised like frozenset's hash (hashing.c).  The
+ * pair hash is CPython's 2-tuple hash computed from the stored key hash.  The
+ * accumulator is kept with the version once known, so a version derived from
+ * one whose hash is known gets its hash in O(1) (XOR the old pair out, the
+ * new one in); a value whose hash raises only marks the accumulator unknown.
+ *
+ * 6. Costs
+ * --------
+ *     lookup, in, get                 O(log32 n)
+ *     set, delete, discard            O(log n) time and new memory, worst case
+ *     |, -, & with k keys             O(k log n)
+ *     constructor from a dict         O(n): radix partition + bottom-up build
+ *     evolve(), freeze(), copy()      O(1)
+ *     iteration, repr, pickle         O(n), no lookups
+ *     == of versions d edits apart    O(d log n)
+ *     diff of versions d edits apart  O(d log n + output)
+ *     hash()                          O(n) once, cached; O(1) when derived
+ *
+ * 7. Invariants (checked by _check(), i.e. fd_check below)
+ * --------------------------------------------------------
+ *  - bitmaps match the node contents; every entry's hash agrees with the
+ *    digits that led to it; collision nodes hold >= 2 entries of one hash;
+ *  - the key-trie shape is canonical (see 1);
+ *  - order nodes: shifts decrease downwards, inner nodes have >= 2 children,
+ *    seqs strictly increase in a walk;
+ *  - every key-trie entry's (key, value) is the very pair at its seq in the
+ *    order trie and both tries hold len items; next_seq is above every seq;
+ *  - a cached hash equals the finalised accumulator.
+ *
+ * 8. Which function does what
+ * ---------------------------
+ *     hashing.c    hashing_key_hash, hashing_pair_hash, hashing_finalize,
+ *                  hashing_acc_replace
+ *     keytrie.c    champ_find, champ_put, champ_remove, champ_build,
+ *                  champ_equal, champ_diff, champ_check, champ_node_ids
+ *     ordertrie.c  order_get, order_insert, order_replace, order_remove,
+ *                  order_build, order_cursor_*, order_check
+ *     evolver.c    transient_* (the builder, transient_merge = merge_into),
+ *                  the Evolver type
+ *     views.c      keys/values/items views and the iterator
+ *     frozendict.c the frozendict type (this file)
+ *     module.c     module state, multi-phase init, the owner counter
+ *
+ * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
+ * (2015); CPython's Python/hamt.c, whose essay this one follows.
+ */
+#include "cfrozenmap.h"
+#include "docstrings.h"
+
+#define FD(o) ((fd_object *)(o))
+
+int
+fd_type_check(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->frozendict_type);
+}
+
+PyObject *
+fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
+              Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+{
+    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->root = (champ_node *)Py_XNewRef(root);
+    self->order = (order_node *)Py_XNewRef(order);
+    self->len = len;
+    self->next_seq = next_seq;
+    self->hash = -1;
+    self->acc = acc;
+    self->acc_valid = acc_valid;
+    return (PyObject *)self;
+}
+
+/* self as an exact frozendict (itself if it already is one). */
+static PyObject *
+fd_exact(fm_state *st, PyObject *op)
+{
+    if (Py_IS_TYPE(op, st->frozendict_type)) {
+        return Py_NewRef(op);
+    }
+    fd_object *s = FD(op);
+    return fd_from_parts(st->frozendict_type, s->root, s->order, s->len,
+                         s->next_seq, s->acc, s->acc_valid);
+}
+
+static int
+fd_transient(fm_state *st, PyObject *op, transient *t)
+{
+    fd_object *s = FD(op);
+    return transient_init(st, t, s->root, s->order, s->len, s->next_seq,
+                          s->acc, s->acc_valid);
+}
+
+static void
+fd_set_key_error(PyObject *key)
+{
+    PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+    if (exc != NULL) {
+        PyErr_SetObject(PyExc_KeyError, exc);
+        Py_DECREF(exc);
+    }
+}
+
+/* --- construction -------------------------------------------------------- */
+
+static PyObject *
+fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
+            PyObject *const *kwvalues, PyObject *kwnames)
+{
+    int has_kw = (kwargs != NULL && PyDict_GET_SIZE(kwargs))
+                 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames));
+    if (arg != NULL && !has_kw && fd_type_check(st, arg)) {
+        if (tp == st->frozendict_type && Py_IS_TYPE(arg, st->frozendict_type)) {
+            return Py_NewRef(arg);
+        }
+        fd_object *a = FD(arg);
+        return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq,
+                             a->acc, a->acc_valid);
+    }
+    transient t;
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (transient_merge(st, &t, arg, kwargs, kwvalues, kwnames) == 0) {
+        result = transient_publish(st, &t, tp);
+    }
+    transient_clear(&t);
+    return result;
+}
+
+static PyObject *
+fd_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
+{
+    fm_state *st = fm_state_of_type(tp);
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "frozendict expected at most 1 argument, got %zd", nargs);
+        return NULL;
+    }
+    return fd_new_impl(st, tp, nargs ? PyTuple_GET_ITEM(args, 0) : NULL,
+                       kwargs, NULL, NULL);
+}
+
+static PyObject *
+fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
+              PyObject *kwnames)
+{
+    PyTypeObject *tp = (PyTypeObject *)type;
+    fm_state *st = fm_state_of_type(tp);
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "frozendict expected at most 1 argument, got %zd", nargs);
+        return NULL;
+    }
+    if (tp != st->frozendict_type) {
+        /* A subclass: its __init__ must run too; take the generic path. */
+        PyObject *argtuple = PyTuple_New(nargs);
+        if (argtuple == NULL) {
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < nargs; i++) {
+            PyTuple_SET_ITEM(argtuple, i, Py_NewRef(args[i]));
+        }
+        PyObject *kw = NULL;
+        if (kwnames != NULL && PyTuple_GET_SIZE(kwnames)) {
+            kw = PyDict_New();
+            if (kw == NULL) {
+                Py_DECREF(argtuple);
+                return NULL;
+            }
+            for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(kwnames); i++) {
+                if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) {
+                    Py_DECREF(kw);
+                    Py_DECREF(argtuple);
+                    return NULL;
+                }
+            }
+        }
+        PyObject *r = PyType_Type.tp_call(type, argtuple, kw);
+        Py_DECREF(argtuple);
+        Py_XDECREF(kw);
+        return r;
+    }
+    return fd_new_impl(st, tp, nargs ? args[0] : NULL, NULL,
+                       args + nargs, kwnames);
+}
+
+/* --- GC and lifetime ----------------------------------------------------- */
+
+static int
+fd_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(op));
+    /* The key trie is not a GC object: it holds no item references. */
+    Py_VISIT(FD(op)->order);
+    return 0;
+}
+
+static int
+fd_clear(PyObject *op)
+{
+    fd_object *s = FD(op);
+    Py_CLEAR(s->order);
+    Py_CLEAR(s->root);
+    s->len = 0;
+    return 0;
+}
+
+static void
+fd_dealloc(PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    Py_TRASHCAN_BEGIN(op, fd_dealloc)
+    fd_clear(op);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+    Py_TRASHCAN_END
+}
+
+/* --- reads --------------------------------------------------------------- */
+
+int
+fd_mapping_lookup(fm_state *st, PyObject *mapping, PyObject *key,
+                  champ_entry **entry)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash(key, &h) < 0) {
+        return -1;
+    }
+    if (fd_type_check(st, mapping)) {
+        return champ_find(FD(mapping)->root, h, key, entry);
+    }
+    return champ_find(((evolver_object *)mapping)->t.root, h, key, entry);
+}
+
+static inline int
+fd_find(PyObject *op, PyObject *key, champ_entry **entry)
+{
+    Py_uhash_t h;
+    if (FM_UNLIKELY(hashing_key_hash(key, &h) < 0)) {
+        return -1;
+    }
+    return champ_find(FD(op)->root, h, key, entry);
+}
+
+static PyObject *
+fd_subscript(PyObject *op, PyObject *key)
+{
+    champ_entry *e;
+    int r = fd_find(op, key, &e);
+    if (FM_LIKELY(r > 0)) {
+        return Py_NewRef(e->value);
+    }
+    if (r < 0) {
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (!Py_IS_TYPE(op, st->frozendict_type)) {
+        PyObject *missing = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__missing__");
+        if (missing != NULL) {
+            PyObject *res = PyObject_CallFunctionObjArgs(missing, op, key, NULL);
+            Py_DECREF(missing);
+            return res;
+        }
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    fd_set_key_error(key);
+    return NULL;
+}
+
+static PyObject *
+fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (FM_UNLIKELY(nargs < 1 || nargs > 2)) {
+        PyErr_Format(PyExc_TypeError, nargs < 1
+                     ? "get expected at least 1 argument, got %zd"
+                     : "get expected at most 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    champ_entry *e;
+    int r = fd_find(op, args[0], &e);
+    if (r > 0) {
+        return Py_NewRef(e->value);
+    }
+    if (r < 0) {
+        return NULL;
+    }
+    return Py_NewRef(nargs > 1 ? args[1] : Py_None);
+}
+
+static int
+fd_contains(PyObject *op, PyObject *key)
+{
+    champ_entry *e;
+    return fd_find(op, key, &e);
+}
+
+static Py_ssize_t
+fd_length(PyObject *op)
+{
+    return FD(op)->len;
+}
+
+order_node *
+fd_mapping_order(fm_state *st, PyObject *mapping)
+{
+    if (fd_type_check(st, mapping)) {
+        return (order_node *)Py_XNewRef(FD(mapping)->order);
+    }
+    uint64_t resized;
+    return evolver_snapshot(mapping, &resized);
+}
+
+static PyObject *
+fd_iter(PyObject *op)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
+}
+
+static PyObject *
+fd_reversed(PyObject *op, PyObject *unused)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
+}
+
+static PyObject *
+fd_keys(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
+}
+
+static PyObject *
+fd_values(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
+}
+
+static PyObject *
+fd_items(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
+}
+
+static PyObject *
+fd_match_self(PyObject *op, void *closure)
+{
+    /* case frozendict(x) binds x to the subject, as for dict(x). */
+    return Py_NewRef(op);
+}
+
+static PyObject *
+fd_copy(PyObject *op, PyObject *unused)
+{
+    return fd_exact(fm_state_of_type(Py_TYPE(op)), op);
+}
+
+static PyObject *
+fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, nargs < 1
+                     ? "fromkeys expected at least 1 argument, got %zd"
+                     : "fromkeys expected at most 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type((PyTypeObject *)cls);
+    PyObject *iterable = args[0], *value = nargs > 1 ? args[1] : Py_None;
+    transient t;
+    PyObject *start = NULL, *it = NULL, *key, *result = NULL;
+    int is_exact = cls == (PyObject *)st->frozendict_type;
+    if (is_exact) {
+        if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+            return NULL;
+        }
+    }
+    else {
+        start = PyObject_CallNoArgs(cls);
+        if (start == NULL) {
+            return NULL;
+        }
+        if (!fd_type_check(st, start)) {
+            it = PyObject_GetIter(iterable);
+            if (it == NULL) {
+                Py_DECREF(start);
+                return NULL;
+            }
+            while ((key = PyIter_Next(it)) != NULL) {
+                int r = PyObject_SetItem(start, key, value);
+                Py_DECREF(key);
+                if (r < 0) {
+                    break;
+                }
+            }
+            Py_DECREF(it);
+            if (PyErr_Occurred()) {
+                Py_DECREF(start);
+                return NULL;
+            }
+            return start;
+        }
+        if (fd_transient(st, start, &t) < 0) {
+            Py_DECREF(start);
+            return NULL;
+        }
+    }
+    it = PyObject_GetIter(iterable);
+    if (it == NULL) {
+        goto done;
+    }
+    while ((key = PyIter_Next(it)) != NULL) {
+        int r = transient_assoc(st, &t, key, value);
+        Py_DECREF(key);
+        if (r < 0) {
+            goto done;
+        }
+    }
+    if (PyErr_Occurred()) {
+        goto done;
+    }
+    result = transient_publish(st, &t, st->frozendict_type);
+    if (result != NULL && !is_exact) {
+        Py_SETREF(result, PyObject_CallOneArg(cls, result));
+    }
+done:
+    Py_XDECREF(it);
+    Py_XDECREF(start);
+    transient_clear(&t);
+    return result;
+}
+
+/* --- equality and hashing ------------------------------------------------ */
+
+int
+fd_is_anydict(fm_state *st, PyObject *obj)
+{
+    if (PyDict_Check(obj) || fd_type_check(st, obj)) {
+        return 1;
+    }
+    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    if (types == NULL) {
+        return -1;
+    }
+    int r = PyTuple_Check(types) && PyTuple_GET_SIZE(types)
+            ? PyObject_IsInstance(obj, types) : 0;
+    Py_DECREF(types);
+    return r;
+}
+
+PyObject *
+fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
+{
+    int ok = fd_is_anydict(st, b);
+    if (ok < 0) {
+        return NULL;
+    }
+    if (!ok && !evolver_check(st, b)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_ssize_t la = PyObject_Size(a), lb = PyObject_Size(b);
+    if (la < 0 || lb < 0) {
+        return NULL;
+    }
+    if (la != lb) {
+        Py_RETURN_FALSE;
+    }
+    order_node *order = fd_mapping_order(st, a);
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v, *result = Py_True;
+    PyObject *get = PyDict_CheckExact(b) ? NULL : PyObject_GetAttrString(b, "get");
+    if (!PyDict_CheckExact(b) && get == NULL) {
+        Py_XDECREF(order);
+        return NULL;
+    }
+    PyObject *missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        Py_XDECREF(get);
+        Py_XDECREF(order);
+        return NULL;
+    }
+    while (order_cursor_next(&c, &k, &v)) {
+        PyObject *other;
+        Py_INCREF(k);
+        Py_INCREF(v);
+        if (get == NULL) {
+            other = PyDict_GetItemWithError(b, k);
+            if (other == NULL && !PyErr_Occurred()) {
+                other = missing;
+            }
+            Py_XINCREF(other);
+        }
+        else {
+            other = PyObject_CallFunctionObjArgs(get, k, missing, NULL);
+        }
+        int r;
+        if (other == NULL) {
+            r = -1;
+        }
+        else if (other == missing) {
+            r = 0;
+        }
+        else {
+            r = PyObject_RichCompareBool(v, other, Py_EQ);
+        }
+        Py_XDECREF(other);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r <= 0) {
+            result = r < 0 ? NULL : Py_False;
+            break;
+        }
+    }
+    Py_DECREF(missing);
+    Py_XDECREF(get);
+    Py_XDECREF(order);
+    return Py_XNewRef(result);
+}
+
+static PyObject *
+fd_eq(fm_state *st, PyObject *op, PyObject *other)
+{
+    if (fd_type_check(st, other)) {
+        fd_object *a = FD(op), *b = FD(other);
+        if (a == b) {
+            Py_RETURN_TRUE;
+        }
+        if (a->len != b->len) {
+            Py_RETURN_FALSE;
+        }
+        Py_hash_t ha = FM_LOAD_HASH(a->hash), hb = FM_LOAD_HASH(b->hash);
+        if (ha != -1 && hb != -1 && ha != hb) {
+            Py_RETURN_FALSE;
+        }
+        Py_INCREF(a);
+        Py_INCREF(b);
+        int r = champ_equal(a->root, b->root);
+        Py_DECREF(a);
+        Py_DECREF(b);
+        if (r < 0) {
+            return NULL;
+        }
+        return Py_NewRef(r ? Py_True : Py_False);
+    }
+    return fd_mapping_equal(st, op, other);
+}
+
+static PyObject *
+fd_richcompare(PyObject *op, PyObject *other, int cmp)
+{
+    if (cmp != Py_EQ && cmp != Py_NE) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *r = fd_eq(fm_state_of_type(Py_TYPE(op)), op, other);
+    if (r == NULL || r == Py_NotImplemented || cmp == Py_EQ) {
+        return r;
+    }
+    int truth = r == Py_True;
+    Py_DECREF(r);
+    return Py_NewRef(truth ? Py_False : Py_True);
+}
+
+typedef struct {
+    Py_uhash_t acc;
+} fd_hash_state;
+
+static int
+fd_hash_entry(champ_entry *e, void *arg)
+{
+    Py_uhash_t ph;
+    if (hashing_pair_hash(e->hash, e->value, &ph) < 0) {
+        return -1;
+    }
+    ((fd_hash_state *)arg)->acc ^= hashing_shuffle_bits(ph);
+    return 0;
+}
+
+static Py_hash_t
+fd_hash(PyObject *op)
+{
+    fd_object *s = FD(op);
+    Py_hash_t h = FM_LOAD_HASH(s->hash);
+    if (h != -1) {
+        return h;
+    }
+    Py_uhash_t acc;
+    if (FM_LOAD_HASH(s->acc_valid)) {
+        acc = FM_LOAD_HASH(s->acc);
+    }
+    else {
+        fd_hash_state hs = {0};
+        if (Py_EnterRecursiveCall(" while hashing a frozendict")) {
+            return -1;
+        }
+        int r = champ_foreach(s->root, fd_hash_entry, &hs);
+        Py_LeaveRecursiveCall();
+        if (r) {
+            return -1;
+        }
+        acc = hs.acc;
+        FM_STORE_HASH(s->acc, acc);
+        FM_STORE_HASH(s->acc_valid, 1);
+    }
+    h = hashing_finalize(acc, s->len);
+    FM_STORE_HASH(s->hash, h);
+    return h;
+}
+
+/* --- repr, pickle, copy -------------------------------------------------- */
+
+PyObject *
+fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
+{
+    Py_ssize_t len = PyObject_Size(mapping);
+    if (len < 0) {
+        return NULL;
+    }
+    if (len == 0) {
+        return PyUnicode_FromFormat("%U()", name);
+    }
+    int rec = Py_ReprEnter(mapping);
+    if (rec != 0) {
+        return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
+    }
+    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
+    order_node *order = fd_mapping_order(st, mapping);
+    parts = PyList_New(0);
+    if (parts == NULL) {
+        goto done;
+    }
+    if (Py_EnterRecursiveCall(" while getting the repr of a frozendict")) {
+        goto done;
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    int failed = 0;
+    while (order_cursor_next(&c, &k, &v)) {
+        PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
+        if (part == NULL || PyList_Append(parts, part) < 0) {
+            Py_XDECREF(part);
+            failed = 1;
+            break;
+        }
+        Py_DECREF(part);
+    }
+    Py_LeaveRecursiveCall();
+    if (failed) {
+        goto done;
+    }
+    sep = PyUnicode_FromString(", ");
+    if (sep == NULL) {
+        goto done;
+    }
+    body = PyUnicode_Join(sep, parts);
+    if (body == NULL) {
+        goto done;
+    }
+    result = PyUnicode_FromFormat("%U({%U})", name, body);
+done:
+    Py_ReprLeave(mapping);
+    Py_XDECREF(order);
+    Py_XDECREF(parts);
+    Py_XDECREF(sep);
+    Py_XDECREF(body);
+    return result;
+}
+
+static PyObject *
+fd_repr(PyObject *op)
+{
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__name__");
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *r = fd_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
+    Py_DECREF(name);
+    return r;
+}
+
+/* dict(self._items()) */
+static PyObject *
+fd_as_dict(PyObject *op)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL) {
+        return NULL;
+    }
+    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    while (order_cursor_next(&c, &k, &v)) {
+        if (PyDict_SetItem(d, k, v) < 0) {
+            Py_DECREF(d);
+            Py_XDECREF(order);
+            return NULL;
+        }
+    }
+    Py_XDECREF(order);
+    return d;
+}
+
+static PyObject *
+fd_getnewargs(PyObject *op, PyObject *unused)
+{
+    PyObject *d = fd_as_dict(op);
+    return d == NULL ? NULL : Py_BuildValue("(N)", d);
+}
+
+/* A subclass instance's __dict__ and slot values, as pickle stores them. */
+static PyObject *
+fd_subclass_state(fm_state *st, PyObject *op)
+{
+    PyObject *state = PyObject_GetAttrString(op, "__dict__");
+    if (state == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    if (state != NULL) {
+        int truth = PyObject_IsTrue(state);
+        if (truth < 0) {
+            Py_DECREF(state);
+            return NULL;
+        }
+        if (!truth) {
+            Py_CLEAR(state);
+        }
+    }
+    if (state == NULL) {
+        state = Py_NewRef(Py_None);
+    }
+    PyObject *slots = PyDict_New();
+    PyObject *mro = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__mro__");
+    if (slots == NULL || mro == NULL) {
+        goto error;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyObject *cls = PyTuple_GET_ITEM(mro, i);
+        if (cls == (PyObject *)st->frozendict_type) {
+            break;
+        }
+        PyObject *cdict = ((PyTypeObject *)cls)->tp_dict;
+        PyObject *names = cdict ? PyDict_GetItemString(cdict, "__slots__") : NULL;
+        if (names == NULL) {
+            continue;
+        }
+        Py_INCREF(names);
+        if (PyUnicode_Check(names)) {
+            Py_SETREF(names, PyTuple_Pack(1, names));
+        }
+        else {
+            Py_SETREF(names, PySequence_Tuple(names));
+        }
+        if (names == NULL) {
+            goto error;
+        }
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(names); j++) {
+            PyObject *name = PyTuple_GET_ITEM(names, j);
+            if (!PyUnicode_Check(name)
+                || PyUnicode_CompareWithASCIIString(name, "__dict__") == 0
+                || PyUnicode_CompareWithASCIIString(name, "__weakref__") == 0) {
+                continue;
+            }
+            Py_INCREF(name);
+            Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+            if (n > 2 && PyUnicode_READ_CHAR(name, 0) == '_'
+                && PyUnicode_READ_CHAR(name, 1) == '_'
+                && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
+                     && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
+                PyObject *cname = PyObject_GetAttrString(cls, "__name__");
+                PyObject *stripped = cname ? PyObject_CallMethod(cname, "lstrip", "s", "_") : NULL;
+                Py_XDECREF(cname);
+                if (stripped == NULL) {
+                    Py_DECREF(name);
+                    Py_DECREF(names);
+                    goto error;
+                }
+                Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
+                Py_DECREF(stripped);
+                if (name == NULL) {
+                    Py_DECREF(names);
+                    goto error;
+                }
+            }
+            PyObject *value = PyObject_GetAttr(op, name);
+            if (value == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                    Py_DECREF(name);
+                    Py_DECREF(names);
+                    goto error;
+                }
+                PyErr_Clear();
+            }
+            else {
+                int r = PyDict_SetItem(slots, name, value);
+                Py_DECREF(value);
+                if (r < 0) {
+                    Py_DECREF(name);
+                    Py_DECREF(names);
+                    goto error;
+                }
+            }
+            Py_DECREF(name);
+        }
+        Py_DECREF(names);
+    }
+    Py_DECREF(mro);
+    if (PyDict_GET_SIZE(slots)) {
+        return Py_BuildValue("(NN)", state, slots);
+    }
+    Py_DECREF(slots);
+    return state;
+error:
+    Py_XDECREF(mro);
+    Py_XDECREF(slots);
+    Py_DECREF(state);
+    return NULL;
+}
+
+static PyObject *
+fd_reduce_ex(PyObject *op, PyObject *protocol)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *items = fd_as_dict(op);
+    if (items == NULL) {
+        return NULL;
+    }
+    if (Py_IS_TYPE(op, st->frozendict_type)) {
+        return Py_BuildValue("O(Ns)", st->restore, items, "c");
+    }
+    PyObject *state = fd_subclass_state(st, op);
+    if (state == NULL) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    PyObject *copyreg = PyImport_ImportModule("copyreg");
+    PyObject *newobj = copyreg ? PyObject_GetAttrString(copyreg, "__newobj__") : NULL;
+    Py_XDECREF(copyreg);
+    if (newobj == NULL) {
+        Py_DECREF(items);
+        Py_DECREF(state);
+        return NULL;
+    }
+    return Py_BuildValue("N(ON)N", newobj, (PyObject *)Py_TYPE(op), items, state);
+}
+
+static PyObject *
+fd_reduce(PyObject *op, PyObject *unused)
+{
+    PyObject *two = PyLong_FromLong(2);
+    if (two == NULL) {
+        return NULL;
+    }
+    PyObject *r = fd_reduce_ex(op, two);
+    Py_DECREF(two);
+    return r;
+}
+
+/* copy._reconstruct(self, memo, *self.__reduce_ex__(4)) */
+static PyObject *
+fd_reconstruct(PyObject *op, PyObject *memo)
+{
+    PyObject *rv = PyObject_CallMethod(op, "__reduce_ex__", "i", 4);
+    if (rv == NULL) {
+        return NULL;
+    }
+    PyObject *copy = PyImport_ImportModule("copy");
+    PyObject *recon = copy ? PyObject_GetAttrString(copy, "_reconstruct") : NULL;
+    Py_XDECREF(copy);
+    if (recon == NULL || !PyTuple_Check(rv)) {
+        Py_XDECREF(recon);
+        Py_DECREF(rv);
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(rv);
+    PyObject *args = PyTuple_New(2 + n);
+    if (args == NULL) {
+        Py_DECREF(recon);
+        Py_DECREF(rv);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(args, 0, Py_NewRef(op));
+    PyTuple_SET_ITEM(args, 1, Py_NewRef(memo));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTuple_SET_ITEM(args, 2 + i, Py_NewRef(PyTuple_GET_ITEM(rv, i)));
+    }
+    PyObject *r = PyObject_Call(recon, args, NULL);
+    Py_DECREF(args);
+    Py_DECREF(recon);
+    Py_DECREF(rv);
+    return r;
+}
+
+static PyObject *
+fd_copy_dunder(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (Py_IS_TYPE(op, st->frozendict_type)) {
+        return Py_NewRef(op);
+    }
+    return fd_reconstruct(op, Py_None);
+}
+
+static PyObject *
+fd_deepcopy(PyObject *op, PyObject *memo)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (!Py_IS_TYPE(op, st->frozendict_type)) {
+        return fd_reconstruct(op, memo);
+    }
+    PyObject *copy = PyImport_ImportModule("copy");
+    PyObject *deepcopy = copy ? PyObject_GetAttrString(copy, "deepcopy") : NULL;
+    Py_XDECREF(copy);
+    if (deepcopy == NULL) {
+        return NULL;
+    }
+    PyObject *items = PyDict_New(), *result = NULL, *id = NULL;
+    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    if (items == NULL) {
+        goto done;
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    while (order_cursor_next(&c, &k, &v)) {
+        PyObject *nk = PyObject_CallFunctionObjArgs(deepcopy, k, memo, NULL);
+        PyObject *nv = nk ? PyObject_CallFunctionObjArgs(deepcopy, v, memo, NULL) : NULL;
+        int r = nv ? PyDict_SetItem(items, nk, nv) : -1;
+        Py_XDECREF(nk);
+        Py_XDECREF(nv);
+        if (r < 0) {
+            goto done;
+        }
+    }
+    id = PyLong_FromVoidPtr(op);
+    if (id == NULL) {
+        goto done;
+    }
+    PyObject *existing = PyObject_CallMethod(memo, "get", "O", id);
+    if (existing == NULL) {
+        goto done;
+    }
+    if (existing != Py_None) {
+        result = existing;
+        goto done;
+    }
+    Py_DECREF(existing);
+    result = PyObject_CallOneArg((PyObject *)st->frozendict_type, items);
+    if (result != NULL && PyObject_SetItem(memo, id, result) < 0) {
+        Py_CLEAR(result);
+    }
+done:
+    Py_XDECREF(id);
+    Py_XDECREF(items);
+    Py_XDECREF(order);
+    Py_DECREF(deepcopy);
+    return result;
+}
+
+/* --- derivations --------------------------------------------------------- */
+
+static PyObject *
+fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    transient t;
+    if (fd_transient(st, op, &t) < 0) {
+        return NULL;
+    }
+    t.owner = 0;   /* one edit: a plain path copy, exactly-sized nodes */
+    PyObject *result = NULL;
+    int r = transient_assoc(st, &t, args[0], args[1]);
+    if (r > 0) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    else if (r == 0) {
+        result = fd_exact(st, op);
+    }
+    transient_clear(&t);
+    return result;
+}
+
+static PyObject *
+fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    transient t;
+    if (fd_transient(st, op, &t) < 0) {
+        return NULL;
+    }
+    t.owner = 0;
+    PyObject *result = NULL;
+    int r = transient_dissoc(st, &t, key, NULL);
+    if (r > 0) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    else if (r == 0) {
+        if (missing_ok) {
+            result = fd_exact(st, op);
+        }
+        else {
+            fd_set_key_error(key);
+        }
+    }
+    transient_clear(&t);
+    return result;
+}
+
+static PyObject *
+fd_delete(PyObject *op, PyObject *key)
+{
+    return fd_delete_impl(op, key, 0);
+}
+
+static PyObject *
+fd_discard(PyObject *op, PyObject *key)
+{
+    return fd_delete_impl(op, key, 1);
+}
+
+static PyObject *
+fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
+{
+    int ok = fd_is_anydict(st, other);
+    if (ok <= 0) {
+        return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+    }
+    if (Py_IS_TYPE(op, st->frozendict_type)) {
+        if ((PyDict_CheckExact(other) && PyDict_GET_SIZE(other) == 0)
+            || (Py_IS_TYPE(other, st->frozendict_type) && FD(other)->len == 0)) {
+            return Py_NewRef(op);
+        }
+        if (FD(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
+            return Py_NewRef(other);
+        }
+    }
+    transient t;
+    if (fd_transient(st, op, &t) < 0) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    int r;
+    if (fd_type_check(st, other)) {
+        order_node *order = (order_node *)Py_XNewRef(FD(other)->order);
+        order_cursor c;
+        order_cursor_init(&c, order, 0);
+        PyObject *k, *v;
+        r = 0;
+        while (order_cursor_next(&c, &k, &v)) {
+            if (transient_assoc(st, &t, k, v) < 0) {
+                r = -1;
+                break;
+            }
+        }
+        Py_XDECREF(order);
+    }
+    else {
+        PyObject *items = PyObject_CallMethodNoArgs(other, st->str_items);
+        PyObject *it = items ? PyObject_GetIter(items) : NULL;
+        Py_XDECREF(items);
+        r = it == NULL ? -1 : 0;
+        PyObject *item;
+        while (it != NULL && (item = PyIter_Next(it)) != NULL) {
+            r = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2
+                ? transient_assoc(st, &t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1))
+                : (PyErr_SetString(PyExc_TypeError, "items() must yield pairs"), -1);
+            Py_DECREF(item);
+            if (r < 0) {
+                break;
+            }
+        }
+        if (it != NULL && r >= 0 && PyErr_Occurred()) {
+            r = -1;
+        }
+        Py_XDECREF(it);
+    }
+    if (r >= 0) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    transient_clear(&t);
+    return result;
+}
+
+static PyObject *
+fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
+{
+    if (PyDict_Check(other)) {
+        PyObject *result = PyDict_Copy(other);
+        if (result == NULL) {
+            return NULL;
+        }
+        if (!PyDict_CheckExact(result)) {
+            Py_SETREF(result, PyDict_New());
+            if (result == NULL || PyDict_Update(result, other) < 0) {
+                Py_XDECREF(result);
+                return NULL;
+            }
+        }
+        order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+        order_cursor c;
+        order_cursor_init(&c, order, 0);
+        PyObject *k, *v;
+        while (order_cursor_next(&c, &k, &v)) {
+            if (PyDict_SetItem(result, k, v) < 0) {
+                Py_DECREF(result);
+                Py_XDECREF(order);
+                return NULL;
+            }
+        }
+        Py_XDECREF(order);
+        return result;
+    }
+    int foreign = fd_is_anydict(st, other);
+    if (foreign < 0) {
+        return NULL;
+    }
+    if (foreign) {
+        PyObject *left = PyObject_CallOneArg((PyObject *)st->frozendict_type, other);
+        if (left == NULL) {
+            return NULL;
+        }
+        PyObject *r = fd_or_impl(st, left, op);
+        Py_DECREF(left);
+        return r;
+    }
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* In a binary slot either operand may be ours; NULL when the left is not. */
+static fm_state *
+fd_left_state(PyObject *a)
+{
+    fm_state *st = fm_find_state(Py_TYPE(a));
+    return st != NULL && fd_type_check(st, a) ? st : NULL;
+}
+
+static PyObject *
+fd_nb_or(PyObject *a, PyObject *b)
+{
+    fm_state *st = fd_left_state(a);
+    if (st != NULL) {
+        return fd_or_impl(st, a, b);
+    }
+    st = fd_left_state(b);
+    if (st != NULL) {
+        return fd_ror_impl(st, b, a);
+    }
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+/* iter(keys), or NULL with no error set when keys is not iterable. */
+static PyObject *
+fd_iter_or_notimpl(PyObject *keys)
+{
+    PyObject *it = PyObject_GetIter(keys);
+    if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+    }
+    return it;
+}
+
+static PyObject *
+fd_nb_sub(PyObject *a, PyObject *b)
+{
+    fm_state *st = fd_left_state(a);
+    if (st == NULL) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *it = fd_iter_or_notimpl(b);
+    if (it == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+    }
+    transient t;
+    if (fd_transient(st, a, &t) < 0) {
+        Py_DECREF(it);
+        return NULL;
+    }
+    PyObject *key, *result = NULL;
+    while ((key = PyIter_Next(it)) != NULL) {
+        int r = transient_dissoc(st, &t, key, NULL);
+        Py_DECREF(key);
+        if (r < 0) {
+            break;
+        }
+    }
+    if (!PyErr_Occurred()) {
+        result = t.len == FD(a)->len ? fd_exact(st, a)
+                                     : transient_publish(st, &t, st->frozendict_type);
+    }
+    Py_DECREF(it);
+    transient_clear(&t);
+    return result;
+}
+
+static int
+fd_compare_seq(const void *x, const void *y)
+{
+    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
+    return a < b ? -1 : a > b;
+}
+
+static PyObject *
+fd_nb_and(PyObject *a, PyObject *b)
+{
+    fm_state *st = fd_left_state(a);
+    if (st == NULL) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    PyObject *it = fd_iter_or_notimpl(b);
+    if (it == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+    }
+    fd_object *self = FD(a);
+    Py_INCREF(self);
+    champ_difflist found = {0};
+    PyObject *key, *result = NULL;
+    while ((key = PyIter_Next(it)) != NULL) {
+        champ_entry *e;
+        int r = fd_find(a, key, &e);
+        Py_DECREF(key);
+        if (r < 0) {
+            break;
+        }
+        if (r > 0) {
+            if (found.len == found.cap) {
+                Py_ssize_t cap = found.cap ? 2 * found.cap : 16;
+                champ_entry *items = PyMem_Realloc(found.items, cap * sizeof(champ_entry));
+                if (items == NULL) {
+                    PyErr_NoMemory();
+                    break;
+                }
+                found.items = items;
+                found.cap = cap;
+            }
+            found.items[found.len++] = *e;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        goto done;
+    }
+    qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < found.len; i++) {
+        if (n == 0 || found.items[n - 1].seq != found.items[i].seq) {
+            found.items[n++] = found.items[i];
+        }
+    }
+    if (n == self->len) {
+        result = fd_exact(st, a);
+        goto done;
+    }
+    transient t;
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        goto done;
+    }
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        champ_entry *e = &found.items[i];
+        if (transient_put_new(st, &t, e->hash, e->key, e->value) < 0) {
+            break;
+        }
+    }
+    if (i == n) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    transient_clear(&t);
+done:
+    champ_difflist_free(&found);
+    Py_DECREF(self);
+    return result;
+}
+
+static PyObject *
+fd_evolve(PyObject *op, PyObject *unused)
+{
+    return evolver_new_from(fm_state_of_type(Py_TYPE(op)), op);
+}
+
+/* --- diff ---------------------------------------------------------------- */
+
+/* A frozendict of distinct keys with known hashes, in the order given;
+ * values from values[i] when values is not NULL. */
+static PyObject *
+fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n, PyObject **values)
+{
+    transient t;
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        if (transient_put_new(st, &t, entries[i].hash, entries[i].key,
+                              values ? values[i] : entries[i].value) < 0) {
+            break;
+        }
+    }
+    if (i == n) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    transient_clear(&t);
+    return result;
+}
+
+static int
+fd_compare_pair_seq(const void *x, const void *y)
+{
+    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
+    return a < b ? -1 : a > b;
+}
+
+static PyObject *
+fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
+{
+    champ_difflist added = {0}, removed = {0}, changed = {0};
+    PyObject *fa = NULL, *fr = NULL, *fc = NULL, *result = NULL;
+    PyObject **pairs = NULL;
+    champ_entry *olds = NULL;
+    Py_ssize_t npairs = 0;
+    Py_INCREF(op);
+    Py_INCREF(other);
+    if (champ_diff(FD(op)->root, FD(other)->root, &added, &removed, &changed) < 0) {
+        goto done;
+    }
+    qsort(added.items, added.len, sizeof(champ_entry), fd_compare_seq);
+    qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
+    /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
+    qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_pair_seq);
+    npairs = changed.len / 2;
+    pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
+    olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));
+    if (pairs == NULL || olds == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < npairs; i++) {
+        olds[i] = changed.items[2 * i];
+        pairs[i] = PyTuple_Pack(2, changed.items[2 * i].value,
+                                changed.items[2 * i + 1].value);
+        if (pairs[i] == NULL) {
+            goto done;
+        }
+    }
+    fa = fd_from_entries(st, added.items, added.len, NULL);
+    fr = fa ? fd_from_entries(st, removed.items, removed.len, NULL) : NULL;
+    fc = fr ? fd_from_entries(st, olds, npairs, pairs) : NULL;
+    if (fc != NULL) {
+        result = PyObject_CallFunctionObjArgs(st->diff_type, fa, fr, fc, NULL);
+    }
+done:
+    if (pairs != NULL) {
+        for (Py_ssize_t i = 0; i < npairs; i++) {
+            Py_XDECREF(pairs[i]);
+        }
+    }
+    PyMem_Free(pairs);
+    PyMem_Free(olds);
+    Py_XDECREF(fa);
+    Py_XDECREF(fr);
+    Py_XDECREF(fc);
+    champ_difflist_free(&added);
+    champ_difflist_free(&removed);
+    champ_difflist_free(&changed);
+    Py_DECREF(op);
+    Py_DECREF(other);
+    return result;
+}
+
+/* diff against any mapping: one pass over each side. */
+static PyObject *
+fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
+{
+    transient removed, changed, added;
+    int ok_r = transient_init(st, &removed, NULL, NULL, 0, 0, 0, 0);
+    int ok_c = transient_init(st, &changed, NULL, NULL, 0, 0, 0, 0);
+    int ok_a = transient_init(st, &added, NULL, NULL, 0, 0, 0, 0);
+    PyObject *result = NULL, *get = NULL, *missing = NULL, *it = NULL, *key;
+    PyObject *fa = NULL, *fr = NULL, *fc = NULL;
+    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    if (ok_r < 0 || ok_c < 0 || ok_a < 0) {
+        goto done;
+    }
+    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        goto done;
+    }
+    {
+        PyObject *name = PyUnicode_FromString("get");
+        if (name == NULL) {
+            goto done;
+        }
+        int has = PyObject_HasAttr(other, name);
+        if (has) {
+            get = PyObject_GetAttr(other, name);
+        }
+        Py_DECREF(name);
+        if (has && get == NULL) {
+            goto done;
+        }
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *old;
+    while (order_cursor_next(&c, &k, &old)) {
+        PyObject *new = get ? PyObject_CallFunctionObjArgs(get, k, missing, NULL)
+                            : Py_NewRef(missing);
+        if (new == NULL) {
+            goto done;
+        }
+        if (new == missing) {
+            Py_DECREF(new);
+            int in = PySequence_Contains(other, k);
+            if (in < 0) {
+                goto done;
+            }
+            if (!in) {
+                if (transient_assoc(st, &removed, k, old) < 0) {
+                    goto done;
+                }
+                continue;
+            }
+            new = PyObject_GetItem(other, k);
+            if (new == NULL) {
+                goto done;
+            }
+        }
+        int differ = 0;
+        if (old != new) {
+            differ = PyObject_RichCompareBool(old, new, Py_NE);
+        }
+        if (differ > 0) {
+            PyObject *pair = PyTuple_Pack(2, old, new);
+            differ = pair ? transient_assoc(st, &changed, k, pair) : -1;
+            Py_XDECREF(pair);
+        }
+        Py_DECREF(new);
+        if (differ < 0) {
+            goto done;
+        }
+    }
+    it = PyObject_GetIter(other);
+    if (it == NULL) {
+        goto done;
+    }
+    while ((key = PyIter_Next(it)) != NULL) {
+        champ_entry *e;
+        int r = fd_find(op, key, &e);
+        if (r == 0) {
+            PyObject *v = PyObject_GetItem(other, key);
+            r = v ? transient_assoc(st, &added, key, v) : -1;
+            Py_XDECREF(v);
+        }
+        Py_DECREF(key);
+        if (r < 0) {
+            goto done;
+        }
+    }
+    if (PyErr_Occurred()) {
+        goto done;
+    }
+    fa = transient_publish(st, &added, st->frozendict_type);
+    fr = fa ? transient_publish(st, &removed, st->frozendict_type) : NULL;
+    fc = fr ? transient_publish(st, &changed, st->frozendict_type) : NULL;
+    if (fc != NULL) {
+        result = PyObject_CallFunctionObjArgs(st->diff_type, fa, fr, fc, NULL);
+    }
+done:
+    Py_XDECREF(fa);
+    Py_XDECREF(fr);
+    Py_XDECREF(fc);
+    Py_XDECREF(it);
+    Py_XDECREF(get);
+    Py_XDECREF(missing);
+    Py_XDECREF(order);
+    transient_clear(&removed);
+    transient_clear(&changed);
+    transient_clear(&added);
+    return result;
+}
+
+static PyObject *
+fd_diff(PyObject *op, PyObject *other)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (fd_type_check(st, other)) {
+        return fd_diff_tries(st, op, other);
+    }
+    return fd_diff_generic(st, op, other);
+}
+
+/* --- checking and debugging ---------------------------------------------- */
+
+typedef struct {
+    order_node *order;
+    uint64_t next_seq;
+    const char *error;
+} fd_check_state;
+
+static int
+fd_check_entry(champ_entry *e, void *arg)
+{
+    fd_check_state *cs = arg;
+    PyObject *k, *v;
+    if (!order_get(cs->order, e->seq, &k, &v)) {
+        cs->error = "a key-trie entry has no item in the order trie";
+        return 1;
+    }
+    if (k != e->key || v != e->value) {
+        cs->error = "the tries disagree at a seq";
+        return 1;
+    }
+    if (e->seq >= cs->next_seq) {
+        cs->error = "next_seq not above every seq";
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+fd_check(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    fd_object *s = FD(op);
+    if (s->root == NULL) {
+        if (s->order != NULL || s->len != 0) {
+            PyErr_SetString(PyExc_AssertionError, "cleared version keeps items");
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t count = champ_check(st, s->root, 0, 0, 1);
+    if (count < 0) {
+        return NULL;
+    }
+    if (count != s->len) {
+        PyErr_Format(PyExc_AssertionError, "key trie holds %zd entries, len is %zd",
+                     count, s->len);
+        return NULL;
+    }
+    Py_ssize_t items = order_check(s->order, NULL);
+    if (items < 0) {
+        return NULL;
+    }
+    if (items != s->len) {
+        PyErr_Format(PyExc_AssertionError, "order trie holds %zd items, len is %zd",
+                     items, s->len);
+        return NULL;
+    }
+    fd_check_state cs = {s->order, s->next_seq, NULL};
+    champ_foreach(s->root, fd_check_entry, &cs);
+    if (cs.error != NULL) {
+        PyErr_SetString(PyExc_AssertionError, cs.error);
+        return NULL;
+    }
+    Py_hash_t h = FM_LOAD_HASH(s->hash);
+    if (h != -1 && (!s->acc_valid || hashing_finalize(s->acc, s->len) != h)) {
+        PyErr_SetString(PyExc_AssertionError, "cached hash disagrees with the accumulator");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+fd_node_ids(PyObject *op, PyObject *unused)
+{
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        return NULL;
+    }
+    if ((FD(op)->root != NULL && champ_node_ids(FD(op)->root, out) < 0)
+        || order_node_ids(FD(op)->order, out) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
+static PyObject *
+fd_dump(PyObject *op, PyObject *unused)
+{
+    fd_object *s = FD(op);
+    PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;
+    if (out == NULL) {
+        return NULL;
+    }
+    char buf[96];
+    PyOS_snprintf(buf, sizeof(buf), "frozendict len=%zd next_seq=%llu", s->len,
+                  (unsigned long long)s->next_seq);
+    line = PyUnicode_FromString(buf);
+    if (line == NULL || PyList_Append(out, line) < 0) {
+        goto done;
+    }
+    Py_SETREF(line, PyUnicode_FromString("key trie:"));
+    if (line == NULL || PyList_Append(out, line) < 0) {
+        goto done;
+    }
+    if (s->root != NULL && champ_dump(s->root, 1, out) < 0) {
+        goto done;
+    }
+    Py_SETREF(line, PyUnicode_FromString("order trie:"));
+    if (line == NULL || PyList_Append(out, line) < 0) {
+        goto done;
+    }
+    if (order_dump(s->order, 1, out) < 0) {
+        goto done;
+    }
+    sep = PyUnicode_FromString("\n");
+    if (sep != NULL) {
+        result = PyUnicode_Join(sep, out);
+    }
+done:
+    Py_XDECREF(line);
+    Py_XDECREF(sep);
+    Py_DECREF(out);
+    return result;
+}
+
+/* --- the type ------------------------------------------------------------ */
+
+static PyMethodDef fd_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))fd_get, METH_FASTCALL,
+     "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
+    {"keys", fd_keys, METH_NOARGS,
+     FD_DOC_KEYS},
+    {"values", fd_values, METH_NOARGS,
+     FD_DOC_VALUES},
+    {"items", fd_items, METH_NOARGS,
+     FD_DOC_ITEMS},
+    {"__reversed__", fd_reversed, METH_NOARGS,
+     "Iterate over the keys in reverse insertion order."},
+    {"copy", fd_copy, METH_NOARGS,
+     FD_DOC_COPY},
+    {"fromkeys", (PyCFunction)(void (*)(void))fd_fromkeys, METH_FASTCALL | METH_CLASS,
+     "fromkeys($type, iterable, value=None, /)\n--\n\n" FD_DOC_FROMKEYS},
+    {"__getnewargs__", fd_getnewargs, METH_NOARGS, NULL},
+    {"__reduce_ex__", fd_reduce_ex, METH_O, NULL},
+    {"__reduce__", fd_reduce, METH_NOARGS, NULL},
+    {"__copy__", fd_copy_dunder, METH_NOARGS, NULL},
+    {"__deepcopy__", fd_deepcopy, METH_O, NULL},
+    {"set", (PyCFunction)(void (*)(void))fd_set_key, METH_FASTCALL,
+     "set($self, key, value, /)\n--\n\n" FD_DOC_SET},
+    {"delete", fd_delete, METH_O,
+     "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
+    {"discard", fd_discard, METH_O,
+     "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"evolve", fd_evolve, METH_NOARGS,
+     FD_DOC_EVOLVE},
+    {"diff", fd_diff, METH_O,
+     "diff($self, other, /)\n--\n\n" FD_DOC_DIFF},
+    {"_check", fd_check, METH_NOARGS,
+     "Assert every invariant of this version (tests call it after edits)."},
+    {"_node_ids", fd_node_ids, METH_NOARGS,
+     "Addresses of every key-trie and order-trie node of this version."},
+    {"_dump", fd_dump, METH_NOARGS, "A readable dump of both tries."},
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef fd_getset[] = {
+    {"_match_self", fd_match_self, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot fd_slots[] = {
+    {Py_tp_new, fd_tp_new},
+    {Py_tp_dealloc, fd_dealloc},
+    {Py_tp_traverse, fd_traverse},
+    {Py_tp_clear, fd_clear},
+    {Py_tp_repr, fd_repr},
+    {Py_tp_hash, fd_hash},
+    {Py_tp_richcompare, fd_richcompare},
+    {Py_tp_iter, fd_iter},
+    {Py_tp_methods, fd_methods},
+    {Py_tp_getset, fd_getset},
+    {Py_mp_length, fd_length},
+    {Py_mp_subscript, fd_subscript},
+    {Py_sq_contains, fd_contains},
+    {Py_nb_or, fd_nb_or},
+    {Py_nb_subtract, fd_nb_sub},
+    {Py_nb_and, fd_nb_and},
+    {Py_tp_doc, FD_DOC_TYPE},
+    {0, NULL},
+};
+
+PyType_Spec fd_spec = {
+    .name = "frozenmap.frozendict",
+    .basicsize = sizeof(fd_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE
+             | Py_TPFLAGS_MAPPING,
+    .slots = fd_slots,
+};
+
+vectorcallfunc fd_vectorcall_ptr = fd_vectorcall;

@@ -1,0 +1,262 @@
+/* module.c -- frozenmap._ccore._cfrozenmap: module state, multi-phase
+ * initialisation, and the owner-token counter.  The essay explaining the
+ * algorithm is at the top of frozendict.c. */
+#include "cfrozenmap.h"
+
+/* --- owner tokens ---------------------------------------------------------- */
+
+/* The only mutable global of the extension: a process-wide counter handing
+ * out owner tokens.  Atomic, so two threads (or two interpreters) never get
+ * the same token; relaxed ordering suffices since only uniqueness matters. */
+#if defined(__GNUC__) || defined(__clang__)
+static uint64_t fm_owner_counter = 0;
+
+uint64_t
+fm_owner_new(void)
+{
+    return __atomic_add_fetch(&fm_owner_counter, 1, __ATOMIC_RELAXED);
+}
+#else
+#include <stdatomic.h>
+static _Atomic uint64_t fm_owner_counter = 0;
+
+uint64_t
+fm_owner_new(void)
+{
+    return atomic_fetch_add_explicit(&fm_owner_counter, 1, memory_order_relaxed) + 1;
+}
+#endif
+
+/* --- module state ---------------------------------------------------------- */
+
+static inline fm_state *
+fm_state_of_module(PyObject *module)
+{
+    return (fm_state *)PyModule_GetState(module);
+}
+
+fm_state *
+fm_find_state(PyTypeObject *tp)
+{
+    /* PyType_GetModuleByDef without the exception when tp is not ours. */
+    PyObject *mro = tp->tp_mro;
+    if (mro == NULL) {
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(mro);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (!(base->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+            continue;
+        }
+        PyObject *module = ((PyHeapTypeObject *)base)->ht_module;
+        if (module != NULL && PyModule_GetDef(module) == &fm_module_def) {
+            return fm_state_of_module(module);
+        }
+    }
+    return NULL;
+}
+
+fm_state *
+fm_state_of_type(PyTypeObject *tp)
+{
+    PyObject *module = ((PyHeapTypeObject *)tp)->ht_module;
+    if (FM_LIKELY((tp->tp_flags & Py_TPFLAGS_HEAPTYPE) && module != NULL
+                  && PyModule_GetDef(module) == &fm_module_def)) {
+        return fm_state_of_module(module);
+    }
+    return fm_find_state(tp);
+}
+
+static int
+fm_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    fm_state *st = fm_state_of_module(module);
+    Py_VISIT(st->frozendict_type);
+    Py_VISIT(st->evolver_type);
+    Py_VISIT(st->bitmap_type);
+    Py_VISIT(st->collision_type);
+    Py_VISIT(st->order_type);
+    Py_VISIT(st->keys_type);
+    Py_VISIT(st->values_type);
+    Py_VISIT(st->items_type);
+    Py_VISIT(st->iter_type);
+    Py_VISIT(st->diff_type);
+    Py_VISIT(st->restore);
+    Py_VISIT(st->restore_evolver);
+    Py_VISIT(st->common);
+    Py_VISIT(st->abc_set);
+    Py_VISIT(st->builtin_iter);
+    return 0;
+}
+
+static int
+fm_clear(PyObject *module)
+{
+    fm_state *st = fm_state_of_module(module);
+    Py_CLEAR(st->frozendict_type);
+    Py_CLEAR(st->evolver_type);
+    Py_CLEAR(st->bitmap_type);
+    Py_CLEAR(st->collision_type);
+    Py_CLEAR(st->order_type);
+    Py_CLEAR(st->keys_type);
+    Py_CLEAR(st->values_type);
+    Py_CLEAR(st->items_type);
+    Py_CLEAR(st->iter_type);
+    Py_CLEAR(st->diff_type);
+    Py_CLEAR(st->restore);
+    Py_CLEAR(st->restore_evolver);
+    Py_CLEAR(st->common);
+    Py_CLEAR(st->abc_set);
+    Py_CLEAR(st->builtin_iter);
+    Py_CLEAR(st->str_keys);
+    Py_CLEAR(st->str_items);
+    return 0;
+}
+
+static void
+fm_free(void *module)
+{
+    fm_clear((PyObject *)module);
+}
+
+/* --- initialisation -------------------------------------------------------- */
+
+/* Create a type.  Error messages print tp_name, which for a heap type is the
+ * full spec name; the public types get the bare name ("frozendict") there,
+ * as in the pure core and the builtin, while __module__ stays "frozenmap"
+ * (the type owns a copy of the spec name, so tp_name may point elsewhere). */
+static PyTypeObject *
+fm_add_type(PyObject *module, PyType_Spec *spec, int public)
+{
+    PyTypeObject *tp = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, NULL);
+    if (tp == NULL) {
+        return NULL;
+    }
+    if (strncmp(spec->name, "frozenmap.", 10) == 0
+        && strchr(spec->name + 10, '.') == NULL) {
+        tp->tp_name = spec->name + 10;
+    }
+    if (public && PyModule_AddType(module, tp) < 0) {
+        Py_DECREF(tp);
+        return NULL;
+    }
+    return tp;
+}
+
+static PyObject *
+fm_import_attr(const char *module, const char *name)
+{
+    PyObject *m = PyImport_ImportModule(module);
+    if (m == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_GetAttrString(m, name);
+    Py_DECREF(m);
+    return r;
+}
+
+static int
+fm_register(const char *abc, PyTypeObject *tp)
+{
+    PyObject *cls = fm_import_attr("collections.abc", abc);
+    if (cls == NULL) {
+        return -1;
+    }
+    PyObject *r = PyObject_CallMethod(cls, "register", "O", (PyObject *)tp);
+    Py_DECREF(cls);
+    if (r == NULL) {
+        return -1;
+    }
+    Py_DECREF(r);
+    return 0;
+}
+
+static int
+fm_exec(PyObject *module)
+{
+    fm_state *st = fm_state_of_module(module);
+    if ((st->bitmap_type = fm_add_type(module, &champ_bitmap_spec, 0)) == NULL
+        || (st->collision_type = fm_add_type(module, &champ_collision_spec, 0)) == NULL
+        || (st->order_type = fm_add_type(module, &order_node_spec, 0)) == NULL
+        || (st->frozendict_type = fm_add_type(module, &fd_spec, 1)) == NULL
+        || (st->evolver_type = fm_add_type(module, &evolver_spec, 1)) == NULL
+        || (st->keys_type = fm_add_type(module, &view_keys_spec, 0)) == NULL
+        || (st->values_type = fm_add_type(module, &view_values_spec, 0)) == NULL
+        || (st->items_type = fm_add_type(module, &view_items_spec, 0)) == NULL
+        || (st->iter_type = fm_add_type(module, &view_iter_spec, 0)) == NULL) {
+        return -1;
+    }
+    /* The constructor of the exact type is a vectorcall. */
+    st->frozendict_type->tp_vectorcall = fd_vectorcall_ptr;
+
+    /* case frozendict(x) binds x to the subject, as for dict(x). */
+    PyObject *match_args = Py_BuildValue("(s)", "_match_self");
+    if (match_args == NULL) {
+        return -1;
+    }
+    int r = PyObject_SetAttrString((PyObject *)st->frozendict_type, "__match_args__",
+                                   match_args);
+    Py_DECREF(match_args);
+    if (r < 0) {
+        return -1;
+    }
+
+    st->str_keys = PyUnicode_InternFromString("keys");
+    st->str_items = PyUnicode_InternFromString("items");
+    if (st->str_keys == NULL || st->str_items == NULL) {
+        return -1;
+    }
+    st->common = PyImport_ImportModule("frozenmap._common");
+    if (st->common == NULL) {
+        return -1;
+    }
+    if ((st->diff_type = PyObject_GetAttrString(st->common, "Diff")) == NULL
+        || (st->restore = PyObject_GetAttrString(st->common, "restore")) == NULL
+        || (st->restore_evolver = PyObject_GetAttrString(st->common, "restore_evolver")) == NULL
+        || (st->abc_set = fm_import_attr("collections.abc", "Set")) == NULL
+        || (st->builtin_iter = fm_import_attr("builtins", "iter")) == NULL) {
+        return -1;
+    }
+    PyObject *reg = PyObject_CallMethod(st->common, "register_frozendict_type", "O",
+                                        (PyObject *)st->frozendict_type);
+    if (reg == NULL) {
+        return -1;
+    }
+    Py_DECREF(reg);
+    if (fm_register("KeysView", st->keys_type) < 0
+        || fm_register("ItemsView", st->items_type) < 0
+        || fm_register("ValuesView", st->values_type) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static PyModuleDef_Slot fm_slots[] = {
+    {Py_mod_exec, fm_exec},
+#ifdef Py_mod_multiple_interpreters
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+PyModuleDef fm_module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "frozenmap._ccore._cfrozenmap",
+    .m_doc = "The C core of frozenmap: frozendict and Evolver on persistent tries.\n\n"
+             "See the essay at the top of frozenmap/_ccore/frozendict.c.",
+    .m_size = sizeof(fm_state),
+    .m_slots = fm_slots,
+    .m_traverse = fm_traverse,
+    .m_clear = fm_clear,
+    .m_free = fm_free,
+};
+
+PyMODINIT_FUNC
+PyInit__cfrozenmap(void)
+{
+    return PyModuleDef_Init(&fm_module_def);
+}

@@ -1,0 +1,460 @@
+/* views.c -- keys/values/items views and the iterator over a frozendict or
+ * an Evolver.  Mirrors frozenmap/_pycore/views.py.
+ *
+ * The keys and items views are set-like: their set operations and
+ * comparisons are collections.abc.Set's own methods called on the view (as
+ * the pure core inherits them from KeysView/ItemsView), so both cores give
+ * the same results; the views are registered as KeysView/ItemsView/
+ * ValuesView.  Iteration walks the order trie with an order_cursor: no
+ * lookups, no user code.
+ */
+#include "cfrozenmap.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *mapping;    /* a frozendict or an Evolver */
+} view_object;
+
+typedef struct {
+    PyObject_HEAD
+    order_node *order;    /* the root being walked (keeps the items alive) */
+    PyObject *evolver;    /* the Evolver iterated, or NULL */
+    uint64_t resized;
+    Py_ssize_t remaining;
+    int kind;
+    order_cursor cursor;
+} iter_object;
+
+#define VIEW(o) ((view_object *)(o))
+#define ITER(o) ((iter_object *)(o))
+
+/* --- iterator ------------------------------------------------------------ */
+
+PyObject *
+view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
+{
+    iter_object *it = PyObject_GC_New(iter_object, st->iter_type);
+    if (it == NULL) {
+        return NULL;
+    }
+    it->kind = kind;
+    it->evolver = NULL;
+    it->resized = 0;
+    if (fd_type_check(st, mapping)) {
+        it->order = (order_node *)Py_XNewRef(((fd_object *)mapping)->order);
+        it->remaining = ((fd_object *)mapping)->len;
+    }
+    else {
+        it->order = evolver_snapshot(mapping, &it->resized);
+        it->evolver = Py_NewRef(mapping);
+        it->remaining = evolver_len(mapping);
+    }
+    order_cursor_init(&it->cursor, it->order, reverse);
+    PyObject_GC_Track(it);
+    return (PyObject *)it;
+}
+
+static PyObject *
+view_iter_select(int kind, PyObject *k, PyObject *v)
+{
+    switch (kind) {
+    case VIEW_KEYS:
+        return Py_NewRef(k);
+    case VIEW_VALUES:
+        return Py_NewRef(v);
+    default:
+        return PyTuple_Pack(2, k, v);
+    }
+}
+
+static PyObject *
+view_iter_next(PyObject *op)
+{
+    iter_object *it = ITER(op);
+    PyObject *k, *v;
+    if (!order_cursor_next(&it->cursor, &k, &v)) {
+        return NULL;
+    }
+    if (it->evolver != NULL && evolver_resized(it->evolver) != it->resized) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+        return NULL;
+    }
+    it->remaining--;
+    return view_iter_select(it->kind, k, v);
+}
+
+static PyObject *
+view_iter_length_hint(PyObject *op, PyObject *unused)
+{
+    Py_ssize_t n = ITER(op)->remaining;
+    return PyLong_FromSsize_t(n > 0 ? n : 0);
+}
+
+static PyObject *
+view_iter_reduce(PyObject *op, PyObject *unused)
+{
+    iter_object *it = ITER(op);
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    order_cursor copy = it->cursor;   /* pickling does not consume it */
+    PyObject *rest = PyList_New(0), *k, *v;
+    if (rest == NULL) {
+        return NULL;
+    }
+    while (order_cursor_next(&copy, &k, &v)) {
+        PyObject *x = view_iter_select(it->kind, k, v);
+        if (x == NULL || PyList_Append(rest, x) < 0) {
+            Py_XDECREF(x);
+            Py_DECREF(rest);
+            return NULL;
+        }
+        Py_DECREF(x);
+    }
+    return Py_BuildValue("O(N)", st->builtin_iter, rest);
+}
+
+static int
+view_iter_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(ITER(op)->order);
+    Py_VISIT(ITER(op)->evolver);
+    return 0;
+}
+
+static int
+view_iter_clear(PyObject *op)
+{
+    Py_CLEAR(ITER(op)->order);
+    Py_CLEAR(ITER(op)->evolver);
+    ITER(op)->cursor.depth = -1;
+    return 0;
+}
+
+static void
+view_iter_dealloc(PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    view_iter_clear(op);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+static PyMethodDef view_iter_methods[] = {
+    {"__length_hint__", view_iter_length_hint, METH_NOARGS, NULL},
+    {"__reduce__", view_iter_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot view_iter_slots[] = {
+    {Py_tp_dealloc, view_iter_dealloc},
+    {Py_tp_traverse, view_iter_traverse},
+    {Py_tp_clear, view_iter_clear},
+    {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, view_iter_next},
+    {Py_tp_methods, view_iter_methods},
+    {Py_tp_doc, "An iterator over keys, values or items, forward or reversed."},
+    {0, NULL},
+};
+
+PyType_Spec view_iter_spec = {
+    .name = "frozenmap.frozendict_iterator",
+    .basicsize = sizeof(iter_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
+             | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .slots = view_iter_slots,
+};
+
+/* --- views --------------------------------------------------------------- */
+
+PyObject *
+view_new(fm_state *st, PyObject *mapping, int kind)
+{
+    PyTypeObject *tp = kind == VIEW_KEYS ? st->keys_type
+                       : kind == VIEW_VALUES ? st->values_type : st->items_type;
+    view_object *v = PyObject_GC_New(view_object, tp);
+    if (v == NULL) {
+        return NULL;
+    }
+    v->mapping = Py_NewRef(mapping);
+    PyObject_GC_Track(v);
+    return (PyObject *)v;
+}
+
+static int
+view_kind(fm_state *st, PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    return tp == st->keys_type ? VIEW_KEYS : tp == st->values_type ? VIEW_VALUES
+                                                                   : VIEW_ITEMS;
+}
+
+static Py_ssize_t
+view_len(PyObject *op)
+{
+    return PyObject_Size(VIEW(op)->mapping);
+}
+
+static PyObject *
+view_iter(PyObject *op)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    return view_iter_new(st, VIEW(op)->mapping, view_kind(st, op), 0);
+}
+
+static PyObject *
+view_reversed(PyObject *op, PyObject *unused)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    return view_iter_new(st, VIEW(op)->mapping, view_kind(st, op), 1);
+}
+
+static PyObject *
+view_mapping(PyObject *op, void *closure)
+{
+    return PyDictProxy_New(VIEW(op)->mapping);
+}
+
+static PyObject *
+view_repr(PyObject *op)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    int kind = view_kind(st, op);
+    PyObject *list = PySequence_List(op);
+    if (list == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyUnicode_FromFormat(
+        kind == VIEW_KEYS ? "dict_keys(%R)" : kind == VIEW_VALUES ? "dict_values(%R)"
+                                                                  : "dict_items(%R)",
+        list);
+    Py_DECREF(list);
+    return r;
+}
+
+static int
+view_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(op));
+    Py_VISIT(VIEW(op)->mapping);
+    return 0;
+}
+
+static int
+view_clear(PyObject *op)
+{
+    Py_CLEAR(VIEW(op)->mapping);
+    return 0;
+}
+
+static void
+view_dealloc(PyObject *op)
+{
+    PyTypeObject *tp = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    view_clear(op);
+    tp->tp_free(op);
+    Py_DECREF(tp);
+}
+
+static int
+view_keys_contains(PyObject *op, PyObject *key)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    champ_entry *e;
+    if (VIEW(op)->mapping == NULL) {
+        return 0;
+    }
+    return fd_mapping_lookup(st, VIEW(op)->mapping, key, &e);
+}
+
+static int
+view_items_contains(PyObject *op, PyObject *item)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    champ_entry *e;
+    if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
+        || VIEW(op)->mapping == NULL) {
+        return 0;
+    }
+    PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
+    int r = fd_mapping_lookup(st, mapping, PyTuple_GET_ITEM(item, 0), &e);
+    if (r > 0) {
+        PyObject *value = Py_NewRef(e->value);
+        r = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(item, 1), Py_EQ);
+        Py_DECREF(value);
+    }
+    Py_DECREF(mapping);
+    return r;
+}
+
+static int
+view_values_contains(PyObject *op, PyObject *value)
+{
+    PyObject *it = view_iter(op);
+    if (it == NULL) {
+        return -1;
+    }
+    PyObject *v;
+    int r = 0;
+    while ((v = PyIter_Next(it)) != NULL) {
+        r = PyObject_RichCompareBool(v, value, Py_EQ);
+        Py_DECREF(v);
+        if (r != 0) {
+            break;
+        }
+    }
+    Py_DECREF(it);
+    if (r == 0 && PyErr_Occurred()) {
+        r = -1;
+    }
+    return r;
+}
+
+/* collections.abc.Set.<name>(self, other) */
+static PyObject *
+view_set_op(PyObject *self, PyObject *other, const char *name)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(self));
+    PyObject *fn = PyObject_GetAttrString(st->abc_set, name);
+    if (fn == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallFunctionObjArgs(fn, self, other, NULL);
+    Py_DECREF(fn);
+    return r;
+}
+
+static int
+view_is_setlike(PyObject *op)
+{
+    fm_state *st = fm_find_state(Py_TYPE(op));
+    return st != NULL && (Py_IS_TYPE(op, st->keys_type) || Py_IS_TYPE(op, st->items_type));
+}
+
+#define VIEW_BINOP(fname, op_name, rop_name)                      \
+    static PyObject *fname(PyObject *a, PyObject *b)              \
+    {                                                             \
+        if (view_is_setlike(a)) {                                 \
+            return view_set_op(a, b, op_name);                    \
+        }                                                         \
+        return view_set_op(b, a, rop_name);                       \
+    }
+
+VIEW_BINOP(view_nb_and, "__and__", "__rand__")
+VIEW_BINOP(view_nb_or, "__or__", "__ror__")
+VIEW_BINOP(view_nb_sub, "__sub__", "__rsub__")
+VIEW_BINOP(view_nb_xor, "__xor__", "__rxor__")
+
+static PyObject *
+view_richcompare(PyObject *self, PyObject *other, int cmp)
+{
+    static const char *names[] = {"__lt__", "__le__", "__eq__", "__eq__", "__gt__", "__ge__"};
+    PyObject *r = view_set_op(self, other, names[cmp]);
+    if (r == NULL || cmp != Py_NE || r == Py_NotImplemented) {
+        return r;
+    }
+    int truth = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    if (truth < 0) {
+        return NULL;
+    }
+    return Py_NewRef(truth ? Py_False : Py_True);
+}
+
+static PyObject *
+view_isdisjoint(PyObject *self, PyObject *other)
+{
+    return view_set_op(self, other, "isdisjoint");
+}
+
+static PyObject *
+view_from_iterable(PyObject *cls, PyObject *it)
+{
+    return PySet_New(it);
+}
+
+static PyMethodDef view_setlike_methods[] = {
+    {"__reversed__", view_reversed, METH_NOARGS, NULL},
+    {"isdisjoint", view_isdisjoint, METH_O,
+     "Return True if the view and other have no elements in common."},
+    {"_from_iterable", view_from_iterable, METH_O | METH_CLASS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef view_values_methods[] = {
+    {"__reversed__", view_reversed, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef view_getset[] = {
+    {"mapping", view_mapping, NULL,
+     "A read-only proxy of the mapping this view looks at.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+#define VIEW_COMMON_SLOTS                           \
+    {Py_tp_dealloc, view_dealloc},                  \
+    {Py_tp_traverse, view_traverse},                \
+    {Py_tp_clear, view_clear},                      \
+    {Py_tp_repr, view_repr},                        \
+    {Py_tp_iter, view_iter},                        \
+    {Py_tp_getset, view_getset},                    \
+    {Py_sq_length, view_len}
+
+#define VIEW_SETLIKE_SLOTS                          \
+    {Py_tp_methods, view_setlike_methods},          \
+    {Py_tp_richcompare, view_richcompare},          \
+    {Py_tp_hash, PyObject_HashNotImplemented},      \
+    {Py_nb_and, view_nb_and},                       \
+    {Py_nb_or, view_nb_or},                         \
+    {Py_nb_subtract, view_nb_sub},                  \
+    {Py_nb_xor, view_nb_xor}
+
+static PyType_Slot view_keys_slots[] = {
+    VIEW_COMMON_SLOTS,
+    VIEW_SETLIKE_SLOTS,
+    {Py_sq_contains, view_keys_contains},
+    {Py_tp_doc, "A set-like view of a mapping's keys, in insertion order.  Cost: O(1)."},
+    {0, NULL},
+};
+
+static PyType_Slot view_items_slots[] = {
+    VIEW_COMMON_SLOTS,
+    VIEW_SETLIKE_SLOTS,
+    {Py_sq_contains, view_items_contains},
+    {Py_tp_doc, "A set-like view of a mapping's (key, value) pairs.  Cost: O(1)."},
+    {0, NULL},
+};
+
+static PyType_Slot view_values_slots[] = {
+    VIEW_COMMON_SLOTS,
+    {Py_tp_methods, view_values_methods},
+    {Py_sq_contains, view_values_contains},
+    {Py_tp_doc, "A view of a mapping's values, in insertion order.  Cost: O(1)."},
+    {0, NULL},
+};
+
+#define VIEW_FLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC \
+                    | Py_TPFLAGS_DISALLOW_INSTANTIATION)
+
+PyType_Spec view_keys_spec = {
+    .name = "frozenmap.frozendict_keys",
+    .basicsize = sizeof(view_object),
+    .flags = VIEW_FLAGS,
+    .slots = view_keys_slots,
+};
+
+PyType_Spec view_items_spec = {
+    .name = "frozenmap.frozendict_items",
+    .basicsize = sizeof(view_object),
+    .flags = VIEW_FLAGS,
+    .slots = view_items_slots,
+};
+
+PyType_Spec view_values_spec = {
+    .name = "frozenmap.frozendict_values",
+    .basicsize = sizeof(view_object),
+    .flags = VIEW_FLAGS,
+    .slots = view_values_slots,
+};

@@ -1,0 +1,632 @@
+"""Bad input and faults (SPEC §4).
+
+A failing ``__hash__`` or ``__eq__``, an unhashable key, a wrong-length pair,
+a ``KeyboardInterrupt`` or ``MemoryError`` from user code: the exception
+reaches the caller, every existing version is unchanged and passes
+``_check()``, an evolver is left as it was, and nothing is kept alive.  And the
+hard-but-legal inputs work: thousands of colliding keys, keys equal across
+types, integers whose hashes coincide, keys whose ``__eq__`` derives new
+versions of the same map, values that contain the map itself.
+"""
+
+import copy
+import gc
+import sys
+import threading
+import weakref
+
+import pytest
+
+from helpers import (
+    Crasher,
+    CrashError,
+    HashKey,
+    Snapshot,
+    UnhashableKey,
+    typed_items,
+    unhashable_key_message,
+)
+
+LIST_KEY_MESSAGE = "cannot use 'list' as a frozendict key (unhashable type: 'list')"
+MODULUS = sys.hash_info.modulus  # 2**61 - 1 on 64-bit builds
+
+
+def crashers(kind, error=CrashError):
+    """A stored Crasher and a probe with the same hash, armed to fail in ``kind``.
+
+    For ``eq`` both are armed, so the comparison fails whichever side a core
+    asks first.  For ``hash`` only the probe is armed (the stored key was
+    hashed when it went in).
+    """
+    stored = Crasher("stored", hash_value=1234, error=error)
+    probe = Crasher("probe", hash_value=1234, error=error)
+    return stored, probe
+
+
+def arm(kind, stored, probe):
+    if kind == "hash":
+        probe.crash_hash = True
+    else:
+        stored.crash_eq = True
+        probe.crash_eq = True
+
+
+def disarm(*keys):
+    for k in keys:
+        k.crash_hash = k.crash_eq = k.crash_repr = False
+
+
+FD_OPERATIONS = [
+    ("getitem", lambda fd, k: fd[k]),
+    ("get", lambda fd, k: fd.get(k)),
+    ("contains", lambda fd, k: k in fd),
+    ("keys-contains", lambda fd, k: k in fd.keys()),
+    ("items-contains", lambda fd, k: (k, 1) in fd.items()),
+    ("set", lambda fd, k: fd.set(k, 1)),
+    ("delete", lambda fd, k: fd.delete(k)),
+    ("discard", lambda fd, k: fd.discard(k)),
+    ("sub", lambda fd, k: fd - ["a", k]),
+    ("and", lambda fd, k: fd & ["a", k]),
+    ("construct-pairs", lambda fd, k: type(fd)(list(fd.items()) + [(k, 2)])),
+    ("construct-pairs+kwargs", lambda fd, k: type(fd)([(k, 2)] + list(fd.items()), a=5)),
+    ("construct-mapping+kw", lambda fd, k: type(fd)(fd, b=2).set(k, 3)),
+    ("fromkeys", lambda fd, k: type(fd).fromkeys(list(fd) + [k])),
+]
+
+
+def base_versions(core, stored):
+    """A few related versions holding ``stored``, with snapshots of each."""
+    fd = core.frozendict([("a", 1), (stored, 2)] + [(i, i) for i in range(100)])
+    versions = [fd, fd.set("b", 3), fd.delete(5), fd | {"c": 4}, fd.evolve().set(0, "e").freeze()]
+    hash(versions[1])
+    return versions, [Snapshot(v) for v in versions]
+
+
+@pytest.mark.parametrize("kind", ["hash", "eq"])
+@pytest.mark.parametrize("name,op", FD_OPERATIONS, ids=[o[0] for o in FD_OPERATIONS])
+@pytest.mark.parametrize("error", [CrashError, KeyboardInterrupt, MemoryError], ids=["exc", "kbint", "memerr"])
+def test_failing_hash_or_eq_reaches_the_caller(core, kind, name, op, error):
+    stored, probe = crashers(kind, error)
+    versions, snaps = base_versions(core, stored)
+    arm(kind, stored, probe)
+    with pytest.raises(error):
+        op(versions[0], probe)
+    disarm(stored, probe)
+    for snap in snaps:
+        snap.check()
+    # Every version is still fully usable afterwards.
+    for v in versions:
+        assert v[stored] == 2
+        v.set(probe, 9)._check()
+        assert hash(v.set(stored, 0).discard(probe)) == hash(frozenset(v.set(stored, 0).items()))
+
+
+@pytest.mark.parametrize("kind", ["hash", "eq"])
+def test_failing_key_in_or(core, kind):
+    stored, probe = crashers(kind)
+    versions, snaps = base_versions(core, stored)
+    other = {"z": 1, probe: 2, "y": 3}  # built while the probe still hashes
+    other_fd = core.frozendict(other)
+    if kind == "eq":
+        arm(kind, stored, probe)
+        for right in (other, other_fd):
+            with pytest.raises(CrashError):
+                versions[0] | right
+    else:
+        # A core may reuse the hashes dict and frozendict already store, so a
+        # key whose __hash__ now fails need not be asked again; if it is asked,
+        # its exception must reach the caller.
+        arm(kind, stored, probe)
+        for right in (other, other_fd):
+            try:
+                out = versions[0] | right
+            except CrashError:
+                pass
+            else:
+                disarm(probe)
+                assert list(out)[-3:] == ["z", probe, "y"]
+                out._check()
+                probe.crash_hash = True
+    disarm(stored, probe)
+    for snap in snaps:
+        snap.check()
+
+
+def test_failing_key_part_way_through_sub_and_and(core):
+    stored, probe = crashers("hash")
+    versions, snaps = base_versions(core, stored)
+
+    def keys():
+        yield 1
+        yield 2
+        yield probe
+        yield 3
+
+    probe.crash_hash = True
+    with pytest.raises(CrashError):
+        versions[0] - keys()
+    with pytest.raises(CrashError):
+        versions[0] & keys()
+
+    def broken():
+        yield 1
+        raise ValueError("iterator broke")
+
+    with pytest.raises(ValueError):
+        versions[0] - broken()
+    with pytest.raises(ValueError):
+        versions[0] & broken()
+    for snap in snaps:
+        snap.check()
+
+
+EVOLVER_OPERATIONS = [
+    ("setitem", lambda e, k: e.__setitem__(k, 1)),
+    ("getitem", lambda e, k: e[k]),
+    ("get", lambda e, k: e.get(k)),
+    ("contains", lambda e, k: k in e),
+    ("delitem", lambda e, k: e.__delitem__(k)),
+    ("pop", lambda e, k: e.pop(k, None)),
+    ("setdefault", lambda e, k: e.setdefault(k, 1)),
+    ("set", lambda e, k: e.set(k, 1)),
+    ("discard", lambda e, k: e.discard(k)),
+    ("update-pairs", lambda e, k: e.update([("new", 1), (k, 2)])),
+    ("update-mapping", lambda e, k: e.update({"new": 1, k: 2})),
+]
+
+
+@pytest.mark.parametrize("kind", ["hash", "eq"])
+@pytest.mark.parametrize("name,op", EVOLVER_OPERATIONS, ids=[o[0] for o in EVOLVER_OPERATIONS])
+@pytest.mark.parametrize("error", [CrashError, KeyboardInterrupt], ids=["exc", "kbint"])
+def test_failing_hash_or_eq_leaves_the_evolver_as_it_was(core, kind, name, op, error):
+    stored, probe = crashers(kind, error)
+    versions, snaps = base_versions(core, stored)
+    e = versions[0].evolve()
+    for i in range(50):
+        e[i] = ("edited", i)  # nodes the evolver owns and edits in place
+    before = typed_items(e)
+    frozen = e.freeze()
+    arm(kind, stored, probe)
+    if name == "update-mapping" and kind == "hash":
+        # The dict argument is built before the call, so hash it first.
+        probe.crash_hash = False
+        arg = {"new": 1, probe: 2}
+        probe.crash_hash = True
+        op = lambda e, k: e.update(arg)  # noqa: E731
+    try:
+        op(e, probe)
+    except error:
+        pass
+    else:
+        # Only a core reusing the dict's stored hash may get here, and then the
+        # update must have gone through completely.
+        assert name == "update-mapping" and kind == "hash"
+        disarm(stored, probe)
+        assert e["new"] == 1 and e[probe] == 2
+        return
+    disarm(stored, probe)
+    assert typed_items(e) == before
+    assert e.freeze() == frozen
+    e._check()
+    frozen._check()
+    for snap in snaps:
+        snap.check()
+    e[probe] = "works"
+    assert list(e)[-1] is probe
+
+
+def test_value_hash_failing_with_a_base_exception_reaches_the_caller(core):
+    class Interrupting:
+        def __hash__(self):
+            raise KeyboardInterrupt
+
+    fd = core.frozendict(a=1)
+    hash(fd)
+    snap = Snapshot(fd)
+    try:
+        out = fd.set("b", Interrupting())
+    except KeyboardInterrupt:
+        pass
+    else:  # a core that does not hash values while deriving: hash() must raise it
+        with pytest.raises(KeyboardInterrupt):
+            hash(out)
+        out._check()
+    snap.check()
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+
+def test_a_failing_non_type_error_hash_is_not_rewritten(core):
+    probe = Crasher("probe")
+    probe.crash_hash = True
+    for op in (
+        lambda: core.frozendict([(probe, 1)]),
+        lambda: core.frozendict()[probe],
+        lambda: core.frozendict(a=1).set(probe, 1),
+    ):
+        with pytest.raises(CrashError) as info:
+            op()
+        assert str(info.value) == "hash of probe"
+    bad = Crasher("bad", error=KeyError)
+    bad.crash_hash = True
+    with pytest.raises(KeyError):
+        bad in core.frozendict(a=1)
+
+
+def test_nothing_is_kept_alive_after_a_failure(core):
+    class Value:
+        pass
+
+    stored, _ = crashers("eq")
+    fd = core.frozendict([(stored, 1)])
+    e = fd.evolve()
+
+    def fail_with_fresh_objects():
+        """Run failing edits with a value and key nothing else refers to."""
+        probe = Crasher("probe", hash_value=1234)
+        value = Value()
+        arm("eq", stored, probe)
+        for op in (
+            lambda: fd.set(probe, value),
+            lambda: e.__setitem__(probe, value),
+            lambda: e.update([("x", value), (probe, value)]),
+        ):
+            try:
+                op()
+            except CrashError:
+                pass
+            else:  # pragma: no cover
+                raise AssertionError("the failing __eq__ was not called")
+        return weakref.ref(probe), weakref.ref(value)
+
+    ref_probe, ref_value = fail_with_fresh_objects()
+    gc.collect()
+    assert ref_value() is None
+    assert ref_probe() is None
+    stored.crash_eq = False
+    assert list(e.items()) == [(stored, 1)]
+    assert list(fd.items()) == [(stored, 1)]
+
+
+# --- unhashable keys and values --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda fd: type(fd)([("a", 1), ([], 2)]),
+        lambda fd: type(fd).fromkeys(["a", []]),
+        lambda fd: fd[[]],
+        lambda fd: fd.get([]),
+        lambda fd: [] in fd,
+        lambda fd: [] in fd.keys(),
+        lambda fd: fd.set([], 1),
+        lambda fd: fd.delete([]),
+        lambda fd: fd.discard([]),
+        lambda fd: fd - ["a", []],
+        lambda fd: fd & ["a", []],
+    ],
+    ids=["construct", "fromkeys", "getitem", "get", "in", "keys-in", "set", "delete", "discard", "sub", "and"],
+)
+def test_unhashable_key_message(core, op):
+    fd = core.frozendict(a=1)
+    snap = Snapshot(fd)
+    with pytest.raises(TypeError) as info:
+        op(fd)
+    assert str(info.value) == LIST_KEY_MESSAGE
+    snap.check()
+
+
+def test_unhashable_user_class_key_message(core):
+    key = UnhashableKey()
+    with pytest.raises(TypeError) as info:
+        core.frozendict([(key, 1)])
+    assert str(info.value) == unhashable_key_message(key)
+    with pytest.raises(TypeError) as info:
+        core.frozendict(a=1).set(key, 1)
+    assert str(info.value) == unhashable_key_message(key)
+
+
+def test_unhashable_key_in_an_evolver(core):
+    e = core.frozendict(a=1).evolve()
+    for op in (lambda: e.__setitem__([], 1), lambda: e.setdefault([]), lambda: e.pop([], None)):
+        with pytest.raises(TypeError, match=r"unhashable type: 'list'"):
+            op()
+    assert list(e.items()) == [("a", 1)]
+
+
+def test_unhashable_values_are_allowed_only_hash_fails(core):
+    value = [1, 2]
+    fd = core.frozendict(a=value, b=2)
+    assert fd["a"] is value
+    fd._check()
+    for _ in range(3):  # fails every time: the failure is not cached
+        with pytest.raises(TypeError, match=r"unhashable type: 'list'"):
+            hash(fd)
+    with pytest.raises(TypeError):
+        {fd: 1}
+    assert fd == {"a": [1, 2], "b": 2}
+    assert fd == core.frozendict(a=[1, 2], b=2)
+    out = fd.set("c", {"x": 1}).delete("a")
+    out._check()
+    with pytest.raises(TypeError, match=r"unhashable type: 'dict'"):
+        hash(out)
+    healed = out - ["c"]
+    assert hash(healed) == hash(frozenset({"b": 2}.items()))
+
+
+# --- wrong-length and malformed pairs -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pairs,message",
+    [
+        ([("a", 1), ("b", 2, 3)], "dictionary update sequence element #1 has length 3; 2 is required"),
+        ([("a",)], "dictionary update sequence element #0 has length 1; 2 is required"),
+        ([("a", 1), ()], "dictionary update sequence element #1 has length 0; 2 is required"),
+        (["ab", "abc"], "dictionary update sequence element #1 has length 3; 2 is required"),
+    ],
+)
+def test_wrong_length_pairs(core, pairs, message):
+    with pytest.raises(ValueError) as info:
+        core.frozendict(pairs)
+    assert str(info.value) == message
+    with pytest.raises(ValueError) as info:
+        dict(pairs)
+    assert str(info.value) == message
+
+
+def test_non_sequence_element(core):
+    with pytest.raises(TypeError):
+        core.frozendict([("a", 1), 5])
+    with pytest.raises(TypeError):
+        core.frozendict(5)
+
+
+# --- collisions ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def colliding(core):
+    keys = [HashKey(0xC0FFEE, i) for i in range(2_000)]
+    return keys, core.frozendict((k, i) for i, k in enumerate(keys))
+
+
+def test_thousands_of_colliding_keys(core, colliding):
+    keys, fd = colliding
+    fd._check()
+    assert len(fd) == 2_000
+    assert list(fd) == keys
+    for i in range(0, 2_000, 37):
+        assert fd[keys[i]] == i
+        assert HashKey(0xC0FFEE, i) in fd
+    assert HashKey(0xC0FFEE, "absent") not in fd
+    assert fd.get(HashKey(0xC0FFEE, -1), "no") == "no"
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+    replaced = fd.set(keys[1_000], "x")
+    added = fd.set(HashKey(0xC0FFEE, "new"), "y")
+    other_hash = fd.set(HashKey(0xC0FFEE + 1, "near"), "z")  # splits the collision node
+    removed = fd.delete(keys[7]).delete(keys[1_999]).discard(keys[0])
+    for v in (replaced, added, other_hash, removed):
+        v._check()
+        assert hash(v) == hash(frozenset(v.items()))
+    assert list(replaced)[1_000] is keys[1_000] and replaced[keys[1_000]] == "x"
+    assert list(added)[-1] == HashKey(0xC0FFEE, "new")
+    assert len(removed) == 1_997 and keys[7] not in removed
+    with pytest.raises(KeyError):
+        removed.delete(keys[7])
+    assert len(fd) == 2_000 and fd[keys[1_000]] == 1_000
+
+    # Equality with the same keys in another order, and with a dict.
+    assert fd == dict(fd.items())
+    assert replaced != fd and fd != replaced
+    assert replaced.set(keys[1_000], 1_000) == fd
+    result = fd.diff(removed.set(keys[5], "five") | {HashKey(0xC0FFEE, "n2"): 0})
+    assert list(result.removed) == [keys[0], keys[7], keys[1_999]]
+    assert list(result.changed.items()) == [(keys[5], (5, "five"))]
+    assert list(result.added) == [HashKey(0xC0FFEE, "n2")]
+
+
+def test_colliding_keys_reordered_compare_equal(core, colliding):
+    keys, fd = colliding
+    sub = keys[:400]
+    a = core.frozendict((k, 0) for k in sub)
+    b = core.frozendict((k, 0) for k in reversed(sub))
+    assert a == b and b == a
+    assert a.diff(b) == ({}, {}, {})
+    assert hash(a) == hash(b)
+    # Shrinking a collision node to one entry moves it back up.
+    lone = fd - keys[1:]
+    lone._check()
+    assert list(lone.items()) == [(keys[0], 0)]
+    assert lone == core.frozendict({keys[0]: 0})
+
+
+def test_integers_differing_by_multiples_of_the_hash_modulus(core):
+    keys = [7 + j * MODULUS for j in range(3_000)]
+    assert len({hash(k) for k in keys}) == 1
+    fd = core.frozendict((k, j) for j, k in enumerate(keys))
+    fd._check()
+    assert len(fd) == 3_000
+    assert all(fd[k] == j for j, k in enumerate(keys))
+    assert 7 + 3_000 * MODULUS not in fd
+    assert fd.set(keys[5], "x")[keys[5]] == "x"
+    smaller = fd - keys[::2]
+    assert list(smaller) == keys[1::2]
+    smaller._check()
+    assert fd == dict(zip(keys, range(3_000)))
+    assert hash(fd) == hash(frozenset(fd.items()))
+    # -1 and -2 hash alike in CPython.
+    pair = core.frozendict({-1: "a", -2: "b"})
+    assert pair[-1] == "a" and pair[-2] == "b"
+    assert list(pair.delete(-1).items()) == [(-2, "b")]
+
+
+# --- keys equal across types ------------------------------------------------------------------------
+
+
+def test_first_key_object_stays_and_the_value_is_updated(core):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    equal_ones = [1, 1.0, True, Fraction(1), Decimal(1), complex(1, 0)]
+    fd = core.frozendict((k, i) for i, k in enumerate(equal_ones))
+    assert typed_items(fd) == [(int, 1, 5)]
+    fd._check()
+    for k in equal_ones:
+        assert fd[k] == 5
+        out = fd.set(k, "new")
+        assert typed_items(out) == [(int, 1, "new")]
+    assert typed_items(fd | {True: "or"}) == [(int, 1, "or")]
+    assert typed_items(core.frozendict({1.0: "f"}).set(1, "i")) == [(float, 1.0, "i")]
+    assert (fd - [True]) == {}
+    assert typed_items(fd & [1.0]) == [(int, 1, 5)]
+    e = core.frozendict({True: "t"}).evolve()
+    e[1] = "one"
+    e.update({1.0: "float"})
+    assert typed_items(e) == [(bool, True, "float")]
+    zeros = core.frozendict([(0, "a"), (0.0, "b"), (False, "c"), (-0.0, "d")])
+    assert typed_items(zeros) == [(int, 0, "d")]
+    assert zeros == {False: "d"} and hash(zeros) == hash(frozenset({0: "d"}.items()))
+
+
+# --- re-entrant keys -----------------------------------------------------------------------------------
+
+
+class DerivingKey:
+    """A key whose ``__eq__`` derives new versions of a map it is given."""
+
+    def __init__(self, name, hash_value=99):
+        self.name = name
+        self.hash_value = hash_value
+        self.target = None
+        self.made = []
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        fd = self.target
+        if fd is not None:
+            self.target = None  # once per arming
+            derived = fd.set("from-eq", len(self.made)).delete("a")
+            derived = derived | {"x": 1}
+            derived = (derived - ["b"]) & ["x", "from-eq", "c"]
+            self.made.append((derived, fd.evolve().set(self, 0).freeze(), fd == derived))
+        if not isinstance(other, DerivingKey):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "DerivingKey(%r)" % (self.name,)
+
+
+@pytest.mark.parametrize(
+    "op,check",
+    [
+        (lambda fd, k: fd.set(k, "v"), lambda out, k: out[k] == "v" and len(out) == 5),
+        (lambda fd, k: fd.discard(k), lambda out, k: len(out) == 4),
+        (lambda fd, k: fd - [k], lambda out, k: len(out) == 4),
+        (lambda fd, k: fd & [k, "a"], lambda out, k: list(out) == ["a"]),
+        (lambda fd, k: fd | {k: 1}, lambda out, k: out[k] == 1),
+        (lambda fd, k: fd.get(k, "none"), lambda out, k: out == "none"),
+        (lambda fd, k: fd.evolve().set(k, 2).freeze(), lambda out, k: out[k] == 2),
+    ],
+    ids=["set", "discard", "sub", "and", "or", "get", "evolver"],
+)
+def test_key_eq_that_derives_from_the_same_map(core, op, check):
+    stored = DerivingKey("stored")
+    fd = core.frozendict([("a", 1), ("b", 2), (stored, 3), ("c", 4)])
+    snap = Snapshot(fd)
+    probe = DerivingKey("probe")
+    probe.target = fd
+    stored.target = fd
+    out = op(fd, probe)
+    assert check(out, probe)
+    if isinstance(out, core.frozendict):
+        out._check()
+    made = probe.made + stored.made
+    assert made, "the key's __eq__ was never called"
+    for derived, with_key, same in made:
+        derived._check()
+        assert list(derived) == ["c", "from-eq", "x"]
+        with_key._check()
+        assert same is False
+    snap.check()
+
+
+# --- values that contain the map -----------------------------------------------------------------
+
+
+def test_value_containing_the_map_itself(core):
+    fd = core.frozendict(a=[], b=2)
+    fd["a"].append(fd)
+    assert repr(fd) == "frozendict({'a': [frozendict({...})], 'b': 2})"
+    assert fd == fd
+    assert fd == core.frozendict(a=fd["a"], b=2)  # the same list object: equal by identity
+    with pytest.raises(TypeError):
+        hash(fd)
+    derived = fd.set("c", 3)
+    assert repr(derived) == "frozendict({'a': [frozendict({'a': [...], 'b': 2})], 'b': 2, 'c': 3})"
+    derived._check()
+    clone = copy.deepcopy(fd)
+    assert clone["a"][0] is clone
+    assert clone is not fd
+    fd._check()
+
+
+def test_subclass_repr_of_a_self_containing_value(core):
+    class Sub(core.frozendict):
+        pass
+
+    sub = Sub(a=[])
+    sub["a"].append(sub)
+    assert repr(sub) == "Sub({'a': [Sub({...})]})"
+
+
+def test_deep_nesting_through_values_does_not_crash(core):
+    fd = core.frozendict()
+    for i in range(30_000):
+        fd = core.frozendict(v=fd)
+    for op in (hash, repr):
+        try:
+            op(fd)
+        except RecursionError:
+            pass
+    assert len(fd) == 1
+    del fd  # deallocating a 30,000-deep chain must not overflow the C stack
+    gc.collect()
+
+
+# --- threads ----------------------------------------------------------------------------------------
+
+
+def test_versions_shared_between_threads(core):
+    base = core.frozendict((i, i) for i in range(2_000))
+    errors = []
+
+    def work(seed):
+        try:
+            cur = base
+            for step in range(300):
+                k = (seed * 7919 + step * 31) % 2_500
+                cur = cur.set(k, (seed, step)) if step % 3 else cur.discard(k)
+                assert base[k % 2_000] == k % 2_000
+            cur._check()
+            e = base.evolve()
+            for k in range(seed, 2_000, 50):
+                e[k] = seed
+            frozen = e.freeze()
+            assert all(frozen[k] == seed for k in range(seed, 2_000, 50))
+            assert hash(base) == hash(frozenset(base.items()))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert list(base.items()) == [(i, i) for i in range(2_000)]
+    base._check()
