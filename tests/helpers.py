@@ -74,9 +74,10 @@ class UnhashableKey:
 
 
 def type_name_as_T(obj):
-    """The type name the way C's ``%T`` prints it: fully qualified unless builtin."""
+    """The type name the way C's ``%T`` prints it (PEP 737): fully qualified,
+    except that the module is left out for ``builtins`` and ``__main__``."""
     cls = type(obj)
-    if cls.__module__ == "builtins":
+    if cls.__module__ in ("builtins", "__main__"):
         return cls.__qualname__
     return "%s.%s" % (cls.__module__, cls.__qualname__)
 

@@ -39,10 +39,11 @@ _MASK64 = (1 << 64) - 1
 
 
 def _type_name(obj: Any) -> str:
-    """The fully qualified type name, as C's ``%T`` prints it."""
+    """The fully qualified type name, as C's ``%T`` prints it (no module for
+    ``builtins`` and ``__main__``)."""
     cls = type(obj)
     module = cls.__module__
-    if module == "builtins":
+    if module in ("builtins", "__main__"):
         return cls.__qualname__
     return "%s.%s" % (module, cls.__qualname__)
 
