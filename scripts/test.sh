@@ -25,7 +25,7 @@ echo "== installing frozenmap[test] into $VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps .
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check ".[test]"
-"$VENV/bin/python" -c 'import frozenmap; print("== frozenmap", frozenmap.__version__, "default core:", frozenmap.IMPLEMENTATION)'
+(cd / && "$VENV/bin/python" -c 'import frozenmap; print("== frozenmap", frozenmap.__version__, "default core:", frozenmap.IMPLEMENTATION)')
 
 echo "== pytest (both cores)"
 # Run from tests/ through the venv's pytest so the installed package is tested,

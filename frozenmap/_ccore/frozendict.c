@@ -366,7 +366,7 @@ static inline int
 fd_find(PyObject *op, PyObject *key, champ_entry **entry)
 {
     Py_uhash_t h;
-    if (FM_UNLIKELY(hashing_key_hash(key, &h) < 0)) {
+    if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
         return -1;
     }
     return champ_find(FD(op)->root, h, key, entry);
@@ -1377,7 +1377,8 @@ fd_nb_and(PyObject *a, PyObject *b)
     if (PyErr_Occurred()) {
         goto done;
     }
-    qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
+    if (found.len > 1)  /* qsort(NULL, 0, ...) is undefined behaviour */
+        qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
     Py_ssize_t n = 0;
     for (Py_ssize_t i = 0; i < found.len; i++) {
         if (n == 0 || found.items[n - 1].seq != found.items[i].seq) {
@@ -1461,10 +1462,13 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     if (champ_diff(FD(op)->root, FD(other)->root, &added, &removed, &changed) < 0) {
         goto done;
     }
-    qsort(added.items, added.len, sizeof(champ_entry), fd_compare_seq);
-    qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
+    if (added.len > 1)
+        qsort(added.items, added.len, sizeof(champ_entry), fd_compare_seq);
+    if (removed.len > 1)
+        qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
     /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
-    qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_pair_seq);
+    if (changed.len > 2)
+        qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_pair_seq);
     npairs = changed.len / 2;
     pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
     olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));

@@ -22,7 +22,7 @@
 #endif
 
 /* The fully qualified type name as C's %T prints it ("module.Qualname",
- * just "Qualname" for builtins).  New ref or NULL. */
+ * just "Qualname" for builtins and __main__, PEP 737).  New ref or NULL. */
 static PyObject *
 hashing_type_name(PyObject *obj)
 {
@@ -38,7 +38,8 @@ hashing_type_name(PyObject *obj)
     }
     PyObject *result;
     if (PyUnicode_Check(module)
-        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0) {
+        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0
+        && PyUnicode_CompareWithASCIIString(module, "__main__") != 0) {
         result = PyUnicode_FromFormat("%U.%U", module, qualname);
     }
     else {

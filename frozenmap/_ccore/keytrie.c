@@ -24,11 +24,26 @@ champ_editable(champ_node *node, uint64_t owner)
     return owner != 0 && node->owner == owner;
 }
 
-/* The node kinds have distinct item sizes. */
+/* The node kinds have distinct basic sizes. */
 static inline int
 champ_is_bitmap(champ_node *n)
 {
-    return Py_TYPE(n)->tp_itemsize == sizeof(void *);
+    return Py_TYPE(n)->tp_basicsize == offsetof(champ_bitmap, entries);
+}
+
+/* Nodes are fixed-size objects as far as CPython knows (no ob_size: the
+ * bitmaps or the count say how many entries follow), allocated here with
+ * their real size. */
+static champ_node *
+champ_alloc_raw(PyTypeObject *tp, size_t size)
+{
+    champ_node *n = (champ_node *)PyObject_Malloc(size);
+    if (n == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    (void)PyObject_Init((PyObject *)n, tp);   /* increfs the heap type */
+    return n;
 }
 
 /* --- allocation ---------------------------------------------------------- */
@@ -41,7 +56,9 @@ champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap,
 {
     Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS
                        + FM_POPCOUNT32(nodemap);
-    champ_node *n = PyObject_NewVar(champ_node, st->bitmap_type, units);
+    champ_node *n = champ_alloc_raw(
+        st->bitmap_type,
+        offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *));
     if (n == NULL) {
         return NULL;
     }
@@ -55,8 +72,9 @@ static champ_collision *
 champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count,
                       uint64_t owner)
 {
-    champ_collision *n =
-        PyObject_NewVar(champ_collision, st->collision_type, count);
+    champ_collision *n = (champ_collision *)champ_alloc_raw(
+        st->collision_type,
+        offsetof(champ_collision, entries) + (size_t)count * sizeof(champ_entry));
     if (n == NULL) {
         return NULL;
     }
@@ -75,7 +93,7 @@ champ_empty_root(fm_state *st)
 }
 
 /* A copy of a bitmap node with the same shape, owned by owner. */
-static champ_node *
+FM_POPCNT_CLONES static champ_node *
 champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
 {
     champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap, owner);
@@ -122,7 +140,7 @@ static PyType_Slot champ_bitmap_slots[] = {
 PyType_Spec champ_bitmap_spec = {
     .name = "frozenmap._ccore._cfrozenmap.BitmapNode",
     .basicsize = offsetof(champ_bitmap, entries),
-    .itemsize = sizeof(void *),
+    .itemsize = 0,        /* see champ_alloc_raw */
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = champ_bitmap_slots,
 };
@@ -136,7 +154,7 @@ static PyType_Slot champ_collision_slots[] = {
 PyType_Spec champ_collision_spec = {
     .name = "frozenmap._ccore._cfrozenmap.CollisionNode",
     .basicsize = offsetof(champ_collision, entries),
-    .itemsize = sizeof(champ_entry),
+    .itemsize = 0,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = champ_collision_slots,
 };
@@ -156,6 +174,7 @@ champ_keys_equal(PyObject *stored, PyObject *key)
     return r;
 }
 
+FM_POPCNT_CLONES
 int
 champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
 {
@@ -309,7 +328,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
     return &n->head;
 }
 
-champ_node *
+FM_POPCNT_CLONES champ_node *
 champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
           const champ_entry *old, uint64_t owner)
 {
@@ -430,7 +449,7 @@ champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old,
     return NULL;
 }
 
-champ_node *
+FM_POPCNT_CLONES champ_node *
 champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
              uint64_t owner)
 {
@@ -976,9 +995,6 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
     }
     if (node->datamap & node->nodemap) {
         return champ_fail("digit both inline and child");
-    }
-    if (Py_SIZE(node) != CHAMP_NDATA(node) * ENTRY_UNITS + CHAMP_NCHILD(node)) {
-        return champ_fail("node size does not match its bitmaps");
     }
     int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
     champ_entry *e = CHAMP_ENTRIES(node);

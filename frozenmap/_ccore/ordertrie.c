@@ -233,7 +233,7 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child,
     return n;
 }
 
-order_node *
+FM_POPCNT_CLONES order_node *
 order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
              PyObject *value, uint64_t owner)
 {
@@ -308,7 +308,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
     return n;
 }
 
-order_node *
+FM_POPCNT_CLONES order_node *
 order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
               uint64_t owner)
 {
@@ -344,7 +344,7 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
     return order_with_child(st, node, i, new_child, owner);
 }
 
-int
+FM_POPCNT_CLONES int
 order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner,
              order_node **result)
 {
@@ -502,7 +502,7 @@ order_cursor_init(order_cursor *c, order_node *root, int reverse)
     c->pos[0] = (int8_t)(reverse ? ORDER_COUNT(root) - 1 : 0);
 }
 
-int
+FM_POPCNT_CLONES int
 order_cursor_next(order_cursor *c, PyObject **key, PyObject **value)
 {
     while (c->depth >= 0) {

@@ -22,6 +22,7 @@ typedef struct {
     uint64_t resized;
     Py_ssize_t remaining;
     int kind;
+    PyObject *result;     /* items: the last tuple, reused while unshared */
     order_cursor cursor;
 } iter_object;
 
@@ -38,6 +39,7 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
         return NULL;
     }
     it->kind = kind;
+    it->result = NULL;
     it->evolver = NULL;
     it->resized = 0;
     if (fd_type_check(st, mapping)) {
@@ -80,6 +82,33 @@ view_iter_next(PyObject *op)
         return NULL;
     }
     it->remaining--;
+    if (it->kind == VIEW_ITEMS) {
+        /* C-only fast path (dict's items iterator does the same): when the
+         * caller let go of the previous tuple, refill it instead of
+         * allocating a new one. */
+        PyObject *t = it->result;
+        /* Not on free-threaded builds, where a plain refcount read does not
+         * prove the tuple unshared. */
+        if (!FM_FREE_THREADED && t != NULL && Py_REFCNT(t) == 1) {
+            PyObject *ok = PyTuple_GET_ITEM(t, 0), *ov = PyTuple_GET_ITEM(t, 1);
+            PyTuple_SET_ITEM(t, 0, Py_NewRef(k));
+            PyTuple_SET_ITEM(t, 1, Py_NewRef(v));
+            Py_INCREF(t);
+            Py_DECREF(ok);
+            Py_DECREF(ov);
+            /* The GC may have untracked it while it held atoms only. */
+            if (!PyObject_GC_IsTracked(t)) {
+                PyObject_GC_Track(t);
+            }
+            return t;
+        }
+        t = PyTuple_Pack(2, k, v);
+        if (t == NULL) {
+            return NULL;
+        }
+        Py_XSETREF(it->result, Py_NewRef(t));
+        return t;
+    }
     return view_iter_select(it->kind, k, v);
 }
 
@@ -118,6 +147,7 @@ view_iter_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     Py_VISIT(ITER(op)->order);
     Py_VISIT(ITER(op)->evolver);
+    Py_VISIT(ITER(op)->result);
     return 0;
 }
 
@@ -126,6 +156,7 @@ view_iter_clear(PyObject *op)
 {
     Py_CLEAR(ITER(op)->order);
     Py_CLEAR(ITER(op)->evolver);
+    Py_CLEAR(ITER(op)->result);
     ITER(op)->cursor.depth = -1;
     return 0;
 }

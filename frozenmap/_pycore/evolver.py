@@ -25,6 +25,7 @@ Mirrors ``frozenmap/_ccore/evolver.c``.
 
 from __future__ import annotations
 
+import threading
 from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
@@ -144,7 +145,7 @@ class Evolver(Transient):
     frozendict({'b': 2})
     """
 
-    __slots__ = ("_busy", "_resized", "_frozen")
+    __slots__ = ("_busy", "_resized", "_frozen", "_lock")
 
     __module__ = "frozenmap"
     __class_getitem__: Any = classmethod(GenericAlias)
@@ -162,12 +163,18 @@ class Evolver(Transient):
         )
         self._busy = False
         self._resized = 0
+        # Edits, freezes and iteration snapshots are serialised per evolver
+        # (the C core uses a critical section on free-threaded builds; the GIL
+        # does not make a multi-step Python edit atomic, so this core locks).
+        self._lock = threading.RLock()
         self._frozen = source if type(source) is frozendict else None
 
     # --- guard -----------------------------------------------------------------
 
     def _begin(self) -> None:
-        if self._busy:
+        self._lock.acquire()
+        if self._busy:  # only this thread can be inside: it re-entered
+            self._lock.release()
             raise RuntimeError("Evolver edited from inside one of its own edits")
         self._busy = True
         self._frozen = None
@@ -177,6 +184,7 @@ class Evolver(Transient):
         # freeze(): that snapshot predates the edit, so forget it.
         self._busy = False
         self._frozen = None
+        self._lock.release()
 
     # --- reads -------------------------------------------------------------------
 
@@ -205,12 +213,14 @@ class Evolver(Transient):
             yield item
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
-        self._seal()  # the walk below sees nodes no edit will touch again
-        return self._snapshot(order_items(self.order))
+        with self._lock:
+            self._seal()  # the walk below sees nodes no edit will touch again
+            return self._snapshot(order_items(self.order))
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
-        self._seal()
-        return self._snapshot(order_items_reversed(self.order))
+        with self._lock:
+            self._seal()
+            return self._snapshot(order_items_reversed(self.order))
 
     __iter__ = mapping_iter
     __reversed__ = mapping_reversed
@@ -284,11 +294,11 @@ class Evolver(Transient):
 
     def popitem(self) -> Tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` added (LIFO).  Cost: O(log n)."""
-        item = order_last(self.order)
-        if item is None:
-            raise KeyError("popitem(): evolver is empty")
         self._begin()
         try:
+            item = order_last(self.order)
+            if item is None:
+                raise KeyError("popitem(): evolver is empty")
             entry = champ_find(self.root, key_hash(item[0]), item[0])
             assert entry is not None and entry[2] is item[0]
             self._remove_entry(entry)
@@ -360,9 +370,10 @@ class Evolver(Transient):
         """
         from .frozendict import frozendict
 
-        if self._frozen is None:
-            self._frozen = self._publish(frozendict)
-        return self._frozen
+        with self._lock:
+            if self._frozen is None:
+                self._frozen = self._publish(frozendict)
+            return self._frozen
 
     # --- checking ------------------------------------------------------------------
 

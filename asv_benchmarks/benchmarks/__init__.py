@@ -1,0 +1,1 @@
+"""asv benchmarks for frozenmap (see ../asv.conf.json)."""

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The test suite (both cores) on every other CPython of 3.10, 3.12 and 3.13 the
+# machine provides (the main run of scripts/test.sh covers its own version).
+#
+# Each version gets its own venv, $ROOT/.venv-3.X, kept between runs, and a
+# fresh non-editable install of frozenmap[test] built from a clean copy of the
+# tree (no build/ directory, no stale in-place *.so).  Versions run one after
+# the other: the machine has 2 cores.  A version that is not installed is
+# skipped with a message; one that is installed but fails to build or test
+# fails the check after the others have run.
+#
+# Environment (from scripts/test.sh): ROOT, VENV, PY.  Also:
+#   FROZENMAP_REQUIRE_C=1        passed through: the C core must build and import
+#   FROZENMAP_VERSIONS="3.10 3.13"   the versions to try (default: 3.10 3.12 3.13)
+#   HYPOTHESIS_PROFILE           default "ci" (bounded), as CI=true selects
+#   FROZENMAP_CHECK_TIMEOUT      seconds allowed per version (default 900)
+#   FROZENMAP_VERSIONS_BUDGET    seconds allowed for all versions (default 2100)
+set -euo pipefail
+
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+VENV=${VENV:-$ROOT/.venv}
+VERSIONS=${FROZENMAP_VERSIONS:-3.10 3.12 3.13}
+LIMIT=${FROZENMAP_CHECK_TIMEOUT:-900}
+BUDGET=${FROZENMAP_VERSIONS_BUDGET:-2100}
+export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
+PIP_FLAGS=(-q --disable-pip-version-check)
+
+# The main run's version is tested by scripts/test.sh itself.
+MAIN_VERSION=""
+if [ -x "$VENV/bin/python" ]; then
+    MAIN_VERSION=$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+fi
+
+# Does $1 run and report CPython $2 (a GIL build, with venv and ensurepip)?
+python_is() {
+    "$1" -I - "$2" >/dev/null 2>&1 <<'EOF'
+import sys, platform, sysconfig, venv, ensurepip
+want = sys.argv[1]
+assert "%d.%d" % sys.version_info[:2] == want
+assert platform.python_implementation() == "CPython"
+assert not sysconfig.get_config_var("Py_GIL_DISABLED")
+EOF
+}
+
+# Print the newest interpreter for version $1 (e.g. 3.12), or nothing.
+find_python() {
+    local v=$1 root cand
+    local roots=()
+    if command -v pyenv >/dev/null 2>&1; then
+        roots+=("$(pyenv root 2>/dev/null || true)")
+    fi
+    roots+=("${PYENV_ROOT:-}" "$HOME/.pyenv" /root/.pyenv)
+    for root in "${roots[@]}"; do
+        [ -n "$root" ] && [ -d "$root/versions" ] || continue
+        # newest patch release first; only plain X.Y.Z (not 3.13.0t, 3.12-dev)
+        while IFS= read -r cand; do
+            if python_is "$cand/bin/python" "$v"; then
+                echo "$cand/bin/python"
+                return
+            fi
+        done < <(find "$root/versions" -mindepth 1 -maxdepth 1 -regex ".*/${v//./\\.}\.[0-9]+" \
+                     -printf '%f %p\n' 2>/dev/null | sort -rV | cut -d' ' -f2-)
+    done
+    for cand in "python$v" "/usr/local/bin/python$v" "/usr/bin/python$v"; do
+        cand=$(command -v "$cand" 2>/dev/null || true)
+        if [ -n "$cand" ] && python_is "$cand" "$v"; then
+            echo "$cand"
+            return
+        fi
+    done
+}
+
+# Copy the source tree as a clean clone would have it, plus uncommitted work:
+# no build/, no *.egg-info, no in-place built *.so, no venvs.
+copy_source() {
+    local dest=$1
+    mkdir -p "$dest"
+    if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
+            | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$dest" -xf -
+    else
+        tar -C "$ROOT" --exclude=./.git --exclude='./.venv*' --exclude=./build \
+            --exclude='*.egg-info' --exclude='*.so' --exclude='__pycache__' \
+            --exclude=./.hypothesis -cf - . | tar -C "$dest" -xf -
+    fi
+    find "$dest" -name '*.so' -delete
+}
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+copy_source "$WORK/src"
+
+declare -a SUMMARY=()
+FAILED=0
+TOTAL_START=$SECONDS
+for v in $VERSIONS; do
+    if [ "$v" = "$MAIN_VERSION" ]; then
+        echo "== python $v: skipped, it is the main run's version"
+        SUMMARY+=("$v: main run")
+        continue
+    fi
+    python=$(find_python "$v")
+    if [ -z "$python" ]; then
+        echo "== python $v: not installed on this machine (pyenv or python$v), skipped"
+        SUMMARY+=("$v: not installed, skipped")
+        continue
+    fi
+    left=$((BUDGET - (SECONDS - TOTAL_START)))
+    if [ "$left" -lt 120 ]; then
+        echo "FAIL: python $v: not run, the ${BUDGET}s budget for this check is spent"
+        SUMMARY+=("$v: not run (budget spent)")
+        FAILED=1
+        continue
+    fi
+    [ "$left" -ge "$LIMIT" ] || LIMIT=$left
+    start=$SECONDS
+    venv="$ROOT/.venv-$v"
+    echo "== python $v: $python ($("$python" -c 'import sys; print(sys.version.split()[0])'))"
+    if python_is "$venv/bin/python" "$v"; then
+        echo "== python $v: reusing $venv"
+    else
+        rm -rf "$venv"
+        echo "== python $v: creating $venv"
+        "$python" -m venv "$venv"
+    fi
+    status=ok
+    # A forced rebuild of frozenmap itself (FROZENMAP_REQUIRE_C passes through
+    # the environment), then its test dependencies, as scripts/test.sh does.
+    if ! (timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
+              --force-reinstall --no-deps --no-cache-dir "$WORK/src" \
+          && timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"); then
+        echo "FAIL: python $v: installing frozenmap[test] failed"
+        status="install failed"
+    else
+        # (from $WORK: run from $ROOT, python -c would import the source tree)
+        (cd "$WORK" && "$venv/bin/python" -c 'import frozenmap; print("== python %s: frozenmap %s, default core %s" % (__import__("sys").version.split()[0], frozenmap.__version__, frozenmap.IMPLEMENTATION))')
+        remaining=$((LIMIT - (SECONDS - start)))
+        [ "$remaining" -gt 60 ] || remaining=60
+        echo "== python $v: pytest (both cores, hypothesis profile $HYPOTHESIS_PROFILE, limit ${remaining}s)"
+        rc=0
+        (cd "$ROOT" && timeout -k 30 "$remaining" "$venv/bin/pytest" -p no:cacheprovider -q tests) || rc=$?
+        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+            echo "FAIL: python $v: pytest timed out after ${remaining}s"
+            status="timed out"
+        elif [ "$rc" -ne 0 ]; then
+            echo "FAIL: python $v: pytest exited $rc"
+            status="pytest failed ($rc)"
+        fi
+    fi
+    took=$((SECONDS - start))
+    echo "== python $v: $status in ${took}s"
+    SUMMARY+=("$v: $status (${took}s)")
+    [ "$status" = ok ] || FAILED=1
+done
+
+echo "== versions summary ($((SECONDS - TOTAL_START))s):"
+for line in "${SUMMARY[@]}"; do
+    echo "   $line"
+done
+if [ "$FAILED" -ne 0 ]; then
+    echo "FAIL: the suite failed on at least one Python version"
+    exit 1
+fi

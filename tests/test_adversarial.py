@@ -1,0 +1,1442 @@
+"""Adversarial keys and values (SPEC §4, DESIGN §6 "Pitfalls"), on both cores.
+
+``test_bad_input.py`` checks that a failing ``__hash__``/``__eq__`` reaches the
+caller; this suite goes further:
+
+- **Every failure point.**  Each operation is first run with ``FaultKey`` and
+  ``FaultValue`` objects that only count their calls into user code
+  (``__hash__``, ``__eq__``, the truth test of ``__eq__``'s result,
+  ``__repr__``); then it is run again once per call, failing at exactly that
+  call, with ``CrashError``, ``KeyboardInterrupt`` and ``MemoryError``.  After
+  each run every version built beforehand holds the same objects and passes
+  ``_check()``, an evolver that failed is exactly as it was, one that succeeded
+  holds what a dict would, and a fault that did not propagate was one the
+  design allows to be absorbed (a value's ``__hash__`` while a derivation
+  updates the cached hash accumulator).
+- **Re-entrance.**  Keys whose ``__eq__`` derives from the map under edit, or
+  reads, freezes, copies or edits the Evolver under edit.
+- **Finalizers.**  Values whose ``__del__`` reads, derives from or edits the
+  map or evolver when a version or a replaced value is released.
+- **Collisions at scale.**  10,000 keys sharing one hash; integers that collide
+  in CPython's hash (multiples of 2**61-1, and -1/-2), hashes that differ only
+  in their top bits.
+- **Nothing leaks** on the failure paths (reference counts come back).
+"""
+
+import copy
+import gc
+import operator
+import pickle
+import sys
+from collections.abc import Mapping
+from functools import partial
+
+import pytest
+
+from fault_helpers import (
+    M61,
+    FaultKey,
+    FaultPlan,
+    FaultValue,
+    assert_same_items,
+    same_items,
+)
+from helpers import CrashError, HashKey, Snapshot
+
+ERRORS = [CrashError, KeyboardInterrupt, MemoryError]
+ERROR_IDS = ["CrashError", "KeyboardInterrupt", "MemoryError"]
+
+
+# --- the world every fault sweep runs in ---------------------------------------------------
+
+
+class World:
+    """Keys, values, versions and an evolver, all built with the plan not armed.
+
+    Keys 0-11 come in groups of three sharing one full hash (collision nodes),
+    and all twelve share their low 35 bits (a path seven levels deep); keys
+    12-23 spread over the root.  ``probes[i]`` equals ``keys[i]`` but is
+    another object, so finding it runs ``__eq__``.  ``extra[i]`` are new keys
+    that collide with ``keys[i]``.
+    """
+
+    def __init__(self, core):
+        self.core = core
+        fd = core.frozendict
+        plan = self.plan = FaultPlan()
+        hashes = [((i // 3) << 35) | 7 for i in range(12)] + [i * 33 for i in range(12, 24)]
+        self.keys = [FaultKey(i, h, plan) for i, h in enumerate(hashes)]
+        self.probes = [FaultKey(i, h, plan) for i, h in enumerate(hashes)]
+        self.extra = [FaultKey(100 + i, h, plan) for i, h in enumerate(hashes)]
+        self.values = [FaultValue(i, plan) for i in range(24)]
+        self.new_values = [FaultValue(1000 + i, plan) for i in range(24)]
+        self.equal_values = [FaultValue(i, plan) for i in range(24)]  # == values[i]
+        base = fd(zip(self.keys[:16], self.values[:16]))
+        hash(base)  # known hash: derivations update the accumulator (values' __hash__)
+        cold = fd(zip(self.keys[:16], self.values[:16]))  # hash unknown
+        self.versions = {
+            "base": base,
+            "cold": cold,
+            "set": base.set(self.keys[20], self.values[20]),
+            "changed": base.set(self.keys[4], self.new_values[4]),
+            "equalvalue": base.set(self.keys[5], self.equal_values[5]),
+            "deleted": base.delete(self.keys[4]),
+            "small": fd(zip(self.keys[:4], self.values[:4])),
+        }
+        e = base.evolve()
+        e[self.keys[17]] = self.values[17]
+        del e[self.keys[1]]
+        e[self.keys[2]] = self.new_values[2]
+        self.frozen_before = e.freeze()
+        e[self.keys[18]] = self.values[18]  # owned nodes again after the freeze
+        e[self.keys[7]] = self.new_values[7]
+        self.evolver = e
+        self.snapshots = [Snapshot(v) for v in self.versions.values()]
+        self.snapshots.append(Snapshot(self.frozen_before))
+        self.evolver_before = list(e.items())
+
+    def model(self, name):
+        """A dict with the items of a version (runs the keys' hash: plan must be idle)."""
+        return dict(self.versions[name].items())
+
+    def check_versions(self):
+        for snap in self.snapshots:
+            snap.check()
+
+    def check_evolver_unchanged(self):
+        e = self.evolver
+        assert len(e) == len(self.evolver_before)
+        assert_same_items(e, self.evolver_before, "evolver after a failed edit")
+        e._check()
+        assert same_items(e.freeze().items(), self.evolver_before)
+
+    def check_evolver_usable(self):
+        e = self.evolver
+        e[self.extra[23]] = self.values[23]
+        assert list(e.items())[-1][0] is self.extra[23]
+        e._check()
+
+
+def _frozendict_result(w, expected_items):
+    def check(result):
+        assert type(result) is w.core.frozendict
+        result._check()
+        assert_same_items(result, expected_items, "result")
+        assert hash(result) == hash(frozenset(result.items()))
+
+    return check
+
+
+def _equals(expected):
+    def check(result):
+        assert result == expected, (result, expected)
+
+    return check
+
+
+def _evolver_result(w, model, returned=None, returned_is=None):
+    expected_items = list(model.items())
+
+    def check(result):
+        e = w.evolver
+        assert_same_items(e, expected_items, "evolver")
+        e._check()
+        frozen = e.freeze()
+        assert_same_items(frozen, expected_items, "frozen evolver")
+        assert hash(frozen) == hash(frozenset(frozen.items()))
+        if returned is not None:
+            assert result == returned
+        if returned_is is not None:
+            assert result is returned_is
+
+    return check
+
+
+class Pairs(Mapping):
+    """A Mapping that is not a dict: read through ``keys()`` and ``[]``."""
+
+    def __init__(self, items):
+        self._items = list(items)
+
+    def __getitem__(self, key):
+        for k, v in self._items:
+            if k is key:
+                return v
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter([k for k, _ in self._items])
+
+    def __len__(self):
+        return len(self._items)
+
+
+# Each operation takes the World and returns (run, check, absorbable):
+# ``run()`` performs it (with the plan armed), ``check(result)`` verifies a
+# successful result, ``absorbable`` names the calls whose faults the operation
+# may legitimately absorb.
+
+HASH_ACC = {"vhash"}  # a value's __hash__ while a derivation updates the accumulator
+
+
+def op_construct_pairs(w):
+    pairs = list(zip(w.keys[:10], w.values[:10])) + [(w.probes[3], w.new_values[3]), (w.extra[5], w.values[20])]
+    d = {}
+    for k, v in pairs:
+        d[k] = v
+    expected = list(d.items())
+    return lambda: w.core.frozendict(pairs), _frozendict_result(w, expected), set()
+
+
+def op_construct_dict(w):
+    d = dict(zip(w.keys[:14], w.values[:14]))
+    return lambda: w.core.frozendict(d), _frozendict_result(w, list(d.items())), set()
+
+
+def op_construct_mapping(w):
+    pairs = list(zip(w.keys[6:12], w.values[6:12]))
+    source = Pairs(pairs)
+    return lambda: w.core.frozendict(source), _frozendict_result(w, pairs), set()
+
+
+def op_construct_with_kwargs(w):
+    pairs = list(zip(w.keys[:6], w.values[:6]))
+    expected = pairs + [("x", w.values[7])]
+    return (
+        lambda: w.core.frozendict(pairs, x=w.values[7]),
+        _frozendict_result(w, expected),
+        set(),
+    )
+
+
+def op_fromkeys(w):
+    keys = w.keys[:8] + [w.probes[2], w.extra[2]]
+    d = dict.fromkeys(keys, w.values[0])
+    return lambda: w.core.frozendict.fromkeys(keys, w.values[0]), _frozendict_result(w, list(d.items())), set()
+
+
+def _set(name, key_of, value_of):
+    def op(w):
+        v = w.versions[name]
+        key, value = key_of(w), value_of(w)
+        d = w.model(name)
+        d[key] = value
+        return lambda: v.set(key, value), _frozendict_result(w, list(d.items())), HASH_ACC
+
+    op.__name__ = "op_set_%s" % name
+    return op
+
+
+op_set_new_colliding = _set("base", lambda w: w.extra[3], lambda w: w.values[23])
+op_set_new_on_cold = _set("cold", lambda w: w.extra[13], lambda w: w.values[23])
+op_set_existing_via_probe = _set("base", lambda w: w.probes[4], lambda w: w.new_values[4])
+op_set_existing_deep = _set("changed", lambda w: w.probes[10], lambda w: w.new_values[10])
+
+
+def op_set_same_value(w):
+    v = w.versions["base"]
+    key, value = w.probes[5], w.values[5]
+
+    def check(result):
+        assert result is v
+
+    return lambda: v.set(key, value), check, set()
+
+
+def op_delete_probe(w):
+    v = w.versions["base"]
+    d = w.model("base")
+    del d[w.probes[4]]
+    return lambda: v.delete(w.probes[4]), _frozendict_result(w, list(d.items())), HASH_ACC
+
+
+def op_delete_absent(w):
+    v = w.versions["base"]
+
+    def run():
+        try:
+            v.delete(w.extra[4])
+        except KeyError as exc:
+            return exc.args
+        raise AssertionError("delete of an absent key did not raise KeyError")
+
+    def check(result):
+        assert result == (w.extra[4],)
+
+    return run, check, set()
+
+
+def op_discard_probe(w):
+    v = w.versions["set"]
+    d = w.model("set")
+    del d[w.probes[9]]
+    return lambda: v.discard(w.probes[9]), _frozendict_result(w, list(d.items())), HASH_ACC
+
+
+def op_discard_absent(w):
+    v = w.versions["base"]
+
+    def check(result):
+        assert result is v
+
+    return lambda: v.discard(w.extra[10]), check, set()
+
+
+def op_or_dict(w):
+    v = w.versions["base"]
+    other = {w.probes[3]: w.new_values[3], w.extra[3]: w.values[22], w.extra[15]: w.values[21]}
+    d = w.model("base")
+    d.update(other)
+    return lambda: v | other, _frozendict_result(w, list(d.items())), HASH_ACC
+
+
+def op_or_version(w):
+    v = w.versions["deleted"]
+    other = w.versions["set"]
+    d = w.model("deleted")
+    d.update(other.items())
+    return lambda: v | other, _frozendict_result(w, list(d.items())), HASH_ACC
+
+
+def op_sub(w):
+    v = w.versions["base"]
+    drop = [w.probes[0], w.extra[1], w.probes[14], w.probes[8]]
+    d = w.model("base")
+    for k in drop:
+        d.pop(k, None)
+    return lambda: v - drop, _frozendict_result(w, list(d.items())), HASH_ACC
+
+
+def op_and(w):
+    v = w.versions["base"]
+    keep = [w.probes[9], w.extra[1], w.probes[2], w.probes[13]]
+    d = w.model("base")
+    expected = [(k, val) for k, val in d.items() if k in set(keep)]
+    return lambda: v & keep, _frozendict_result(w, expected), set()
+
+
+def _eq(a_name, b_name):
+    def op(w):
+        a, b = w.versions[a_name], w.versions[b_name]
+        expected = w.model(a_name) == w.model(b_name)
+        return lambda: a == b, _equals(expected), set()
+
+    op.__name__ = "op_eq_%s_%s" % (a_name, b_name)
+    return op
+
+
+op_eq_changed = _eq("base", "changed")
+op_eq_equal_value = _eq("base", "equalvalue")
+op_eq_cold = _eq("cold", "base")
+
+
+def op_eq_dict(w):
+    v = w.versions["equalvalue"]
+    d = w.model("base")
+    d[w.probes[6]] = d.pop(w.keys[6])  # same items, another key object, other order
+    expected = True
+    return lambda: (v == d, d == v, v != d), _equals((expected, expected, not expected)), set()
+
+
+def _diff(a_name, b_name, as_dict=False):
+    def op(w):
+        a = w.versions[a_name]
+        b = w.versions[b_name]
+        da, db = w.model(a_name), w.model(b_name)
+        other = db if as_dict else b
+        added = [(k, v) for k, v in db.items() if k not in da]
+        removed = [(k, v) for k, v in da.items() if k not in db]
+        changed = [(k, (v, db[k])) for k, v in da.items() if k in db and v is not db[k] and v != db[k]]
+
+        def check(result):
+            assert_same_items(result.added, added, "added")
+            assert_same_items(result.removed, removed, "removed")
+            got = list(result.changed.items())
+            assert len(got) == len(changed)
+            for (k1, (o1, n1)), (k2, (o2, n2)) in zip(got, changed):
+                assert k1 is k2 and o1 is o2 and n1 is n2
+            for part in result:
+                part._check()
+
+        return lambda: a.diff(other), check, set()
+
+    op.__name__ = "op_diff_%s_%s%s" % (a_name, b_name, "_dict" if as_dict else "")
+    return op
+
+
+op_diff_versions = _diff("deleted", "set")
+op_diff_equal_value = _diff("base", "equalvalue")
+op_diff_dict = _diff("changed", "set", as_dict=True)
+
+
+def op_lookups(w):
+    v = w.versions["set"]
+    d = w.model("set")
+
+    def run():
+        return (
+            w.probes[5] in v,
+            w.extra[5] in v,
+            v.get(w.probes[20]),
+            v.get(w.extra[20], "default"),
+            v[w.probes[11]],
+        )
+
+    expected = (True, False, d[w.keys[20]], "default", d[w.keys[11]])
+
+    def check(result):
+        assert all(a is b or a == b for a, b in zip(result, expected))
+
+    return run, check, set()
+
+
+def op_views(w):
+    v = w.versions["base"]
+    probes = {w.probes[1], w.extra[2], w.probes[12]}  # built idle: hashes done
+
+    def run():
+        return (v.keys() & probes, (w.probes[3], w.values[3]) in v.items())
+
+    def check(result):
+        common, contains = result
+        assert common == {w.keys[1], w.keys[12]}
+        assert contains is True
+
+    return run, check, set()
+
+
+def op_hash_cold(w):
+    v = w.versions["cold"]
+    expected = hash(frozenset(w.model("cold").items()))
+    return lambda: hash(v), _equals(expected), set()
+
+
+def op_repr(w):
+    v = w.versions["small"]
+    expected = "frozendict({K0: V0, K1: V1, K2: V2, K3: V3})"
+    return lambda: repr(v), _equals(expected), set()
+
+
+def op_pickle_roundtrip(w):
+    v = w.versions["small"]
+    protocol = pickle.HIGHEST_PROTOCOL
+
+    def run():
+        # FaultKeys pickle with a copy of their plan: only this side's calls count
+        return pickle.dumps(v, protocol)
+
+    def check(result):
+        assert len(pickle.loads(result)) == 4
+
+    return run, check, set()
+
+
+# --- evolver operations -------------------------------------------------------------------
+
+
+def _evolver_model(w):
+    return dict(w.evolver.items())
+
+
+def op_e_setitem_new(w):
+    d = _evolver_model(w)
+    d[w.extra[6]] = w.values[21]
+    return lambda: w.evolver.__setitem__(w.extra[6], w.values[21]), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_setitem_existing(w):
+    d = _evolver_model(w)
+    d[w.probes[0]] = w.new_values[0]
+    return lambda: w.evolver.__setitem__(w.probes[0], w.new_values[0]), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_setitem_owned(w):
+    d = _evolver_model(w)
+    d[w.probes[7]] = w.values[19]  # the key edited last: its path is owned
+    return lambda: w.evolver.__setitem__(w.probes[7], w.values[19]), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_delitem(w):
+    d = _evolver_model(w)
+    del d[w.probes[10]]
+    return lambda: w.evolver.__delitem__(w.probes[10]), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_pop(w):
+    d = _evolver_model(w)
+    value = d.pop(w.probes[18])
+    return lambda: w.evolver.pop(w.probes[18]), _evolver_result(w, d, returned_is=value), HASH_ACC
+
+
+def op_e_pop_absent(w):
+    d = _evolver_model(w)
+    return lambda: w.evolver.pop(w.extra[0], "dflt"), _evolver_result(w, d, returned="dflt"), set()
+
+
+def op_e_discard(w):
+    d = _evolver_model(w)
+    del d[w.probes[3]]
+    return lambda: w.evolver.discard(w.probes[3]), _evolver_result(w, d, returned_is=w.evolver), HASH_ACC
+
+
+def op_e_popitem(w):
+    d = _evolver_model(w)
+    item = d.popitem()
+    return lambda: w.evolver.popitem(), _evolver_result(w, d, returned=item), HASH_ACC
+
+
+def op_e_setdefault(w):
+    d = _evolver_model(w)
+    d.setdefault(w.extra[9], w.values[9])
+    return (
+        lambda: (w.evolver.setdefault(w.probes[9], "x"), w.evolver.setdefault(w.extra[9], w.values[9])),
+        _evolver_result(w, d, returned=(w.values[9], w.values[9])),
+        HASH_ACC,
+    )
+
+
+def op_e_update_pairs(w):
+    pairs = [(w.probes[0], w.new_values[0]), (w.extra[0], w.values[20]), (w.probes[17], w.new_values[17]),
+             (w.extra[1], w.values[21]), (w.extra[0], w.values[22])]
+    d = _evolver_model(w)
+    for k, v in pairs:
+        d[k] = v
+    return lambda: w.evolver.update(pairs), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_update_dict_and_kwargs(w):
+    other = {w.probes[11]: w.new_values[11], w.extra[11]: w.values[11]}
+    d = _evolver_model(w)
+    d.update(other)
+    d["kw"] = w.values[0]
+    return lambda: w.evolver.update(other, kw=w.values[0]), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_update_version(w):
+    other = w.versions["changed"]
+    d = _evolver_model(w)
+    d.update(other.items())
+    return lambda: w.evolver.update(other), _evolver_result(w, d), HASH_ACC
+
+
+def op_e_reads(w):
+    d = _evolver_model(w)
+    expected = (True, False, d[w.keys[17]], None)
+
+    def run():
+        e = w.evolver
+        return (w.probes[17] in e, w.extra[17] in e, e[w.probes[17]], e.get(w.extra[12]))
+
+    def check(result):
+        assert all(a is b for a, b in zip(result, expected))
+        _evolver_result(w, d)(None)
+
+    return run, check, set()
+
+
+def op_e_eq(w):
+    # the same items under equal, distinct key objects: every lookup runs __eq__
+    other = {w.probes[k.name]: v for k, v in w.evolver.items()}
+    return lambda: (w.evolver == other, other == w.evolver), _equals((True, True)), set()
+
+
+OPS = [
+    op_construct_pairs,
+    op_construct_dict,
+    op_construct_mapping,
+    op_construct_with_kwargs,
+    op_fromkeys,
+    op_set_new_colliding,
+    op_set_new_on_cold,
+    op_set_existing_via_probe,
+    op_set_existing_deep,
+    op_set_same_value,
+    op_delete_probe,
+    op_delete_absent,
+    op_discard_probe,
+    op_discard_absent,
+    op_or_dict,
+    op_or_version,
+    op_sub,
+    op_and,
+    op_eq_changed,
+    op_eq_equal_value,
+    op_eq_cold,
+    op_eq_dict,
+    op_diff_versions,
+    op_diff_equal_value,
+    op_diff_dict,
+    op_lookups,
+    op_views,
+    op_hash_cold,
+    op_repr,
+    op_pickle_roundtrip,
+    op_e_setitem_new,
+    op_e_setitem_existing,
+    op_e_setitem_owned,
+    op_e_delitem,
+    op_e_pop,
+    op_e_pop_absent,
+    op_e_discard,
+    op_e_popitem,
+    op_e_setdefault,
+    op_e_update_pairs,
+    op_e_update_dict_and_kwargs,
+    op_e_update_version,
+    op_e_reads,
+    op_e_eq,
+]
+OP_IDS = [op.__name__[3:] for op in OPS]
+
+
+def _run_with_fault(core, op, n, error):
+    """Run ``op`` failing at call ``n``; check everything afterwards.
+
+    Returns True if the fault propagated, False if it was absorbed.
+    """
+    w = World(core)
+    run, check, absorbable = op(w)
+    w.plan.arm(n, error)
+    try:
+        result = run()
+    except error as exc:
+        w.plan.disarm()
+        assert w.plan.fired is not None, "%r raised without an injected fault" % (exc,)
+        assert str(exc).startswith("injected fault at call %d" % n), exc
+        propagated = True
+    else:
+        w.plan.disarm()
+        assert w.plan.fired is not None, "call %d never happened (the run made %d)" % (n, w.plan.calls)
+        assert w.plan.fired in absorbable and error is not KeyboardInterrupt, (
+            "a fault in %s (call %d) was swallowed" % (w.plan.fired, n)
+        )
+        check(result)
+        propagated = False
+    w.check_versions()
+    if propagated:
+        w.check_evolver_unchanged()
+    w.check_evolver_usable()
+    w.check_versions()
+    return propagated
+
+
+def _count_calls(core, op):
+    w = World(core)
+    run, check, _ = op(w)
+    w.plan.count()
+    result = run()
+    calls = w.plan.calls
+    w.plan.disarm()
+    check(result)
+    w.check_versions()
+    return calls
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=ERROR_IDS)
+@pytest.mark.parametrize("op", OPS, ids=OP_IDS)
+def test_fault_at_every_call_into_user_code(core, op, error):
+    calls = _count_calls(core, op)
+    assert calls > 0 or op in (op_construct_with_kwargs,), "operation makes no user calls"
+    propagated = 0
+    for n in range(1, calls + 1):
+        propagated += _run_with_fault(core, op, n, error)
+    # every fault outside the hash accumulator must reach the caller
+    assert propagated >= 1 or calls == 0
+
+
+def test_the_sweeps_reach_every_kind_of_call(core):
+    """The world is adversarial enough: each kind of user call happens somewhere."""
+    kinds = set()
+    for op in OPS:
+        w = World(core)
+        run, check, _ = op(w)
+        original = w.plan.tick
+        seen = set()
+
+        def tick(what, original=original, seen=seen):
+            seen.add(what)
+            original(what)
+
+        w.plan.tick = tick
+        w.plan.count()
+        run()
+        kinds |= seen
+    assert {"hash", "eq", "bool", "repr", "vhash", "veq", "vrepr"} <= kinds, kinds
+
+
+FROZENDICT_OPS = [op for op in OPS if not op.__name__.startswith("op_e_")]
+
+
+@pytest.mark.parametrize("op", FROZENDICT_OPS, ids=[op.__name__[3:] for op in FROZENDICT_OPS])
+def test_failure_paths_do_not_leak_references(core, op):
+    """Reference counts of every key and value come back after failing runs."""
+    w = World(core)
+    run, check, absorbable = op(w)
+    w.plan.count()
+    run()
+    calls = w.plan.calls
+    w.plan.disarm()
+    objects = w.keys + w.probes + w.extra + w.values + w.new_values + w.equal_values
+    gc.collect()
+    before = [sys.getrefcount(o) for o in objects]
+    for _ in range(20):
+        for n in sorted({1, (calls + 1) // 2, calls} - {0}):
+            w.plan.arm(n, CrashError)
+            try:
+                run()
+            except CrashError:
+                pass
+            w.plan.disarm()
+    gc.collect()
+    after = [sys.getrefcount(o) for o in objects]
+    grown = [(_label(o), a - b) for o, a, b in zip(objects, after, before) if a != b]
+    assert not grown, "reference counts changed: %r" % (grown,)
+
+
+def _label(o):
+    return "%s(%s)" % (type(o).__name__, getattr(o, "name", getattr(o, "payload", "?")))
+
+
+def test_evolver_failure_paths_do_not_leak_references(core):
+    """Failing evolver edits keep no reference to the key or value involved."""
+    plan = FaultPlan()
+    stored = [FaultKey(i, 77 if i < 4 else i, plan) for i in range(12)]
+    e = core.frozendict((k, FaultValue(k.name, plan)) for k in stored).evolve()
+    e[stored[5]] = FaultValue(-5, plan)
+    key = FaultKey(99, 77, plan)  # collides: finding it runs stored keys' __eq__
+    value = FaultValue(99, plan)
+    edits = [
+        lambda: e.__setitem__(key, value),
+        lambda: e.setdefault(key, value),
+        lambda: e.pop(key, value),
+        lambda: e.discard(key),
+        lambda: e.update([(stored[1], value), (key, value)]),
+        lambda: e.update({stored[2]: value}, k=value),
+    ]
+    gc.collect()
+    before = (sys.getrefcount(key), sys.getrefcount(value))
+    for _ in range(200):
+        for edit in edits:
+            plan.arm(2)
+            try:
+                edit()
+            except CrashError:
+                pass
+            plan.disarm()
+            assert key not in e
+    gc.collect()
+    assert (sys.getrefcount(key), sys.getrefcount(value)) == before
+    e._check()
+
+
+# --- re-entrance: keys whose __eq__ derives from the map or touches the evolver ----------------
+
+
+class Hook:
+    """A key whose ``__eq__`` runs ``action()`` (once, or every time), then compares by name."""
+
+    def __init__(self, name, hash_value, action=None, once=True):
+        self.name = name
+        self.hash_value = hash_value
+        self.action = action
+        self.once = once
+        self.results = []
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        action = self.action
+        if action is not None:
+            if self.once:
+                self.action = None
+            self.results.append(action())
+        if not isinstance(other, (Hook, HashKey)):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "Hook(%r)" % (self.name,)
+
+
+def _colliding_map(core, n=12):
+    stored = [HashKey(500, "s%d" % i) for i in range(4)] + [HashKey(i, "p%d" % i) for i in range(n)]
+    return core.frozendict((k, k.name) for k in stored), stored
+
+
+DERIVATIONS = {
+    "set": lambda fd, stored: fd.set("new", 1),
+    "set-colliding": lambda fd, stored: fd.set(HashKey(500, "s9"), 9),
+    "delete": lambda fd, stored: fd.delete(stored[1]),
+    "or": lambda fd, stored: fd | {stored[0]: "x", "y": 2},
+    "sub": lambda fd, stored: fd - [stored[2], stored[3]],
+    "and": lambda fd, stored: fd & [stored[0], stored[5]],
+    "hash": lambda fd, stored: hash(fd),
+    "eq": lambda fd, stored: fd == fd.set(stored[0], "other"),
+    "diff": lambda fd, stored: fd.diff(fd.delete(stored[0])),
+    "evolve": lambda fd, stored: fd.evolve().set("z", 0).freeze(),
+    "iterate": lambda fd, stored: list(reversed(fd.items())),
+}
+
+
+@pytest.mark.parametrize("inner", sorted(DERIVATIONS))
+@pytest.mark.parametrize(
+    "outer",
+    [
+        "set",
+        "get",
+        "delete",
+        "discard",
+        "or",
+        "sub",
+        "and",
+        "eq",
+        "diff",
+        "evolver-set",
+        "evolver-update",
+    ],
+)
+def test_key_eq_deriving_from_the_map_being_used(core, outer, inner):
+    fd, stored = _colliding_map(core)
+    before = Snapshot(fd)
+    hook = Hook("s1", 500, lambda: DERIVATIONS[inner](fd, stored), once=False)
+    d = dict(fd.items())
+    if outer == "set":
+        result = fd.set(hook, "h")
+        d[stored[1]] = "h"
+    elif outer == "get":
+        result = fd.get(hook)
+        assert result == "s1"
+    elif outer == "delete":
+        result = fd.delete(hook)
+        del d[stored[1]]
+    elif outer == "discard":
+        result = fd.discard(hook)
+        del d[stored[1]]
+    elif outer == "or":
+        result = fd | {hook: "h"}
+        d[stored[1]] = "h"
+    elif outer == "sub":
+        result = fd - [hook]
+        del d[stored[1]]
+    elif outer == "and":
+        result = fd & [hook]
+        d = {stored[1]: "s1"}
+    elif outer == "eq":
+        other = core.frozendict((hook if k is stored[1] else k, v) for k, v in fd.items())
+        result = fd == other
+        assert result is True
+    elif outer == "diff":
+        other = core.frozendict((hook if k is stored[1] else k, v) for k, v in fd.items())
+        result = fd.diff(other)
+        assert all(len(part) == 0 for part in result)
+    elif outer == "evolver-set":
+        e = fd.evolve()
+        e[hook] = "h"
+        result = e.freeze()
+        d[stored[1]] = "h"
+    else:
+        e = fd.evolve()
+        e.update([(hook, "h"), ("tail", 1)])
+        result = e.freeze()
+        d[stored[1]] = "h"
+        d["tail"] = 1
+    assert hook.results, "the hook never ran"
+    before.check()
+    if isinstance(result, core.frozendict):
+        result._check()
+        assert list(result.items()) == list(d.items())
+        assert [type(k) for k in result] == [type(k) for k in d]
+    for made in hook.results:
+        if isinstance(made, core.frozendict):
+            made._check()
+
+
+EVOLVER_EDITS = {
+    "setitem": lambda e, k: e.__setitem__(k, "v"),
+    "set": lambda e, k: e.set(k, "v"),
+    "delitem": lambda e, k: e.__delitem__(k),
+    "pop": lambda e, k: e.pop(k),
+    "discard": lambda e, k: e.discard(k),
+    "setdefault": lambda e, k: e.setdefault(k, "v"),
+    "update-pairs": lambda e, k: e.update([("u", 1), (k, "v")]),
+    "update-dict": lambda e, k: e.update({k: "v"}, kw=1),
+    "contains": lambda e, k: k in e,
+}
+
+INNER_EDITS = {
+    "setitem": lambda e: e.__setitem__("sneaky", 1),
+    "setitem-existing": lambda e: e.__setitem__("a", "sneaky"),
+    "delitem": lambda e: e.__delitem__("a"),
+    "pop": lambda e: e.pop("a"),
+    "popitem": lambda e: e.popitem(),
+    "setdefault": lambda e: e.setdefault("sneaky", 1),
+    "update": lambda e: e.update(sneaky=1),
+    "clear": lambda e: e.clear(),
+    "discard": lambda e: e.discard("a"),
+}
+
+
+def _evolver_with_collisions(core):
+    stored = HashKey(42, "stored")
+    e = core.frozendict([("a", 1), (stored, 2), ("b", 3)] + [(i, i) for i in range(40)]).evolve()
+    e["b"] = 4  # owned nodes
+    e[7] = "seven"
+    return e, stored
+
+
+INNER_MODEL = dict(INNER_EDITS, discard=lambda d: d.pop("a", None))
+
+
+@pytest.mark.parametrize("inner", sorted(INNER_EDITS))
+@pytest.mark.parametrize("outer", sorted(EVOLVER_EDITS))
+def test_inner_edit_from_a_key_eq_is_refused_and_the_outer_edit_completes(core, outer, inner):
+    """The key's ``__eq__`` tries to edit the evolver and swallows the error.
+
+    An edit re-entered from inside an edit must raise RuntimeError and change
+    nothing; the outer edit then completes as if the key were ordinary.  When
+    the outer operation is a read (``in``), the inner edit may also apply; the
+    evolver must then hold it, consistently.
+    """
+    e, stored = _evolver_with_collisions(core)
+    outcome = []
+
+    def attempt():
+        try:
+            INNER_EDITS[inner](e)
+        except RuntimeError:
+            outcome.append("refused")
+        else:
+            outcome.append("applied")
+
+    deleting = outer in ("delitem", "pop", "discard")
+    hook = Hook("stored" if deleting else "other", 42)
+    d = dict(e.items())
+    if deleting:
+        del d[stored]
+    elif outer == "update-pairs":
+        d["u"] = 1
+        d[hook] = "v"
+    elif outer == "update-dict":
+        d[hook] = "v"
+        d["kw"] = 1
+    elif outer != "contains":
+        d[hook] = "v"
+    hook.action = attempt
+    EVOLVER_EDITS[outer](e, hook)
+    assert outcome, "the hook never ran"
+    e._check()
+    if outer == "contains":
+        assert outcome[0] in ("refused", "applied")
+        if outcome[0] == "applied":
+            INNER_MODEL[inner](d)
+    else:
+        assert outcome == ["refused"], "inner edit %s from inside %s was %s" % (inner, outer, outcome)
+    assert list(e.items()) == list(d.items())
+    frozen = e.freeze()
+    frozen._check()
+    assert list(frozen.items()) == list(d.items())
+
+
+READS = {
+    "len": len,
+    "get": lambda e: e.get("a"),
+    "contains": lambda e: "b" in e,
+    "list": lambda e: list(e),
+    "items": lambda e: list(e.items()),
+    "reversed": lambda e: list(reversed(e)),
+    "repr": repr,
+    "eq": lambda e: e == {"a": 1},
+    "freeze": lambda e: e.freeze(),
+    "copy": lambda e: e.copy(),
+    "pickle": lambda e: pickle.loads(pickle.dumps(e)),
+}
+
+
+@pytest.mark.parametrize("read", sorted(READS))
+@pytest.mark.parametrize("outer", ["setitem", "setitem-existing", "delitem", "update", "setdefault"])
+def test_key_eq_reading_freezing_or_copying_the_evolver_mid_edit(core, outer, read):
+    """Reads, ``freeze()`` and ``copy()`` from inside an edit see the state before it.
+
+    Whatever they return stays as it was; and once the outer edit is done,
+    ``freeze()`` must reflect it (a freeze taken mid-edit must not be reused).
+    """
+    e, stored = _evolver_with_collisions(core)
+    before = list(e.items())
+    seen = []
+
+    def look():
+        try:
+            seen.append(READS[read](e))
+        except RuntimeError:
+            seen.append(RuntimeError)
+
+    hook = Hook("other", 42, look)
+    d = dict(e.items())
+    if outer == "setitem":
+        e[hook] = "h"
+        d[hook] = "h"
+    elif outer == "setitem-existing":
+        hook.name = "stored"
+        e[hook] = "h"
+        d[stored] = "h"
+    elif outer == "delitem":
+        hook.name = "stored"
+        del e[hook]
+        del d[stored]
+    elif outer == "update":
+        e.update([(hook, "h"), ("z", 26)])
+        d[hook] = "h"
+        d["z"] = 26
+    else:
+        e.setdefault(hook, "h")
+        d[hook] = "h"
+    assert seen, "the hook never ran"
+    e._check()
+    assert list(e.items()) == list(d.items())
+    frozen = e.freeze()
+    frozen._check()
+    assert list(frozen.items()) == list(d.items()), "freeze() after the edit does not show it"
+    mid = seen[0]
+    if isinstance(mid, (core.frozendict, core.Evolver)):
+        mid._check()
+        assert list(mid.items()) == before, "what the hook saw changed afterwards"
+    e["after"] = 1
+    assert "after" not in frozen
+    if isinstance(mid, (core.frozendict, core.Evolver)):
+        assert list(mid.items()) == before
+
+
+def test_key_eq_editing_another_evolver_of_the_same_version(core):
+    fd, stored = _colliding_map(core)
+    e1 = fd.evolve()
+    e2 = fd.evolve()
+    hook = Hook("s2", 500, lambda: e2.__setitem__(stored[2], "from-hook"), once=False)
+    e1[hook] = "outer"
+    assert e1[stored[2]] == "outer" and e2[stored[2]] == "from-hook"
+    assert fd[stored[2]] == "s2"
+    e1._check()
+    e2._check()
+    fd._check()
+
+
+def test_key_eq_freezing_the_evolver_then_deriving_from_the_freeze(core):
+    e, stored = _evolver_with_collisions(core)
+    made = []
+
+    def derive():
+        frozen = e.freeze()
+        made.append((frozen, frozen.set("x", 1), frozen.evolve()))
+
+    e[Hook("other", 42, derive)] = "h"
+    frozen, derived, other_evolver = made[0]
+    other_evolver["y"] = 2
+    e["z"] = 3
+    for v in (frozen, derived, other_evolver, e):
+        v._check()
+    assert "y" not in e and "y" not in frozen
+    assert list(derived)[-1] == "x" and "x" not in e
+    assert len(e) == len(frozen) + 2
+
+
+# --- KeyboardInterrupt and MemoryError from user code (beyond the sweeps) -----------------------
+
+
+class RaiseAfter:
+    """A key whose ``__eq__`` raises ``error`` from the n-th comparison on."""
+
+    def __init__(self, hash_value, n, error):
+        self.hash_value = hash_value
+        self.n = n
+        self.error = error
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        self.n -= 1
+        if self.n <= 0:
+            raise self.error("from __eq__")
+        return False
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, MemoryError, SystemExit, GeneratorExit])
+def test_base_exceptions_from_eq_in_bulk_operations(core, error):
+    """Part-way through |, -, &, update and construction, after several items went in."""
+    fd = core.frozendict((HashKey(9, "s%d" % i), i) for i in range(6))
+    fd2 = fd.set("x", 1)
+    snaps = [Snapshot(fd), Snapshot(fd2)]
+    e = fd2.evolve()
+    e["owned"] = 1
+    e_before = list(e.items())
+    ops = [
+        lambda k: partial(operator.or_, fd, {HashKey(1, "a"): 1, HashKey(2, "b"): 2, k: 3}),
+        lambda k: partial(operator.sub, fd, [HashKey(9, "s1"), k]),
+        lambda k: partial(operator.and_, fd, [HashKey(9, "s1"), k]),
+        lambda k: partial(core.frozendict, [(HashKey(9, "c%d" % i), 1) for i in range(6)] + [(k, 1)]),
+        lambda k: partial(e.update, [("p", 1), ("q", 2), (k, 3)]),
+        lambda k: partial(e.update, {"p": 1, k: 3}),
+        lambda k: partial(fd.diff, {k: 1}),
+        lambda k: partial(operator.contains, e, k),
+    ]
+    for n in (1, 2, 4):
+        for op in ops:
+            key = RaiseAfter(9, 10**9, error)
+            thunk = op(key)  # arguments built before the fault is armed
+            key.n = n
+            with pytest.raises(error):
+                thunk()
+            for snap in snaps:
+                snap.check()
+            assert list(e.items()) == e_before
+            e._check()
+
+
+# --- finalizers that run code when a version or a replaced value is released -------------------
+
+
+class Finalizer:
+    """A value whose ``__del__`` runs ``action()`` and records what it returned."""
+
+    log = []
+
+    def __init__(self, name, action):
+        self.name = name
+        self.action = action
+
+    def __del__(self):
+        try:
+            Finalizer.log.append((self.name, self.action()))
+        except BaseException as exc:  # recorded, not lost in "Exception ignored"
+            Finalizer.log.append((self.name, exc))
+
+    def __repr__(self):
+        return "Finalizer(%r)" % (self.name,)
+
+
+@pytest.fixture
+def finalizer_log():
+    gc.collect()
+    Finalizer.log = []
+    yield Finalizer.log
+    gc.collect()  # cycles through finalizers die here, not in a later test
+    Finalizer.log = []
+
+
+def test_finalizer_deriving_from_a_sibling_when_a_version_is_released(core, finalizer_log):
+    base = core.frozendict((i, i) for i in range(100))
+    hash(base)
+    holder = {}
+
+    def derive():
+        sibling = holder["sibling"]
+        made = sibling.set("from-del", 1).delete(3) | {"x": 2}
+        made._check()
+        return (len(made), hash(sibling) == hash(frozenset(sibling.items())), list(sibling)[:3])
+
+    v = base.set("f", Finalizer("f", derive))
+    holder["sibling"] = v.set(5, "five")
+    holder["sibling"] = holder["sibling"].delete("f")  # the finalizer value is only in v
+    del v
+    gc.collect()
+    assert finalizer_log == [("f", (101, True, [0, 1, 2]))]
+    base._check()
+    holder["sibling"]._check()
+
+
+def test_finalizers_reading_the_map_of_which_they_are_part(core, finalizer_log):
+    """A value's finalizer reads a version that shares structure with the dying one."""
+    survivors = []
+    base = core.frozendict((i, i) for i in range(50))
+
+    def make(i):
+        return Finalizer(i, lambda: (len(survivors[0]), survivors[0].get(i), list(survivors[0].items())[-1]))
+
+    v = base
+    for i in range(50, 80):
+        v = v.set(i, make(i))
+    survivors.append(v.delete(79))
+    snap = Snapshot(survivors[0])
+    del v  # only value 79 dies
+    gc.collect()
+    assert finalizer_log and finalizer_log[0][0] == 79
+    assert finalizer_log[0][1][0] == 79
+    snap.check()
+
+
+@pytest.mark.parametrize(
+    "release",
+    ["setitem", "delitem", "pop", "popitem", "discard", "update", "update-fails", "clear", "drop-evolver"],
+)
+def test_evolver_replaced_value_finalizer_reads_and_edits_the_evolver(core, finalizer_log, release):
+    """The finalizer of a value the evolver releases reads and edits the evolver.
+
+    Reads must see a consistent evolver; an edit must raise RuntimeError (the
+    evolver is busy) or apply cleanly; afterwards the evolver holds exactly the
+    model, plus the finalizer's edit if it reported success.
+    """
+    e = core.frozendict((i, i) for i in range(40)).evolve()
+    holder = [e]
+
+    def action():
+        ev = holder[0]
+        seen = (len(ev), list(ev.items()) == list(ev.freeze().items()), ev.get(0))
+        ev.freeze()._check()
+        try:
+            ev["from-finalizer"] = "yes"
+            applied = True
+        except RuntimeError:
+            applied = False
+        return seen, applied
+
+    e[100] = Finalizer("victim", action)  # owned by the evolver only
+    e[101] = 1
+    # the model must not keep the victim alive: it stands in as a string
+    d = {k: "victim" if k == 100 else v for k, v in e.items()}
+    if release == "setitem":
+        e[100] = "replaced"
+        d[100] = "replaced"
+    elif release == "delitem":
+        del e[100]
+        del d[100]
+    elif release == "pop":
+        e.pop(100)
+        d.pop(100)
+    elif release == "popitem":
+        del e[101]
+        del d[101]
+        e.popitem()
+        d.popitem()
+    elif release == "discard":
+        e.discard(100)
+        del d[100]
+    elif release == "update":
+        e.update([(100, "u"), (0, "zero")])
+        d.update([(100, "u"), (0, "zero")])
+    elif release == "update-fails":
+        # the value is new in this update, and released when the update rolls back
+        del e[100]
+        del d[100]
+        gc.collect()
+        finalizer_log.clear()
+        with pytest.raises(TypeError):
+            e.update([(200, Finalizer("victim", action)), ([], 1)])
+    elif release == "clear":
+        e.clear()
+        d.clear()
+    else:
+        # the evolver itself dies; the finalizer edits another one
+        other = core.frozendict(x=1).evolve()
+        holder[0] = other
+        d.clear()
+        del e
+        gc.collect()
+        assert finalizer_log and finalizer_log[0][0] == "victim"
+        seen, applied = finalizer_log[0][1]
+        assert applied and other["from-finalizer"] == "yes"
+        other._check()
+        return
+    gc.collect()
+    assert finalizer_log, "the finalizer never ran"
+    name, outcome = finalizer_log[0]
+    assert not isinstance(outcome, BaseException), outcome
+    seen, applied = outcome
+    assert seen[1], "the evolver was inconsistent inside the finalizer"
+    if applied:
+        d["from-finalizer"] = "yes"
+    e._check()
+    assert list(e.items()) == list(d.items())
+    assert list(e.freeze().items()) == list(d.items())
+
+
+def test_finalizer_of_a_value_in_a_self_referencing_cycle_resurrects_the_map(core, finalizer_log):
+    rescued = []
+
+    class Box:
+        def __init__(self):
+            self.fd = None
+
+        def __del__(self):
+            rescued.append(self.fd)
+
+    box = Box()
+    fd = core.frozendict((i, i) for i in range(30)).set("box", box)
+    box.fd = fd
+    e = fd.evolve()
+    e["more"] = box
+    box.evolver = e
+    del fd, box, e
+    gc.collect()
+    assert len(rescued) == 1
+    back = rescued[0]
+    back._check()
+    assert len(back) == 31 and back["box"].evolver["more"] is back["box"]
+    back["box"].evolver["again"] = 1
+    back["box"].evolver._check()
+    assert hash(back.delete("box")) == hash(frozenset(back.delete("box").items()))
+    rescued.clear()  # the cycle is collectable again
+    gc.collect()
+
+
+def test_dropping_many_versions_with_finalizers_that_derive(core, finalizer_log):
+    keep = core.frozendict((i, -i) for i in range(64))
+    versions = []
+    for i in range(300):
+        versions.append(keep.set(i % 80, Finalizer(i, lambda: len(keep.set("x", 1).delete(0)))))
+    del versions
+    gc.collect()
+    assert len(finalizer_log) == 300 and all(out == 64 for _, out in finalizer_log)
+    keep._check()
+
+
+# --- collisions at scale -------------------------------------------------------------------------
+
+
+_COLLIDING = {}
+
+
+def colliding_ints(n=10_000):
+    """``n`` distinct integers whose hashes are all 0 (multiples of 2**61-1), and a dict of them.
+
+    Built once per run: a dict of n fully colliding keys costs O(n**2) to build.
+    """
+    if n not in _COLLIDING:
+        keys = [k * M61 for k in range(n)]
+        _COLLIDING[n] = (keys, dict(zip(keys, range(n))))
+    return _COLLIDING[n]
+
+
+def test_ten_thousand_keys_sharing_one_hash(core):
+    keys, d = colliding_ints()
+    assert {hash(k) for k in keys[:100]} == {0}
+    fd = core.frozendict(d)
+    fd._check()
+    assert len(fd) == 10_000
+    assert list(fd) == keys
+    for k in keys[::97] + [keys[-1]]:
+        assert fd[k] == k // M61
+    absent = 10_001 * M61
+    assert absent not in fd and fd.get(-M61) is None  # -M61 hashes to 0 too
+    v1 = fd.set(keys[5000], "changed")
+    v2 = v1.delete(keys[0]).delete(keys[9999]).set(absent, "new")
+    v3 = v2.discard(keys[1234])
+    for v in (v1, v2, v3):
+        v._check()
+    assert list(v2)[-1] == absent and list(v2)[:2] == [keys[1], keys[2]]
+    assert v1[keys[5000]] == "changed" and fd[keys[5000]] == 5000
+    assert hash(fd) == hash(frozenset(d.items()))
+    assert hash(v1) == hash(frozenset(v1.items()))
+    diff = fd.diff(v3)
+    assert dict(diff.added) == {absent: "new"}
+    assert set(diff.removed) == {keys[0], keys[9999], keys[1234]}
+    assert dict(diff.changed) == {keys[5000]: (5000, "changed")}
+    assert fd != v1 and v1 == v1.set(keys[3], 3)
+    e = v3.evolve()
+    for k in keys[:50]:
+        e[k] = "e"
+    for k in keys[50:100]:
+        del e[k]
+    e.popitem()
+    frozen = e.freeze()
+    frozen._check()
+    assert len(frozen) == len(v3) + 1 - 50 - 1
+    sub = fd - keys[:5000]
+    assert list(sub) == keys[5000:]
+    small = fd & [keys[7], keys[3], absent]
+    assert list(small.items()) == [(keys[3], 3), (keys[7], 7)]
+    fd._check()
+    assert len(fd) == 10_000 and fd[keys[0]] == 0
+
+
+def test_colliding_keys_built_one_at_a_time(core):
+    """Insertion through lookups (construction from pairs, an evolver): n**2/2 comparisons."""
+    n = 10_000 if core.name == "c" else 2_000
+    keys, _ = colliding_ints(n)
+    fd = core.frozendict(zip(keys, keys))
+    fd._check()
+    assert list(fd) == keys
+    e = core.frozendict().evolve()
+    for k in keys[: n // 4]:
+        e[k] = 1
+    for k in keys[: n // 4 : 2]:
+        del e[k]
+    e._check()
+    assert list(e) == keys[1 : n // 4 : 2]
+
+
+def test_integers_colliding_in_cpythons_hash(core):
+    """-1 and -2 hash alike; so do 1, 2**61 and 1 + 2**61-1 (and 1.0, True equal 1)."""
+    assert hash(-1) == hash(-2)
+    keys = [-1, -2, 1, 2**61, M61 + 1, 2 * M61 + 1, -(M61 - 1), 1.0, True, 0, M61, -M61, 0.0, False]
+    fd = core.frozendict((k, i) for i, k in enumerate(keys))
+    expected = {}
+    for i, k in enumerate(keys):
+        expected[k] = i
+    fd._check()
+    assert [(type(k), k, v) for k, v in fd.items()] == [(type(k), k, v) for k, v in expected.items()]
+    assert fd[1] == fd[1.0] == fd[True] == expected[1]
+    assert type(next(k for k in fd if k == 1)) is int  # the first key object stays
+    gone = fd.delete(True).delete(-2).delete(0.0)
+    gone._check()
+    assert 1 not in gone and 2**61 in gone and -1 in gone and 0 not in gone and M61 in gone
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+
+@pytest.mark.parametrize("top_bits", [1, 4, 8])
+def test_hashes_differing_only_in_their_top_bits(core, top_bits):
+    """The deepest trie level (bits 60-63), signed and unsigned extremes."""
+    low = 0x0123456789ABCDE
+    hashes = []
+    for hi in range(2**top_bits):
+        h = (hi << (64 - top_bits)) | low
+        if h >= 2**63:
+            h -= 2**64  # a signed Py_hash_t
+        if h != -1:
+            hashes.append(h)
+    keys = [HashKey(h, "h%d" % i) for i, h in enumerate(hashes)]
+    keys += [HashKey(2**63 - 1, "max"), HashKey(-(2**63), "min"), HashKey(-2, "m2")]
+    fd = core.frozendict((k, k.name) for k in keys)
+    fd._check()
+    assert list(fd) == keys
+    v = fd
+    for k in keys[::2]:
+        v = v.delete(k)
+        v._check()
+    assert list(v) == keys[1::2]
+    for k in keys:
+        assert fd[HashKey(k.hash, k.name)] == k.name
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+
+def test_hash_method_returning_out_of_range_and_minus_one(core):
+    class Odd:
+        def __init__(self, h):
+            self.h = h
+
+        def __hash__(self):
+            return self.h
+
+    keys = [Odd(-1), Odd(2**64 + 5), Odd(-(2**70)), Odd(2**63), Odd(True)]
+    fd = core.frozendict((k, i) for i, k in enumerate(keys))
+    fd._check()
+    for i, k in enumerate(keys):
+        assert fd[k] == i
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+
+def test_nan_keys_are_distinct_unless_identical(core):
+    a, b = float("nan"), float("nan")
+    fd = core.frozendict([(a, 1), (b, 2), (a, 3)])
+    assert len(fd) == 2 and fd[a] == 3 and fd[b] == 2
+    assert float("nan") not in fd
+    fd._check()
+    assert fd == {a: 3, b: 2}
+    assert fd.diff({a: 3, b: 2}) == core.Diff(core.frozendict(), core.frozendict(), core.frozendict())
+
+
+def test_deepcopy_and_pickle_of_adversarial_keys(core):
+    keys, _ = colliding_ints(300)
+    fd = core.frozendict(zip(keys, range(300))).set(float("nan"), -1).set(HashKey(-2, "m"), 0)
+    for clone in (copy.deepcopy(fd), pickle.loads(pickle.dumps(fd))):
+        clone._check()
+        assert len(clone) == 302 and list(clone)[:300] == keys
