@@ -145,8 +145,8 @@ Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
 Py_hash_t hashing_finalize(Py_uhash_t acc, Py_ssize_t length);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
- * makes it unknown (the error is cleared); 0.  Any other BaseException
- * (KeyboardInterrupt) propagates: -1, *acc and *valid untouched. */
+ * makes it unknown (the error is cleared); 0.  MemoryError and any other
+ * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched. */
 int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
                         PyObject *old_value, PyObject *new_value);
 
@@ -442,5 +442,13 @@ extern vectorcallfunc fd_vectorcall_ptr;
 #  define FM_LOAD_HASH(p) (p)
 #  define FM_STORE_HASH(p, v) ((p) = (v))
 #endif
+
+/* The read methods frozendict and Evolver share, for both method tables:
+ * iter(m), reversed(m), m.keys(), m.values(), m.items(); new refs or NULL. */
+PyObject *view_mapping_iter(PyObject *op);
+PyObject *view_mapping_reversed(PyObject *op, PyObject *unused);
+PyObject *view_mapping_keys(PyObject *op, PyObject *unused);
+PyObject *view_mapping_values(PyObject *op, PyObject *unused);
+PyObject *view_mapping_items(PyObject *op, PyObject *unused);
 
 #endif /* FROZENMAP_CFROZENMAP_H */

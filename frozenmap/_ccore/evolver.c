@@ -826,36 +826,6 @@ evolver_contains(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-evolver_iter(PyObject *op)
-{
-    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
-}
-
-static PyObject *
-evolver_reversed(PyObject *op, PyObject *unused)
-{
-    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
-}
-
-static PyObject *
-evolver_keys(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
-}
-
-static PyObject *
-evolver_values(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
-}
-
-static PyObject *
-evolver_items(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
-}
-
-static PyObject *
 evolver_richcompare(PyObject *op, PyObject *other, int cmp)
 {
     if (cmp != Py_EQ && cmp != Py_NE) {
@@ -1240,13 +1210,13 @@ evolver_dump(PyObject *op, PyObject *unused)
 static PyMethodDef evolver_methods[] = {
     {"get", (PyCFunction)(void (*)(void))evolver_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" EV_DOC_GET},
-    {"keys", evolver_keys, METH_NOARGS,
+    {"keys", view_mapping_keys, METH_NOARGS,
      EV_DOC_KEYS},
-    {"values", evolver_values, METH_NOARGS,
+    {"values", view_mapping_values, METH_NOARGS,
      EV_DOC_VALUES},
-    {"items", evolver_items, METH_NOARGS,
+    {"items", view_mapping_items, METH_NOARGS,
      EV_DOC_ITEMS},
-    {"__reversed__", evolver_reversed, METH_NOARGS, NULL},
+    {"__reversed__", view_mapping_reversed, METH_NOARGS, NULL},
     {"__reduce__", evolver_reduce, METH_NOARGS, NULL},
     {"set", (PyCFunction)(void (*)(void))evolver_set, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" EV_DOC_SET},
@@ -1283,7 +1253,7 @@ static PyType_Slot evolver_slots[] = {
     {Py_tp_repr, evolver_repr},
     {Py_tp_hash, PyObject_HashNotImplemented},
     {Py_tp_richcompare, evolver_richcompare},
-    {Py_tp_iter, evolver_iter},
+    {Py_tp_iter, view_mapping_iter},
     {Py_tp_methods, evolver_methods},
     {Py_mp_length, evolver_length},
     {Py_mp_subscript, evolver_subscript},

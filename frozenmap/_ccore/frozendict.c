@@ -444,36 +444,6 @@ fd_mapping_order(fm_state *st, PyObject *mapping)
 }
 
 static PyObject *
-fd_iter(PyObject *op)
-{
-    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
-}
-
-static PyObject *
-fd_reversed(PyObject *op, PyObject *unused)
-{
-    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
-}
-
-static PyObject *
-fd_keys(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
-}
-
-static PyObject *
-fd_values(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
-}
-
-static PyObject *
-fd_items(PyObject *op, PyObject *unused)
-{
-    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
-}
-
-static PyObject *
 fd_match_self(PyObject *op, void *closure)
 {
     /* case frozendict(x) binds x to the subject, as for dict(x). */
@@ -1763,13 +1733,13 @@ done:
 static PyMethodDef fd_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fd_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
-    {"keys", fd_keys, METH_NOARGS,
+    {"keys", view_mapping_keys, METH_NOARGS,
      FD_DOC_KEYS},
-    {"values", fd_values, METH_NOARGS,
+    {"values", view_mapping_values, METH_NOARGS,
      FD_DOC_VALUES},
-    {"items", fd_items, METH_NOARGS,
+    {"items", view_mapping_items, METH_NOARGS,
      FD_DOC_ITEMS},
-    {"__reversed__", fd_reversed, METH_NOARGS,
+    {"__reversed__", view_mapping_reversed, METH_NOARGS,
      "Iterate over the keys in reverse insertion order."},
     {"copy", fd_copy, METH_NOARGS,
      FD_DOC_COPY},
@@ -1812,7 +1782,7 @@ static PyType_Slot fd_slots[] = {
     {Py_tp_repr, fd_repr},
     {Py_tp_hash, fd_hash},
     {Py_tp_richcompare, fd_richcompare},
-    {Py_tp_iter, fd_iter},
+    {Py_tp_iter, view_mapping_iter},
     {Py_tp_methods, fd_methods},
     {Py_tp_getset, fd_getset},
     {Py_mp_length, fd_length},

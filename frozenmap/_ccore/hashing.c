@@ -168,7 +168,9 @@ hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
     *acc = a;
     return 0;
 error:
-    if (PyErr_ExceptionMatches(PyExc_Exception)) {
+    /* SPEC §4: memory exhaustion reaches the caller, like KeyboardInterrupt. */
+    if (PyErr_ExceptionMatches(PyExc_Exception)
+        && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();
         *valid = 0;
         return 0;

@@ -489,3 +489,36 @@ PyType_Spec view_values_spec = {
     .flags = VIEW_FLAGS,
     .slots = view_values_slots,
 };
+
+/* The read methods frozendict and Evolver share (views.py: mapping_iter,
+ * mapping_reversed, mapping_keys, mapping_values, mapping_items). */
+
+PyObject *
+view_mapping_iter(PyObject *op)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
+}
+
+PyObject *
+view_mapping_reversed(PyObject *op, PyObject *unused)
+{
+    return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
+}
+
+PyObject *
+view_mapping_keys(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
+}
+
+PyObject *
+view_mapping_values(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
+}
+
+PyObject *
+view_mapping_items(PyObject *op, PyObject *unused)
+{
+    return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
+}

@@ -106,7 +106,8 @@ def acc_replace(
 
     ``acc`` is None when unknown; it stays None.  A value whose hash raises an
     ``Exception`` makes the accumulator unknown instead of failing the edit;
-    any other ``BaseException`` (``KeyboardInterrupt``) propagates.
+    ``MemoryError`` and other ``BaseException`` (``KeyboardInterrupt``)
+    propagate (SPEC §4: memory exhaustion reaches the caller).
     """
     if acc is None:
         return None
@@ -115,6 +116,8 @@ def acc_replace(
             acc ^= shuffle_bits(pair_hash(khash, old))
         if has_new:
             acc ^= shuffle_bits(pair_hash(khash, new))
+    except MemoryError:
+        raise
     except Exception:
         return None
     return acc
