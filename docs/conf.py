@@ -10,6 +10,7 @@ builder, and so are the doctests in the docstrings that autodoc pulls in.
 
 import glob
 import json
+import re
 import os
 
 import frozenmap
@@ -86,7 +87,9 @@ def _bench_results_markdown():
         title = titles.get(name, name.replace("-", " "))
         parts.append(
             "```{figure} _static/bench/%s.png\n:alt: %s\n:width: 100%%\n\n%s\n```"
-            % (name, title, title)
+            # Quote the alt text (a title like "| with 10 keys" is YAML syntax)
+            # and escape markdown punctuation in the caption ("- 10 keys").
+            % (name, json.dumps(title), re.sub(r"([|&*_`\\-])", r"\\\1", title))
         )
     if not parts:
         parts.append(
