@@ -259,7 +259,7 @@ class Evolver(Transient):
         finally:
             self._end()
 
-    def set(self, key: Any, value: Any) -> "Evolver":
+    def set(self, key: Any, value: Any, /) -> "Evolver":
         """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."""
         self[key] = value
         return self
@@ -268,7 +268,7 @@ class Evolver(Transient):
         if self._pop_entry(key) is None:
             raise KeyError(key)
 
-    def discard(self, key: Any) -> "Evolver":
+    def discard(self, key: Any, /) -> "Evolver":
         """Remove ``key`` if present; return the evolver.  Cost: O(log n)."""
         self._pop_entry(key)
         return self

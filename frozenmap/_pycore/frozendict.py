@@ -430,7 +430,7 @@ class frozendict:
 
     # --- derivations ------------------------------------------------------------------
 
-    def set(self, key: Any, value: Any) -> "frozendict":
+    def set(self, key: Any, value: Any, /) -> "frozendict":
         """A version with ``key`` set to ``value``; ``self`` is unchanged.
 
         A replaced key keeps its position; a new key goes last.  Setting the
@@ -444,7 +444,7 @@ class frozendict:
             return self._exact()
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def delete(self, key: Any) -> "frozendict":
+    def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
 
         >>> frozendict(a=1, b=2).delete('a')
@@ -455,7 +455,7 @@ class frozendict:
             raise KeyError(key)
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def discard(self, key: Any) -> "frozendict":
+    def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
 
         >>> frozendict(a=1).discard('z')
@@ -550,7 +550,7 @@ class frozendict:
         """
         return Evolver(self)
 
-    def diff(self, other: Any) -> "_common.Diff":
+    def diff(self, other: Any, /) -> "_common.Diff":
         """What changed from ``self`` to ``other`` (any mapping).
 
         Returns ``Diff(added, removed, changed)``: frozendicts of the keys only
