@@ -314,6 +314,8 @@ typedef struct {
 void order_cursor_init(order_cursor *c, order_node *root, int reverse);
 /* 1 and the next (key, value) (borrowed), or 0 at the end. */
 int order_cursor_next(order_cursor *c, PyObject **key, PyObject **value);
+/* dict(items) of a trie (root borrowed, may be NULL); new ref or NULL. */
+PyObject *order_as_dict(order_node *root);
 
 /* ------------------------------------------------------------------------ */
 /* frozendict.c                                                               */

@@ -859,21 +859,7 @@ evolver_as_dict(fm_state *st, PyObject *op)
 {
     uint64_t resized;
     order_node *order = evolver_snapshot(op, &resized);
-    PyObject *d = PyDict_New();
-    if (d == NULL) {
-        Py_XDECREF(order);
-        return NULL;
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    while (order_cursor_next(&c, &k, &v)) {
-        if (PyDict_SetItem(d, k, v) < 0) {
-            Py_DECREF(d);
-            Py_XDECREF(order);
-            return NULL;
-        }
-    }
+    PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     return d;
 }

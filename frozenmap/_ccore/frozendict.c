@@ -783,21 +783,8 @@ fd_repr(PyObject *op)
 static PyObject *
 fd_as_dict(PyObject *op)
 {
-    PyObject *d = PyDict_New();
-    if (d == NULL) {
-        return NULL;
-    }
     order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    while (order_cursor_next(&c, &k, &v)) {
-        if (PyDict_SetItem(d, k, v) < 0) {
-            Py_DECREF(d);
-            Py_XDECREF(order);
-            return NULL;
-        }
-    }
+    PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     return d;
 }

@@ -661,3 +661,24 @@ order_dump(order_node *node, int indent, PyObject *out)
     }
     return 0;
 }
+
+/* A new dict of the trie's items in order (what pickling and __getnewargs__
+ * need); root is borrowed and may be NULL; new ref or NULL. */
+PyObject *
+order_as_dict(order_node *root)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL) {
+        return NULL;
+    }
+    order_cursor c;
+    order_cursor_init(&c, root, 0);
+    PyObject *k, *v;
+    while (order_cursor_next(&c, &k, &v)) {
+        if (PyDict_SetItem(d, k, v) < 0) {
+            Py_DECREF(d);
+            return NULL;
+        }
+    }
+    return d;
+}
