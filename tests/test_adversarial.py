@@ -79,6 +79,8 @@ class World:
             "cold": cold,
             "set": base.set(self.keys[20], self.values[20]),
             "changed": base.set(self.keys[4], self.new_values[4]),
+            # derived from a version whose hash is unknown: == must walk
+            "cold_changed": cold.set(self.keys[4], self.new_values[4]),
             "equalvalue": base.set(self.keys[5], self.equal_values[5]),
             "deleted": base.delete(self.keys[4]),
             "small": fd(zip(self.keys[:4], self.values[:4])),
@@ -325,7 +327,8 @@ def _eq(a_name, b_name):
     return op
 
 
-op_eq_changed = _eq("base", "changed")
+op_eq_changed = _eq("cold", "cold_changed")
+op_eq_changed_hashed = _eq("base", "changed")  # both hashes known: no walk
 op_eq_equal_value = _eq("base", "equalvalue")
 op_eq_cold = _eq("cold", "base")
 
@@ -1440,3 +1443,10 @@ def test_deepcopy_and_pickle_of_adversarial_keys(core):
     for clone in (copy.deepcopy(fd), pickle.loads(pickle.dumps(fd))):
         clone._check()
         assert len(clone) == 302 and list(clone)[:300] == keys
+
+
+def test_eq_of_hashed_versions_one_set_apart_makes_no_user_calls(core):
+    """A version derived from one whose hash is known has its hash at once, and
+    two versions with different known hashes compare unequal without a walk."""
+    assert _count_calls(core, op_eq_changed_hashed) == 0
+    assert _count_calls(core, op_eq_changed) > 0

@@ -85,8 +85,6 @@ static inline int fm_clz64_portable(uint64_t x)
 typedef struct {
     PyTypeObject *frozendict_type;
     PyTypeObject *evolver_type;
-    PyTypeObject *bitmap_type;      /* key trie: champ_bitmap */
-    PyTypeObject *collision_type;   /* key trie: champ_collision */
     PyTypeObject *order_type;       /* order trie: order_node */
     PyTypeObject *keys_type;        /* views */
     PyTypeObject *values_type;
@@ -110,10 +108,6 @@ fm_state *fm_state_of_type(PyTypeObject *tp);
 /* The same for any type: NULL (no error set) when tp is not ours. */
 fm_state *fm_find_state(PyTypeObject *tp);
 
-/* Owner tokens: 0 means "published" (never edited in place); every transient
- * takes a fresh nonzero token from one process-wide atomic counter (the only
- * mutable global of the extension). */
-uint64_t fm_owner_new(void);
 
 /* ------------------------------------------------------------------------ */
 /* hashing.c                                                                  */
@@ -143,6 +137,9 @@ int hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out);
 Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
 /* frozenset's finaliser of the XOR accumulator; never -1. */
 Py_hash_t hashing_finalize(Py_uhash_t acc, Py_ssize_t length);
+/* The accumulator a hash of a map of length items was finalised from: 1 and
+ * *acc, or 0 for the one hash value with two preimages (590923713). */
+int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
@@ -169,17 +166,112 @@ typedef struct {
     PyObject *value;
 } champ_entry;
 
-/* Head shared by both node kinds.  A collision node has datamap == nodemap
- * == 0, which no bitmap node other than an empty root ever has, and a root is
- * never a collision node: CHAMP_IS_COLLISION tells the kinds apart without a
- * type lookup. */
+/* Head shared by both node kinds.  Key-trie nodes are plain C structs, not
+ * Python objects: they hold no strong reference to any Python object (keys
+ * and values are borrowed from the order trie), so the GC never needs to see
+ * them, and a 16-byte head instead of a 32-byte object head saves ~5 bytes
+ * per item.  rc holds twice the reference count, plus 1 on a collision node
+ * (the kind bit: an empty root has both maps 0 like a collision node).
+ *
+ * In-place edits: a transient (owner != 0) edits a key-trie node in place
+ * when the node and every node above it on the path have a reference count
+ * of 1, i.e. nothing but the transient can reach it.  Every holder of a
+ * version (a frozendict, an iterator, a saved transient) holds a real
+ * reference on the root, so a node reachable from anything else has a count
+ * of 2 or more somewhere on its path and is copied.  For key nodes this is
+ * exactly the owner-token rule of the pure core, without an 8-byte token in
+ * every node (the order trie uses the same rule: fm_unique). */
 typedef struct {
-    PyObject_HEAD         /* no ob_size: the bitmaps give the size, and the
-                           * 8 bytes saved per node are ~3 bytes per item */
-    uint64_t owner;
+    Py_ssize_t rc;
     uint32_t datamap;
     uint32_t nodemap;
 } champ_node;
+
+#define CHAMP_RC_ONE 2
+#define CHAMP_RC_COLLISION 1
+
+/* Frees node (its count reached 0), releasing its children. */
+void champ_free(champ_node *node);
+
+#if FM_FREE_THREADED
+static inline void
+champ_incref(champ_node *n)
+{
+    __atomic_fetch_add(&n->rc, CHAMP_RC_ONE, __ATOMIC_RELAXED);
+}
+static inline void
+champ_decref(champ_node *n)
+{
+    if (__atomic_sub_fetch(&n->rc, CHAMP_RC_ONE, __ATOMIC_ACQ_REL) < CHAMP_RC_ONE) {
+        champ_free(n);
+    }
+}
+static inline int
+champ_unique(champ_node *n)
+{
+    return (__atomic_load_n(&n->rc, __ATOMIC_ACQUIRE) >> 1) == 1;
+}
+#else
+static inline void
+champ_incref(champ_node *n)
+{
+    n->rc += CHAMP_RC_ONE;
+}
+static inline void
+champ_decref(champ_node *n)
+{
+    if ((n->rc -= CHAMP_RC_ONE) < CHAMP_RC_ONE) {
+        champ_free(n);
+    }
+}
+static inline int
+champ_unique(champ_node *n)
+{
+    return (n->rc >> 1) == 1;
+}
+#endif
+
+static inline champ_node *
+champ_newref(champ_node *n)
+{
+    champ_incref(n);
+    return n;
+}
+
+static inline champ_node *
+champ_xnewref(champ_node *n)
+{
+    if (n != NULL) {
+        champ_incref(n);
+    }
+    return n;
+}
+
+static inline void
+champ_xdecref(champ_node *n)
+{
+    if (n != NULL) {
+        champ_decref(n);
+    }
+}
+
+/* Release what *slot holds (if anything) and set it to NULL. */
+static inline void
+champ_clear(champ_node **slot)
+{
+    champ_node *n = *slot;
+    *slot = NULL;
+    champ_xdecref(n);
+}
+
+/* Store n into *slot, then release what it held. */
+static inline void
+champ_setref(champ_node **slot, champ_node *n)
+{
+    champ_node *old = *slot;
+    *slot = n;
+    champ_xdecref(old);
+}
 
 /* Bitmap node: entries[popcount(datamap)] then children[popcount(nodemap)]. */
 typedef struct {
@@ -194,15 +286,14 @@ typedef struct {
     champ_entry entries[1];
 } champ_collision;
 
-/* Only meaningful for non-root nodes (an empty root has both maps 0 too). */
-#define CHAMP_IS_COLLISION(n) ((n)->datamap == 0 && (n)->nodemap == 0)
+#define CHAMP_IS_COLLISION(n) ((n)->rc & CHAMP_RC_COLLISION)
 #define CHAMP_ENTRIES(n) (((champ_bitmap *)(n))->entries)
 #define CHAMP_NDATA(n) FM_POPCOUNT32((n)->datamap)
 #define CHAMP_NCHILD(n) FM_POPCOUNT32((n)->nodemap)
 #define CHAMP_CHILDREN(n) \
     ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
 
-/* A new empty root (owner 0).  New ref. */
+/* A new empty root.  New ref. */
 champ_node *champ_empty_root(fm_state *st);
 /* Find key (unsigned hash h) below root.  1 and *out = the entry (a pointer
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
@@ -210,7 +301,8 @@ champ_node *champ_empty_root(fm_state *st);
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
 /* Return node with *entry stored, replacing the entry old (as returned by
  * champ_find on this very trie) or adding it (old == NULL).  Runs no user
- * code.  Nodes owned by owner (nonzero) are edited in place; others are
+ * code.  With owner nonzero (a transient), nodes only the caller reaches are
+ * edited in place (see champ_node); others are
  * copied.  New ref, or NULL on MemoryError -- and then nothing was changed
  * (every allocation happens before the first in-place write). */
 champ_node *champ_put(fm_state *st, champ_node *node, int shift,
@@ -234,7 +326,7 @@ int champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
                champ_difflist *removed, champ_difflist *changed);
 void champ_difflist_free(champ_difflist *l);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
- * the constructor), every node owned by owner.  entries is scratch (it is
+ * the constructor).  entries is scratch (it is
  * reordered).  New ref or NULL. */
 champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n,
                         uint64_t owner);
@@ -253,22 +345,50 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 /* ------------------------------------------------------------------------ */
 /* ordertrie.c: the insertion-order index                                     */
 
-#define ORDER_BITS 4
-#define ORDER_MASK 15
-#define ORDER_FANOUT 16
-#define ORDER_MAX_DEPTH 17
+/* Leaves hold 16 items (a 4-bit digit of seq); inner nodes have 8 children
+ * (3-bit digits at shifts 4, 7, ..., 61).  Narrow inner nodes make the path a
+ * derivation copies cheaper: 8 pointers a level instead of 16, for one more
+ * level every 8x more items. */
+#define ORDER_LEAF_BITS 4
+#define ORDER_INNER_BITS 3
+#define ORDER_WIDTH(shift) ((shift) == 0 ? ORDER_LEAF_BITS : ORDER_INNER_BITS)
+#define ORDER_FANOUT_AT(shift) (1 << ORDER_WIDTH(shift))
+#define ORDER_MAX_SHIFT 61
+#define ORDER_MAX_DEPTH 21    /* shifts 0, 4, 7, ..., 61 */
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
- * references); above it, child nodes (strong).  ob_size is the capacity in
- * pointers. */
+ * references); above it, child nodes (strong).
+ *
+ * The type is var-sized for CPython's allocator (PyObject_GC_NewVar), but the
+ * node keeps no ob_size: prefix sits where ob_size would be and is written
+ * after allocation, and cap (slots of room) says how big the node is.  The
+ * type's __sizeof__ reports the real size.  No owner token either: a
+ * transient edits a node in place when it and every node above it are
+ * referenced once (fm_unique), see keytrie.c.  The head is 32 bytes. */
 typedef struct order_node {
-    PyObject_VAR_HEAD
-    uint64_t prefix;     /* seq >> (shift + 4), shared below; 0 at shift 60 */
-    uint64_t owner;
+    PyObject_HEAD
+    uint64_t prefix;     /* seq >> (shift + width), shared below; 0 at the top */
     uint16_t bitmap;
     uint8_t shift;
+    uint8_t cap;         /* room in slots (items at shift 0, children above) */
     PyObject *slots[1];
 } order_node;
+
+/* Whether op is referenced once, by whoever asks (see order_node). */
+static inline int
+fm_unique(PyObject *op)
+{
+#if FM_FREE_THREADED
+#  if PY_VERSION_HEX >= 0x030E0000
+    return PyUnstable_Object_IsUniquelyReferenced(op);
+#  else
+    (void)op;
+    return 0;   /* no safe test before 3.14: free-threaded 3.13 always copies */
+#  endif
+#else
+    return Py_REFCNT(op) == 1;
+#endif
+}
 
 #define ORDER_COUNT(n) FM_POPCOUNT32((n)->bitmap)
 #define ORDER_CHILD(n, i) ((order_node *)(n)->slots[i])
@@ -326,10 +446,16 @@ typedef struct {
     order_node *order;     /* order trie; NULL when empty */
     Py_ssize_t len;
     uint64_t next_seq;
-    Py_hash_t hash;        /* -1: unknown; relaxed atomics when free-threaded */
-    Py_uhash_t acc;        /* XOR accumulator, meaningful when acc_valid */
-    int acc_valid;
+    Py_hash_t hash;        /* -1: unknown; relaxed atomics when free-threaded.
+                            * The XOR accumulator behind it is not stored:
+                            * hashing_unfinalize recovers it from the hash
+                            * (8 + 8 bytes less per version, and one word
+                            * to publish atomically). */
 } fd_object;
+
+/* The accumulator of a version (from its cached hash): 1 and *acc, or 0
+ * when unknown. */
+int fd_acc(fd_object *fd, Py_uhash_t *acc);
 
 /* A new version of type tp from the parts (new refs taken on the roots). */
 PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
@@ -361,11 +487,12 @@ typedef struct {
     uint64_t next_seq;
     Py_uhash_t acc;
     int acc_valid;
-    uint64_t owner;       /* 0: a one-shot derivation, every edit copies */
+    uint64_t owner;       /* 1: edits what only it references in place;
+                           * 0: a one-shot derivation, every edit copies */
 } transient;
 
-/* Start from a version's parts (new refs taken; root NULL means empty) and a
- * fresh token.  0 or -1. */
+/* Start from a version's parts (new refs taken; root NULL means empty), in
+ * in-place mode (owner 1).  0 or -1. */
 int transient_init(fm_state *st, transient *t, champ_node *root,
                    order_node *order, Py_ssize_t len, uint64_t next_seq,
                    Py_uhash_t acc, int acc_valid);
@@ -395,9 +522,9 @@ int transient_dissoc(fm_state *st, transient *t, PyObject *key,
  * it). */
 int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
                     PyObject *const *kwvalues, PyObject *kwnames);
-/* The contents as a new version of type tp; takes a fresh token. */
+/* The contents as a new version of type tp (which references the roots, so
+ * later edits of t copy what they touch). */
 PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
-void transient_seal(transient *t);
 
 typedef struct {
     PyObject_HEAD
@@ -409,8 +536,8 @@ typedef struct {
 
 PyObject *evolver_new_from(fm_state *st, PyObject *fd);
 int evolver_check(fm_state *st, PyObject *obj);
-/* Seal the evolver and return its order root as a snapshot (new ref or NULL
- * when empty); *resized gets the counter. */
+/* The evolver's order root as a snapshot (new ref or NULL when empty; the
+ * reference makes later edits copy); *resized gets the counter. */
 order_node *evolver_snapshot(PyObject *ev, uint64_t *resized);
 uint64_t evolver_resized(PyObject *ev);
 Py_ssize_t evolver_len(PyObject *ev);
@@ -425,8 +552,6 @@ PyObject *view_new(fm_state *st, PyObject *mapping, int kind);
 PyObject *view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse);
 
 /* Type specs, registered by module.c. */
-extern PyType_Spec champ_bitmap_spec;
-extern PyType_Spec champ_collision_spec;
 extern PyType_Spec order_node_spec;
 extern PyType_Spec fd_spec;
 extern PyType_Spec evolver_spec;

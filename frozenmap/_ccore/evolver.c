@@ -37,7 +37,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
         len = 0;
     }
     else {
-        Py_INCREF(root);
+        champ_incref(root);
     }
     t->root = root;
     t->order = (order_node *)Py_XNewRef(order);
@@ -45,14 +45,14 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
     t->next_seq = next_seq;
     t->acc = acc;
     t->acc_valid = acc_valid;
-    t->owner = fm_owner_new();
+    t->owner = 1;   /* may edit what only it references (see keytrie.c) */
     return 0;
 }
 
 void
 transient_clear(transient *t)
 {
-    Py_CLEAR(t->root);
+    champ_clear(&t->root);
     Py_CLEAR(t->order);
 }
 
@@ -62,14 +62,6 @@ transient_traverse(transient *t, visitproc visit, void *arg)
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
     Py_VISIT(t->order);
     return 0;
-}
-
-void
-transient_seal(transient *t)
-{
-    if (t->owner != 0) {
-        t->owner = fm_owner_new();
-    }
 }
 
 static int
@@ -110,17 +102,19 @@ transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
     }
     champ_node *root = champ_put(st, t->root, 0, &entry, NULL, t->owner);
     if (root == NULL) {
-        if (order == t->order) {
-            /* Edited in place on an owned path: take it out again, in place. */
+        int in_place = order == t->order;
+        Py_DECREF(order);
+        if (in_place) {
+            /* Edited in place (t->order is referenced once again now that
+             * our reference is gone): take the item out again, in place. */
             order_node *back;
-            if (order_remove(st, order, seq, t->owner, &back) == 0) {
+            if (order_remove(st, t->order, seq, t->owner, &back) == 0) {
                 Py_XDECREF(back);
             }
         }
-        Py_DECREF(order);
         return -1;
     }
-    Py_SETREF(t->root, root);
+    champ_setref(&t->root, root);
     Py_XSETREF(t->order, order);
     t->next_seq = seq + 1;
     t->len++;
@@ -170,15 +164,16 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
     }
     champ_node *root = champ_put(st, t->root, 0, &entry, found, t->owner);
     if (root == NULL) {
-        if (order == t->order) {
-            order_node *back = order_replace(st, order, old.seq, old.value, t->owner);
+        int in_place = order == t->order;
+        Py_DECREF(order);
+        if (in_place) {   /* edited in place: put the old value back */
+            order_node *back = order_replace(st, t->order, old.seq, old.value, t->owner);
             Py_XDECREF(back);
         }
-        Py_DECREF(order);
         Py_DECREF(old.value);
         return -1;
     }
-    Py_SETREF(t->root, root);
+    champ_setref(&t->root, root);
     Py_XSETREF(t->order, order);
     t->acc = acc;
     t->acc_valid = acc_valid;
@@ -224,10 +219,10 @@ transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
     }
     order_node *order;
     if (order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
-        Py_DECREF(root);
+        champ_decref(root);
         goto error;
     }
-    Py_SETREF(t->root, root);
+    champ_setref(&t->root, root);
     Py_XSETREF(t->order, order);
     t->len--;
     t->acc = acc;
@@ -272,10 +267,9 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
     if (transient_ensure_root(st, t) < 0) {
         return NULL;
     }
-    PyObject *fd = fd_from_parts(tp, t->root, t->order, t->len, t->next_seq,
-                                 t->acc, t->acc_valid);
-    transient_seal(t);
-    return fd;
+    /* The version's references on the roots make later edits copy. */
+    return fd_from_parts(tp, t->root, t->order, t->len, t->next_seq,
+                         t->acc, t->acc_valid);
 }
 
 /* --- merge_into ---------------------------------------------------------- */
@@ -357,7 +351,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         Py_DECREF(order);
         goto done;
     }
-    Py_XSETREF(t->root, root);
+    champ_setref(&t->root, root);
     Py_XSETREF(t->order, order);
     t->len = n;
     t->next_seq = (uint64_t)n;
@@ -438,14 +432,12 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
         fd_object *src = (fd_object *)arg;
         if (t->len == 0 && t->next_seq == 0 && src->root != NULL) {
             /* Adopt the version's roots: O(1), the same items and order. */
-            Py_XSETREF(t->root, (champ_node *)Py_NewRef(src->root));
+            champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
             t->len = src->len;
             t->next_seq = src->next_seq;
-            t->acc = src->acc;
-            t->acc_valid = src->acc_valid;
-            transient_seal(t);
-            return 0;
+            t->acc_valid = fd_acc(src, &t->acc);
+            return 0;   /* src's references on the roots make edits copy */
         }
         order_cursor c;
         order_node *order = (order_node *)Py_XNewRef(src->order);
@@ -629,8 +621,10 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
 {
     fd_object *fd = (fd_object *)source;
     transient t;
+    Py_uhash_t acc = 0;
+    int acc_valid = fd_acc(fd, &acc);
     if (transient_init(st, &t, fd->root, fd->order, fd->len, fd->next_seq,
-                       fd->acc, fd->acc_valid) < 0) {
+                       acc, acc_valid) < 0) {
         return -1;
     }
     transient_clear(&self->t);
@@ -736,7 +730,7 @@ evolver_snapshot(PyObject *op, uint64_t *resized)
 {
     order_node *order;
     FM_BEGIN_CS(op);
-    transient_seal(&EV(op)->t);   /* the walk sees nodes no edit touches again */
+    /* The snapshot's reference makes later edits copy the order path. */
     order = (order_node *)Py_XNewRef(EV(op)->t.order);
     *resized = EV(op)->resized;
     FM_END_CS();
@@ -1079,13 +1073,11 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
         transient saved = self->t;
-        Py_XINCREF(saved.root);
-        Py_XINCREF(saved.order);
-        transient_seal(&self->t);   /* the saved roots must not be edited in place */
+        champ_xnewref(saved.root);
+        Py_XINCREF(saved.order);   /* and so the merge copies what it edits */
         if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
             transient_clear(&self->t);
             self->t = saved;
-            transient_seal(&self->t);
         }
         else {
             if (self->t.len != saved.len || self->t.next_seq != saved.next_seq) {
@@ -1121,7 +1113,7 @@ evolver_clear_method(PyObject *op, PyObject *unused)
             self->t.acc = 0;
             self->t.acc_valid = 1;
             Py_XDECREF(old_order);   /* may run finalizers: state is consistent */
-            Py_XDECREF(old_root);
+            champ_xdecref(old_root);
             result = Py_NewRef(Py_None);
         }
         evolver_end(self);

@@ -8,8 +8,8 @@
  * A frozendict is an immutable, insertion-ordered mapping.  Every "modified
  * copy" (set, delete, |, -, &, an Evolver batch) shares all but O(log n)
  * nodes with the version it came from, and old versions stay valid forever.
- * A version (fd_object) holds two tries, its length, next_seq, the cached
- * hash and the XOR accumulator behind it:
+ * A version (fd_object) holds two tries, its length, next_seq and the cached
+ * hash:
  *
  *        fd_object
  *        +-----------+      key trie (CHAMP, keytrie.c)
@@ -17,7 +17,7 @@
  *        | order ----+----> order trie (radix, ordertrie.c)
  *        | len       |      seq -> (key, value), in insertion order
  *        | next_seq  |
- *        | hash, acc |
+ *        | hash      |
  *        +-----------+
  *
  * 1. How a key finds its entry: the key trie
@@ -62,12 +62,15 @@
  * Each new key takes seq = next_seq and next_seq grows by one (64-bit, only
  * along a line of descent).  Replacing a value keeps the seq, so the key
  * keeps its position, as in dict.  The order trie maps seq -> (key, value):
- * a 16-way radix trie with the most significant digit first, so walking it
- * in order is insertion order and walking it backwards is reversed().
+ * a radix trie with the most significant digit first, so walking it in
+ * order is insertion order and walking it backwards is reversed().  Leaves
+ * hold 16 items (digit = the low 4 bits of seq); inner nodes hold 8 children
+ * (3-bit digits at shifts 4, 7, 10, ...).  Narrow inner nodes keep the path a
+ * derivation copies short in bytes: 8 pointers a level instead of 16.
  *
- *     shift 8          [ 0 | 1 ]                 prefix = seq >> (shift+4)
+ *     shift 7          [ 0 | 1 ]                 prefix = seq >> (shift+width)
  *                      /     \
- *     shift 4   [0 1 .. 15]   leaf (shift 0, prefix 0x10)    <- compressed
+ *     shift 4    [0 1 .. 7]   leaf (shift 0, prefix 0x8)     <- compressed
  *                /   \              path: a child may skip levels; its
  *     shift 0  leaf  leaf ...       prefix tells a hit from a miss
  *
@@ -77,7 +80,7 @@
  * pattern, and no edit ever pays for tombstones or compaction -- not even
  * when the same old version is derived from again and again (which defeats
  * every amortized "vector + tombstones + rebuild" scheme).  Appending walks
- * the right spine; iteration (order_cursor) uses a 17-slot explicit stack
+ * the right spine; iteration (order_cursor) uses a 21-slot explicit stack
  * and does no lookups, so it calls no user code.
  *
  * 3. Who owns the keys and values (C core only)
@@ -88,9 +91,9 @@
  * root (a version, a transient) also holds the matching order root.  So the
  * order trie holds the strong references and the key trie *borrows* them:
  * key-trie nodes reference only other key-trie nodes, cannot be part of a
- * reference cycle, and are therefore plain (non-GC) objects -- 16 bytes and
- * one GC traversal less per node, and copying one needs no increfs of its
- * entries.  The order-trie nodes are GC objects whose tp_traverse visits the
+ * reference cycle, and are therefore plain C structs with their own
+ * reference count, not Python objects -- a 16-byte head instead of 32 plus
+ * a GC header, and copying one needs no increfs of its entries.  The order-trie nodes are GC objects whose tp_traverse visits the
  * items (leaves) or children (inner nodes).  Iterators hold the order root
  * of what they walk, which keeps the items alive by itself.  Callers that
  * replace or remove an item hold their own reference to the old key and
@@ -98,14 +101,19 @@
  *
  * 4. Transient ownership: how an Evolver edits in place
  * ----------------------------------------------------
- * Every node records an `owner` token; 0 means published.  A transient (the
- * internal builder behind the constructor, |, -, &, fromkeys, and the public
- * Evolver) takes a fresh token from an atomic counter.  Nodes it creates
- * carry the token, and later edits of the same transient change them in
- * place; nodes without it (shared with published versions) are copied on
- * first touch.  So k edits copy each trie path at most once.  freeze() wraps
- * the roots in a new frozendict in O(1) and takes a fresh token, so nothing
- * reachable from a published version is ever written again.  Single-key
+ * A transient (the internal builder behind the constructor, |, -, &,
+ * fromkeys, and the public Evolver) edits a node in place when nothing else
+ * can reach it: the node, and every node on the path above it, is referenced
+ * exactly once.  Everything that holds a version -- a frozendict, an
+ * iterator's snapshot, a transient saved for rollback -- holds a reference on
+ * its roots, so a node reachable from anything but the transient has a count
+ * above 1 somewhere on its path and is copied on first touch; the copy is
+ * referenced once and later edits change it in place.  So k edits copy each
+ * trie path at most once, freeze() wraps the roots in a new frozendict in
+ * O(1), and nothing reachable from a published version is ever written
+ * again.  (The pure core, which cannot count references, gives each
+ * transient an owner token and stamps its nodes with it; the two rules pick
+ * the same nodes, and the C nodes save the 8-byte token.)  Single-key
  * derivations on a frozendict (set, delete, discard) use owner 0: a plain
  * path copy, with exactly-sized nodes.
  *
@@ -113,19 +121,21 @@
  * keys' __hash__/__eq__), update the hash accumulator (a value's __hash__),
  * then change the tries, which runs no user code.  A re-entrant edit of the
  * same Evolver from inside that user code raises RuntimeError.  Each trie
- * edit is failure-atomic (allocate first, write in place after; owned nodes
- * are top-closed), and if the second of the two fails with MemoryError the
- * first is undone on its now-owned path without allocating: a failed edit
+ * edit is failure-atomic (allocate first, write in place after; editable
+ * nodes are top-closed), and if the second of the two fails with MemoryError
+ * the first is undone on its now-editable path without allocating: a failed edit
  * leaves every version and the evolver exactly as they were.
  *
  * 5. Hashing
  * ----------
  * hash(fd) == hash(frozenset(fd.items())): the XOR of shuffle_bits(hash of
  * each (key, value) pair), finalised like frozenset's hash (hashing.c).  The
- * pair hash is CPython's 2-tuple hash computed from the stored key hash.  The
- * accumulator is kept with the version once known, so a version derived from
- * one whose hash is known gets its hash in O(1) (XOR the old pair out, the
- * new one in); a value whose hash raises only marks the accumulator unknown.
+ * pair hash is CPython's 2-tuple hash computed from the stored key hash.  A
+ * version derived from one whose hash is known gets its hash in O(1): the
+ * accumulator is recovered from the cached hash (hashing_unfinalize: every
+ * step of the finaliser is invertible), the old pair XORed out, the new one
+ * in, and the result finalised and cached at once; a value whose hash raises
+ * only leaves the new version's hash unknown.
  *
  * 6. Costs
  * --------
@@ -148,7 +158,7 @@
  *    seqs strictly increase in a walk;
  *  - every key-trie entry's (key, value) is the very pair at its seq in the
  *    order trie and both tries hold len items; next_seq is above every seq;
- *  - a cached hash equals the finalised accumulator.
+ *  - a cached hash has an accumulator behind it (unfinalise, finalise).
  *
  * 8. Which function does what
  * ---------------------------
@@ -162,7 +172,7 @@
  *                  the Evolver type
  *     views.c      keys/values/items views and the iterator
  *     frozendict.c the frozendict type (this file)
- *     module.c     module state, multi-phase init, the owner counter
+ *     module.c     module state, multi-phase init
  *
  * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
  * (2015); CPython's Python/hamt.c, whose essay this one follows.
@@ -186,14 +196,19 @@ fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
     if (self == NULL) {
         return NULL;
     }
-    self->root = (champ_node *)Py_XNewRef(root);
+    self->root = champ_xnewref(root);
     self->order = (order_node *)Py_XNewRef(order);
     self->len = len;
     self->next_seq = next_seq;
-    self->hash = -1;
-    self->acc = acc;
-    self->acc_valid = acc_valid;
+    self->hash = acc_valid ? hashing_finalize(acc, len) : -1;
     return (PyObject *)self;
+}
+
+int
+fd_acc(fd_object *fd, Py_uhash_t *acc)
+{
+    Py_hash_t h = FM_LOAD_HASH(fd->hash);
+    return h != -1 && hashing_unfinalize(h, fd->len, acc);
 }
 
 /* self as an exact frozendict (itself if it already is one). */
@@ -204,16 +219,20 @@ fd_exact(fm_state *st, PyObject *op)
         return Py_NewRef(op);
     }
     fd_object *s = FD(op);
+    Py_uhash_t acc = 0;
+    int acc_valid = fd_acc(s, &acc);
     return fd_from_parts(st->frozendict_type, s->root, s->order, s->len,
-                         s->next_seq, s->acc, s->acc_valid);
+                         s->next_seq, acc, acc_valid);
 }
 
 static int
 fd_transient(fm_state *st, PyObject *op, transient *t)
 {
     fd_object *s = FD(op);
+    Py_uhash_t acc = 0;
+    int acc_valid = fd_acc(s, &acc);
     return transient_init(st, t, s->root, s->order, s->len, s->next_seq,
-                          s->acc, s->acc_valid);
+                          acc, acc_valid);
 }
 
 static void
@@ -239,8 +258,10 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
             return Py_NewRef(arg);
         }
         fd_object *a = FD(arg);
+        Py_uhash_t acc = 0;
+        int acc_valid = fd_acc(a, &acc);
         return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq,
-                             a->acc, a->acc_valid);
+                             acc, acc_valid);
     }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
@@ -329,7 +350,7 @@ fd_clear(PyObject *op)
 {
     fd_object *s = FD(op);
     Py_CLEAR(s->order);
-    Py_CLEAR(s->root);
+    champ_clear(&s->root);
     s->len = 0;
     return 0;
 }
@@ -684,25 +705,16 @@ fd_hash(PyObject *op)
     if (h != -1) {
         return h;
     }
-    Py_uhash_t acc;
-    if (FM_LOAD_HASH(s->acc_valid)) {
-        acc = FM_LOAD_HASH(s->acc);
+    fd_hash_state hs = {0};
+    if (Py_EnterRecursiveCall(" while hashing a frozendict")) {
+        return -1;
     }
-    else {
-        fd_hash_state hs = {0};
-        if (Py_EnterRecursiveCall(" while hashing a frozendict")) {
-            return -1;
-        }
-        int r = champ_foreach(s->root, fd_hash_entry, &hs);
-        Py_LeaveRecursiveCall();
-        if (r) {
-            return -1;
-        }
-        acc = hs.acc;
-        FM_STORE_HASH(s->acc, acc);
-        FM_STORE_HASH(s->acc_valid, 1);
+    int r = champ_foreach(s->root, fd_hash_entry, &hs);
+    Py_LeaveRecursiveCall();
+    if (r) {
+        return -1;
     }
-    h = hashing_finalize(acc, s->len);
+    h = hashing_finalize(hs.acc, s->len);
     FM_STORE_HASH(s->hash, h);
     return h;
 }
@@ -1653,8 +1665,10 @@ fd_check(PyObject *op, PyObject *unused)
         return NULL;
     }
     Py_hash_t h = FM_LOAD_HASH(s->hash);
-    if (h != -1 && (!s->acc_valid || hashing_finalize(s->acc, s->len) != h)) {
-        PyErr_SetString(PyExc_AssertionError, "cached hash disagrees with the accumulator");
+    Py_uhash_t acc;
+    if (h != -1 && hashing_unfinalize(h, s->len, &acc)
+        && hashing_finalize(acc, s->len) != h) {
+        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
         return NULL;
     }
     Py_RETURN_NONE;

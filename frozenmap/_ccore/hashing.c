@@ -145,6 +145,33 @@ hashing_finalize(Py_uhash_t acc, Py_ssize_t length)
     return (Py_hash_t)h;
 }
 
+/* The inverse of hashing_finalize: each of its steps is a bijection on
+ * Py_uhash_t (an XOR with a constant, x ^ (x >> 11) ^ (x >> 25), an affine
+ * map with an odd multiplier) except the final -1 -> 590923713 remap. */
+int
+hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc)
+{
+    Py_uhash_t h = (Py_uhash_t)hash;
+    if (h == 590923713UL || h == (Py_uhash_t)-1) {
+        return 0;   /* 590923713 also stands for -1: two preimages */
+    }
+    /* 69069^-1 modulo 2**bits by Newton's iteration (each step doubles the
+     * correct low bits; an odd a is its own inverse modulo 8). */
+    Py_uhash_t inv = 69069U;
+    for (int i = 0; i < 6; i++) {
+        inv *= 2 - 69069U * inv;
+    }
+    Py_uhash_t x = (h - 907133923UL) * inv;
+    /* y = x ^ (x >> 11) ^ (x >> 25): the top 11 bits of x are those of y,
+     * and each pass below fixes 11 more. */
+    Py_uhash_t y = x;
+    for (int i = 0; i < (int)(8 * sizeof(Py_uhash_t)) / 11 + 1; i++) {
+        x = y ^ (x >> 11) ^ (x >> 25);
+    }
+    *acc = x ^ (((Py_uhash_t)length + 1) * 1927868237UL);
+    return 1;
+}
+
 int
 hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
                     PyObject *old_value, PyObject *new_value)

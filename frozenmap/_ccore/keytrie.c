@@ -4,13 +4,16 @@
  * cfrozenmap.h.
  *
  * C-only details:
- *  - Nodes are non-GC objects: they hold references only to other key-trie
- *    nodes (keys and values are borrowed from the order trie of the same
- *    version), so no reference cycle can pass through them.
+ *  - Nodes are plain C structs with their own reference count (see
+ *    cfrozenmap.h): they hold references only to other key-trie nodes (keys
+ *    and values are borrowed from the order trie of the same version), so no
+ *    reference cycle can pass through them and the GC never needs them.
+ *  - In-place edit rights come from uniqueness: a node is editable by a
+ *    transient when its count and every count above it on the path is 1.
  *  - Edits are failure-atomic: a node is written in place only when its shape
  *    stays the same (an entry's value replaced, a child pointer swapped);
- *    every shape change allocates a new node.  Owned nodes form a top-closed
- *    set (the parent of an owned node is owned), so an allocation that fails
+ *    every shape change allocates a new node.  Editable nodes form a
+ *    top-closed set (the parent of an editable node is editable), so an allocation that fails
  *    happens before any in-place write on the path and the trie is left
  *    exactly as it was.
  */
@@ -18,35 +21,28 @@
 
 #define ENTRY_UNITS ((Py_ssize_t)(sizeof(champ_entry) / sizeof(void *)))
 
+/* Whether a transient (owner != 0) may edit node in place: callers pass the
+ * owner on to a child only when the parent itself was editable, so a count
+ * of 1 here means nothing else reaches the node (see cfrozenmap.h). */
 static inline int
 champ_editable(champ_node *node, uint64_t owner)
 {
-    return owner != 0 && node->owner == owner;
+    return owner != 0 && champ_unique(node);
 }
 
-/* The node kinds have distinct basic sizes. */
-static inline int
-champ_is_bitmap(champ_node *n)
-{
-    return Py_TYPE(n)->tp_basicsize == offsetof(champ_bitmap, entries);
-}
+/* --- allocation ---------------------------------------------------------- */
 
-/* Nodes are fixed-size objects as far as CPython knows (no ob_size: the
- * bitmaps or the count say how many entries follow), allocated here with
- * their real size. */
 static champ_node *
-champ_alloc_raw(PyTypeObject *tp, size_t size)
+champ_alloc_raw(size_t size, Py_ssize_t rc)
 {
     champ_node *n = (champ_node *)PyObject_Malloc(size);
     if (n == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    (void)PyObject_Init((PyObject *)n, tp);   /* increfs the heap type */
+    n->rc = rc;
     return n;
 }
-
-/* --- allocation ---------------------------------------------------------- */
 
 /* A bitmap node with room for the given maps; entries and children are left
  * for the caller to fill (children must all be set before it is released). */
@@ -54,15 +50,16 @@ static champ_node *
 champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap,
                    uint64_t owner)
 {
+    (void)st;
+    (void)owner;
     Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS
                        + FM_POPCOUNT32(nodemap);
     champ_node *n = champ_alloc_raw(
-        st->bitmap_type,
-        offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *));
+        offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *),
+        CHAMP_RC_ONE);
     if (n == NULL) {
         return NULL;
     }
-    n->owner = owner;
     n->datamap = datamap;
     n->nodemap = nodemap;
     return n;
@@ -72,13 +69,14 @@ static champ_collision *
 champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count,
                       uint64_t owner)
 {
+    (void)st;
+    (void)owner;
     champ_collision *n = (champ_collision *)champ_alloc_raw(
-        st->collision_type,
-        offsetof(champ_collision, entries) + (size_t)count * sizeof(champ_entry));
+        offsetof(champ_collision, entries) + (size_t)count * sizeof(champ_entry),
+        CHAMP_RC_ONE | CHAMP_RC_COLLISION);
     if (n == NULL) {
         return NULL;
     }
-    n->head.owner = owner;
     n->head.datamap = 0;
     n->head.nodemap = 0;
     n->hash = hash;
@@ -92,7 +90,7 @@ champ_empty_root(fm_state *st)
     return champ_bitmap_alloc(st, 0, 0, 0);
 }
 
-/* A copy of a bitmap node with the same shape, owned by owner. */
+/* A copy of a bitmap node with the same shape. */
 FM_POPCNT_CLONES static champ_node *
 champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
 {
@@ -104,60 +102,23 @@ champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
     memcpy(CHAMP_ENTRIES(n), CHAMP_ENTRIES(node), nd * sizeof(champ_entry));
     champ_node **src = CHAMP_CHILDREN(node), **dst = CHAMP_CHILDREN(n);
     for (int i = 0; i < nc; i++) {
-        dst[i] = (champ_node *)Py_NewRef(src[i]);
+        dst[i] = champ_newref(src[i]);
     }
     return n;
 }
 
-static void
-champ_bitmap_dealloc(PyObject *self)
+void
+champ_free(champ_node *node)
 {
-    champ_node *node = (champ_node *)self;
-    PyTypeObject *tp = Py_TYPE(self);
-    int nc = CHAMP_NCHILD(node);
-    champ_node **children = CHAMP_CHILDREN(node);
-    for (int i = 0; i < nc; i++) {
-        Py_DECREF(children[i]);
+    if (!CHAMP_IS_COLLISION(node)) {
+        int nc = CHAMP_NCHILD(node);
+        champ_node **children = CHAMP_CHILDREN(node);
+        for (int i = 0; i < nc; i++) {
+            champ_decref(children[i]);
+        }
     }
-    tp->tp_free(self);
-    Py_DECREF(tp);
+    PyObject_Free(node);
 }
-
-static void
-champ_collision_dealloc(PyObject *self)
-{
-    PyTypeObject *tp = Py_TYPE(self);
-    tp->tp_free(self);
-    Py_DECREF(tp);
-}
-
-static PyType_Slot champ_bitmap_slots[] = {
-    {Py_tp_dealloc, champ_bitmap_dealloc},
-    {Py_tp_doc, "internal: a CHAMP bitmap node of frozenmap's key trie"},
-    {0, NULL},
-};
-
-PyType_Spec champ_bitmap_spec = {
-    .name = "frozenmap._ccore._cfrozenmap.BitmapNode",
-    .basicsize = offsetof(champ_bitmap, entries),
-    .itemsize = 0,        /* see champ_alloc_raw */
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = champ_bitmap_slots,
-};
-
-static PyType_Slot champ_collision_slots[] = {
-    {Py_tp_dealloc, champ_collision_dealloc},
-    {Py_tp_doc, "internal: entries of frozenmap's key trie with one full hash"},
-    {0, NULL},
-};
-
-PyType_Spec champ_collision_spec = {
-    .name = "frozenmap._ccore._cfrozenmap.CollisionNode",
-    .basicsize = offsetof(champ_collision, entries),
-    .itemsize = 0,
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-    .slots = champ_collision_slots,
-};
 
 /* --- lookup -------------------------------------------------------------- */
 
@@ -243,7 +204,7 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
         }
         champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << da, owner);
         if (n == NULL) {
-            Py_DECREF(child);
+            champ_decref(child);
             return NULL;
         }
         CHAMP_CHILDREN(n)[0] = child;
@@ -274,7 +235,7 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
         }
         champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << dc, owner);
         if (n == NULL) {
-            Py_DECREF(child);
+            champ_decref(child);
             return NULL;
         }
         CHAMP_CHILDREN(n)[0] = child;
@@ -286,7 +247,7 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
         return NULL;
     }
     CHAMP_ENTRIES(n)[0] = *entry;
-    CHAMP_CHILDREN(n)[0] = (champ_node *)Py_NewRef(coll);
+    CHAMP_CHILDREN(n)[0] = champ_newref(coll);
     return n;
 }
 
@@ -304,7 +265,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
             if (&c->entries[i] == old) {
                 if (champ_editable(node, owner)) {
                     c->entries[i] = *entry;
-                    return (champ_node *)Py_NewRef(node);
+                    return champ_newref(node);
                 }
                 champ_collision *n = champ_collision_alloc(st, c->hash, c->count, owner);
                 if (n == NULL) {
@@ -332,6 +293,8 @@ FM_POPCNT_CLONES champ_node *
 champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
           const champ_entry *old, uint64_t owner)
 {
+    /* Below a node that must be copied nothing is editable. */
+    owner = champ_editable(node, owner) ? owner : 0;
     uint32_t bit = CHAMP_BIT(entry->hash, shift);
     int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
     if (node->datamap & bit) {
@@ -340,7 +303,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         if (current == old) {
             if (champ_editable(node, owner)) {
                 *current = *entry;
-                return (champ_node *)Py_NewRef(node);
+                return champ_newref(node);
             }
             champ_node *n = champ_bitmap_copy(st, node, owner);
             if (n == NULL) {
@@ -358,7 +321,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit,
                                            node->nodemap | bit, owner);
         if (n == NULL) {
-            Py_DECREF(child);
+            champ_decref(child);
             return NULL;
         }
         champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
@@ -367,11 +330,11 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
         int j = CHAMP_INDEX(n->nodemap, bit);
         for (int k = 0; k < j; k++) {
-            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+            dc[k] = champ_newref(sc[k]);
         }
         dc[j] = child;
         for (int k = j; k < nc; k++) {
-            dc[k + 1] = (champ_node *)Py_NewRef(sc[k]);
+            dc[k + 1] = champ_newref(sc[k]);
         }
         return n;
     }
@@ -390,20 +353,20 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
             return NULL;
         }
         if (new_child == child) {
-            Py_DECREF(new_child);
-            return (champ_node *)Py_NewRef(node);
+            champ_decref(new_child);
+            return champ_newref(node);
         }
         if (champ_editable(node, owner)) {
             CHAMP_CHILDREN(node)[j] = new_child;
-            Py_DECREF(child);
-            return (champ_node *)Py_NewRef(node);
+            champ_decref(child);
+            return champ_newref(node);
         }
         champ_node *n = champ_bitmap_copy(st, node, owner);
         if (n == NULL) {
-            Py_DECREF(new_child);
+            champ_decref(new_child);
             return NULL;
         }
-        Py_SETREF(CHAMP_CHILDREN(n)[j], new_child);
+        champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
         return n;
     }
     /* A free digit: the entry goes in inline. */
@@ -418,7 +381,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
     memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
     champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
     for (int k = 0; k < nc; k++) {
-        dc[k] = (champ_node *)Py_NewRef(sc[k]);
+        dc[k] = champ_newref(sc[k]);
     }
     return n;
 }
@@ -453,6 +416,7 @@ FM_POPCNT_CLONES champ_node *
 champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
              uint64_t owner)
 {
+    owner = champ_editable(node, owner) ? owner : 0;
     uint32_t bit = CHAMP_BIT(old->hash, shift);
     int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
     if (node->datamap & bit) {
@@ -466,7 +430,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
         memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
         champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
         for (int k = 0; k < nc; k++) {
-            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+            dc[k] = champ_newref(sc[k]);
         }
         return n;
     }
@@ -505,14 +469,14 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
             champ_node *only = CHAMP_CHILDREN(new_child)[0];
             if (CHAMP_IS_COLLISION(only)) {
                 /* A lone collision node moves up. */
-                Py_INCREF(only);
-                Py_SETREF(new_child, only);
+                champ_incref(only);
+                champ_setref(&new_child, only);
             }
         }
     }
     if (single) {
         /* Inline the child's last entry into this node. */
-        Py_DECREF(new_child);
+        champ_decref(new_child);
         champ_node *n = champ_bitmap_alloc(st, node->datamap | bit,
                                            node->nodemap ^ bit, owner);
         if (n == NULL) {
@@ -525,28 +489,28 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
         memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
         champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
         for (int k = 0; k < j; k++) {
-            dc[k] = (champ_node *)Py_NewRef(sc[k]);
+            dc[k] = champ_newref(sc[k]);
         }
         for (int k = j + 1; k < nc; k++) {
-            dc[k - 1] = (champ_node *)Py_NewRef(sc[k]);
+            dc[k - 1] = champ_newref(sc[k]);
         }
         return n;
     }
     if (new_child == child) {
-        Py_DECREF(new_child);
-        return (champ_node *)Py_NewRef(node);
+        champ_decref(new_child);
+        return champ_newref(node);
     }
     if (champ_editable(node, owner)) {
         CHAMP_CHILDREN(node)[j] = new_child;
-        Py_DECREF(child);
-        return (champ_node *)Py_NewRef(node);
+        champ_decref(child);
+        return champ_newref(node);
     }
     champ_node *n = champ_bitmap_copy(st, node, owner);
     if (n == NULL) {
-        Py_DECREF(new_child);
+        champ_decref(new_child);
         return NULL;
     }
-    Py_SETREF(CHAMP_CHILDREN(n)[j], new_child);
+    champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
     return n;
 }
 
@@ -611,7 +575,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
                                               count[d], shift + CHAMP_BITS, owner);
             if (c == NULL) {
                 while (nc > 0) {
-                    Py_DECREF(children[--nc]);
+                    champ_decref(children[--nc]);
                 }
                 return NULL;
             }
@@ -621,7 +585,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
     champ_node *node = champ_bitmap_alloc(st, datamap, nodemap, owner);
     if (node == NULL) {
         while (nc > 0) {
-            Py_DECREF(children[--nc]);
+            champ_decref(children[--nc]);
         }
         return NULL;
     }
@@ -657,7 +621,7 @@ champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
     if (node == NULL) {
         return 0;
     }
-    if (!champ_is_bitmap(node)) {
+    if (CHAMP_IS_COLLISION(node)) {
         champ_collision *c = (champ_collision *)node;
         for (Py_ssize_t i = 0; i < c->count; i++) {
             int r = fn(&c->entries[i], arg);
@@ -745,10 +709,10 @@ champ_equal(champ_node *a, champ_node *b)
         return (a == NULL ? CHAMP_NDATA(b) + CHAMP_NCHILD(b)
                           : CHAMP_NDATA(a) + CHAMP_NCHILD(a)) == 0;
     }
-    if (Py_TYPE(a) != Py_TYPE(b)) {
+    if (CHAMP_IS_COLLISION(a) != CHAMP_IS_COLLISION(b)) {
         return 0;
     }
-    if (!champ_is_bitmap(a)) {
+    if (CHAMP_IS_COLLISION(a)) {
         champ_collision *ca = (champ_collision *)a, *cb = (champ_collision *)b;
         if (ca->hash != cb->hash || ca->count != cb->count) {
             return 0;
@@ -901,7 +865,7 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
     if (a == b) {
         return 0;
     }
-    if (!champ_is_bitmap(a) || !champ_is_bitmap(b)) {
+    if (CHAMP_IS_COLLISION(a) || CHAMP_IS_COLLISION(b)) {
         champ_difflist la = {0}, lb = {0};
         int r = -1;
         if (champ_foreach(a, champ_collect, &la) == 0
@@ -963,12 +927,15 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
             int is_root)
 {
     Py_uhash_t low = shift >= 64 ? ~(Py_uhash_t)0 : (((Py_uhash_t)1 << shift) - 1);
-    if (Py_TYPE(node) == st->collision_type) {
+    if (node->rc < CHAMP_RC_ONE) {
+        return champ_fail("key-trie node with no references");
+    }
+    if (CHAMP_IS_COLLISION(node)) {
         champ_collision *c = (champ_collision *)node;
         if (is_root) {
             return champ_fail("the root must be a BitmapNode");
         }
-        if (!CHAMP_IS_COLLISION(node)) {
+        if (node->datamap != 0 || node->nodemap != 0) {
             return champ_fail("collision node with bitmaps set");
         }
         if (c->count < 2) {
@@ -986,9 +953,6 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
             }
         }
         return c->count;
-    }
-    if (Py_TYPE(node) != st->bitmap_type) {
-        return champ_fail("unknown key-trie node type");
     }
     if (shift > CHAMP_MAX_SHIFT) {
         return champ_fail("bitmap node below the last digit");
@@ -1037,7 +1001,7 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
             return -1;
         }
         total += sub;
-        if (Py_TYPE(child) == st->collision_type) {
+        if (CHAMP_IS_COLLISION(child)) {
             Py_uhash_t h = ((champ_collision *)child)->hash;
             if (distinct == 0) {
                 first_hash = h;
@@ -1071,7 +1035,7 @@ champ_node_ids(champ_node *node, PyObject *out)
         return -1;
     }
     Py_DECREF(id);
-    if (champ_is_bitmap(node)) {
+    if (!CHAMP_IS_COLLISION(node)) {
         int nc = CHAMP_NCHILD(node);
         for (int i = 0; i < nc; i++) {
             if (champ_node_ids(CHAMP_CHILDREN(node)[i], out) < 0) {
@@ -1117,7 +1081,7 @@ champ_dump(champ_node *node, int indent, PyObject *out)
 {
     char pad[80], buf[64];
     champ_pad(pad, indent);
-    if (!champ_is_bitmap(node)) {
+    if (CHAMP_IS_COLLISION(node)) {
         champ_collision *c = (champ_collision *)node;
         PyOS_snprintf(buf, sizeof(buf), "Collision hash=0x%llx",
                       (unsigned long long)c->hash);

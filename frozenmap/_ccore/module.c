@@ -1,31 +1,7 @@
 /* module.c -- frozenmap._ccore._cfrozenmap: module state, multi-phase
- * initialisation, and the owner-token counter.  The essay explaining the
- * algorithm is at the top of frozendict.c. */
+ * initialisation.  The extension has no mutable global state.  The essay
+ * explaining the algorithm is at the top of frozendict.c. */
 #include "cfrozenmap.h"
-
-/* --- owner tokens ---------------------------------------------------------- */
-
-/* The only mutable global of the extension: a process-wide counter handing
- * out owner tokens.  Atomic, so two threads (or two interpreters) never get
- * the same token; relaxed ordering suffices since only uniqueness matters. */
-#if defined(__GNUC__) || defined(__clang__)
-static uint64_t fm_owner_counter = 0;
-
-uint64_t
-fm_owner_new(void)
-{
-    return __atomic_add_fetch(&fm_owner_counter, 1, __ATOMIC_RELAXED);
-}
-#else
-#include <stdatomic.h>
-static _Atomic uint64_t fm_owner_counter = 0;
-
-uint64_t
-fm_owner_new(void)
-{
-    return atomic_fetch_add_explicit(&fm_owner_counter, 1, memory_order_relaxed) + 1;
-}
-#endif
 
 /* --- module state ---------------------------------------------------------- */
 
@@ -74,8 +50,6 @@ fm_traverse(PyObject *module, visitproc visit, void *arg)
     fm_state *st = fm_state_of_module(module);
     Py_VISIT(st->frozendict_type);
     Py_VISIT(st->evolver_type);
-    Py_VISIT(st->bitmap_type);
-    Py_VISIT(st->collision_type);
     Py_VISIT(st->order_type);
     Py_VISIT(st->keys_type);
     Py_VISIT(st->values_type);
@@ -96,8 +70,6 @@ fm_clear(PyObject *module)
     fm_state *st = fm_state_of_module(module);
     Py_CLEAR(st->frozendict_type);
     Py_CLEAR(st->evolver_type);
-    Py_CLEAR(st->bitmap_type);
-    Py_CLEAR(st->collision_type);
     Py_CLEAR(st->order_type);
     Py_CLEAR(st->keys_type);
     Py_CLEAR(st->values_type);
@@ -176,9 +148,7 @@ static int
 fm_exec(PyObject *module)
 {
     fm_state *st = fm_state_of_module(module);
-    if ((st->bitmap_type = fm_add_type(module, &champ_bitmap_spec, 0)) == NULL
-        || (st->collision_type = fm_add_type(module, &champ_collision_spec, 0)) == NULL
-        || (st->order_type = fm_add_type(module, &order_node_spec, 0)) == NULL
+    if ((st->order_type = fm_add_type(module, &order_node_spec, 0)) == NULL
         || (st->frozendict_type = fm_add_type(module, &fd_spec, 1)) == NULL
         || (st->evolver_type = fm_add_type(module, &evolver_spec, 1)) == NULL
         || (st->keys_type = fm_add_type(module, &view_keys_spec, 0)) == NULL

@@ -1,4 +1,5 @@
-/* ordertrie.c -- the insertion-order index: a 16-way radix trie on seq.
+/* ordertrie.c -- the insertion-order index: a radix trie on seq (leaves of
+ * 16 items, inner nodes of 8 children).
  * Mirrors frozenmap/_pycore/ordertrie.py function by function; the essay at
  * the top of frozendict.c explains it, cfrozenmap.h has the contracts.
  *
@@ -6,32 +7,40 @@
  *  - Leaves store key and value as two pointers (strong references: the order
  *    trie is what owns a version's keys and values); the pure core stores a
  *    (key, value) tuple.
- *  - ob_size is the capacity in pointers.  Nodes made by a transient get room
- *    for all 16 slots, so appends in an evolver or builder fill a leaf in
- *    place; published copies are sized exactly.
+ *  - cap is the room in slots.  Nodes made by a transient get room for the
+ *    whole fanout, so appends in an evolver or builder fill a node in place;
+ *    published copies are sized exactly.
+ *  - In-place edit rights come from uniqueness, as in keytrie.c: a transient
+ *    edits a node whose count, and every count above it, is 1.  (The pure
+ *    core compares owner tokens; the two rules agree because every holder of
+ *    a version -- a frozendict, an iterator, a saved transient -- holds a
+ *    reference on its roots.)
  *  - Like keytrie.c, edits are failure-atomic: allocation first, in-place
- *    writes (only in owned nodes, which are top-closed) after.
+ *    writes (only in editable nodes, which are top-closed) after.
  */
 #include "cfrozenmap.h"
 
+/* Whether a transient (owner != 0) may edit node in place; callers pass the
+ * owner on to children only below an editable node. */
 static inline int
 order_editable(order_node *node, uint64_t owner)
 {
-    return owner != 0 && node->owner == owner;
+    return owner != 0 && fm_unique((PyObject *)node);
 }
 
 static inline uint64_t
 order_prefix_of(uint64_t seq, int shift)
 {
-    return shift + ORDER_BITS >= 64 ? 0 : seq >> (shift + ORDER_BITS);
+    int top = shift + ORDER_WIDTH(shift);
+    return top >= 64 ? 0 : seq >> top;
 }
 
 /* The smallest seq the node's range covers. */
 static inline uint64_t
 order_base(order_node *node)
 {
-    return node->shift + ORDER_BITS >= 64 ? 0
-           : node->prefix << (node->shift + ORDER_BITS);
+    int top = node->shift + ORDER_WIDTH(node->shift);
+    return top >= 64 ? 0 : node->prefix << top;
 }
 
 static inline int
@@ -40,7 +49,13 @@ order_covers(order_node *node, uint64_t seq)
     return order_prefix_of(seq, node->shift) == node->prefix;
 }
 
-#define ORDER_DIGIT(seq, shift) ((unsigned)(((seq) >> (shift)) & ORDER_MASK))
+static inline unsigned
+order_digit(uint64_t seq, int shift)
+{
+    return (unsigned)(seq >> shift) & ((1u << ORDER_WIDTH(shift)) - 1);
+}
+
+#define ORDER_DIGIT(seq, shift) order_digit((seq), (shift))
 #define ORDER_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit) - 1))
 #define ORDER_UNITS(shift) ((shift) == 0 ? 2 : 1)
 
@@ -48,43 +63,46 @@ order_covers(order_node *node, uint64_t seq)
 
 /* An untracked node with room for cap slots and nothing in it yet. */
 static order_node *
-order_alloc(fm_state *st, int shift, uint64_t prefix, int cap, uint64_t owner)
+order_alloc(fm_state *st, int shift, uint64_t prefix, int cap)
 {
     order_node *n = PyObject_GC_NewVar(order_node, st->order_type,
                                        (Py_ssize_t)cap * ORDER_UNITS(shift));
     if (n == NULL) {
         return NULL;
     }
-    n->prefix = prefix;
-    n->owner = owner;
+    n->prefix = prefix;   /* overwrites the ob_size the allocator wrote */
     n->bitmap = 0;
     n->shift = (uint8_t)shift;
+    n->cap = (uint8_t)cap;
     return n;
 }
 
 static inline int
 order_capacity(order_node *n)
 {
-    return (int)(Py_SIZE(n) / ORDER_UNITS(n->shift));
+    return n->cap;
 }
 
+/* Room for a node of count slots: transients get the whole fanout so that
+ * appends fill a node in place; one-shot derivations get exact sizes. */
 static inline int
-order_new_capacity(int count, uint64_t owner)
+order_new_capacity(int count, int shift, uint64_t owner)
 {
-    return owner != 0 ? ORDER_FANOUT : count;
+    return owner != 0 ? ORDER_FANOUT_AT(shift) : count;
 }
 
 /* A copy of node with the same contents (new refs), room for cap slots. */
 static order_node *
-order_copy(fm_state *st, order_node *node, int cap, uint64_t owner)
+order_copy(fm_state *st, order_node *node, int cap)
 {
-    order_node *n = order_alloc(st, node->shift, node->prefix, cap, owner);
+    order_node *n = order_alloc(st, node->shift, node->prefix, cap);
     if (n == NULL) {
         return NULL;
     }
     int units = ORDER_COUNT(node) * ORDER_UNITS(node->shift);
+    PyObject **src = node->slots, **dst = n->slots;
     for (int i = 0; i < units; i++) {
-        n->slots[i] = Py_NewRef(node->slots[i]);
+        dst[i] = Py_NewRef(src[i]);
     }
     n->bitmap = node->bitmap;
     PyObject_GC_Track(n);
@@ -95,8 +113,8 @@ static order_node *
 order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value,
            uint64_t owner)
 {
-    order_node *n = order_alloc(st, 0, seq >> ORDER_BITS,
-                                order_new_capacity(1, owner), owner);
+    order_node *n = order_alloc(st, 0, order_prefix_of(seq, 0),
+                                order_new_capacity(1, 0, owner));
     if (n == NULL) {
         return NULL;
     }
@@ -105,6 +123,15 @@ order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value,
     n->bitmap = (uint16_t)(1u << ORDER_DIGIT(seq, 0));
     PyObject_GC_Track(n);
     return n;
+}
+
+static PyObject *
+order_sizeof(PyObject *self, PyObject *unused)
+{
+    order_node *n = (order_node *)self;
+    return PyLong_FromSsize_t(
+        (Py_ssize_t)offsetof(order_node, slots)
+        + (Py_ssize_t)n->cap * ORDER_UNITS(n->shift) * (Py_ssize_t)sizeof(PyObject *));
 }
 
 static int
@@ -135,8 +162,14 @@ order_dealloc(PyObject *self)
     Py_TRASHCAN_END
 }
 
+static PyMethodDef order_node_methods[] = {
+    {"__sizeof__", order_sizeof, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyType_Slot order_node_slots[] = {
     {Py_tp_dealloc, order_dealloc},
+    {Py_tp_methods, order_node_methods},
     {Py_tp_traverse, order_traverse},
     {Py_tp_doc, "internal: a node of frozenmap's order trie"},
     {0, NULL},
@@ -197,10 +230,14 @@ static order_node *
 order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
 {
     uint64_t sa = order_base(a), sb = order_base(b);
-    int shift = (63 - FM_CLZ64(sa ^ sb)) / ORDER_BITS * ORDER_BITS;
+    /* The lowest level whose digit tells the two ranges apart. */
+    int top = 63 - FM_CLZ64(sa ^ sb);
+    int shift = top < ORDER_LEAF_BITS ? 0
+                : ORDER_LEAF_BITS + (top - ORDER_LEAF_BITS) / ORDER_INNER_BITS
+                                    * ORDER_INNER_BITS;
     unsigned da = ORDER_DIGIT(sa, shift), db = ORDER_DIGIT(sb, shift);
     order_node *n = order_alloc(st, shift, order_prefix_of(sa, shift),
-                                order_new_capacity(2, owner), owner);
+                                order_new_capacity(2, shift, owner));
     if (n == NULL) {
         Py_DECREF(a);
         Py_DECREF(b);
@@ -223,8 +260,8 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child,
         Py_SETREF(node->slots[i], (PyObject *)new_child);
         return (order_node *)Py_NewRef(node);
     }
-    order_node *n = order_copy(st, node, order_new_capacity(ORDER_COUNT(node), owner),
-                               owner);
+    order_node *n = order_copy(st, node,
+                               order_new_capacity(ORDER_COUNT(node), node->shift, owner));
     if (n == NULL) {
         Py_DECREF(new_child);
         return NULL;
@@ -240,6 +277,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
     if (node == NULL) {
         return order_leaf(st, seq, key, value, owner);
     }
+    owner = order_editable(node, owner) ? owner : 0;
     if (!order_covers(node, seq)) {
         order_node *leaf = order_leaf(st, seq, key, value, owner);
         if (leaf == NULL) {
@@ -283,7 +321,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
     }
     else {
         n = order_alloc(st, shift, node->prefix,
-                        order_new_capacity(count + 1, owner), owner);
+                        order_new_capacity(count + 1, shift, owner));
         if (n == NULL) {
             Py_XDECREF(leaf);
             return NULL;
@@ -312,6 +350,7 @@ FM_POPCNT_CLONES order_node *
 order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
               uint64_t owner)
 {
+    owner = order_editable(node, owner) ? owner : 0;
     unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
     int i = ORDER_INDEX(node->bitmap, bit);
     if (!(node->bitmap & bit) || !order_covers(node, seq)) {
@@ -324,7 +363,7 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
             n = (order_node *)Py_NewRef(node);
         }
         else {
-            n = order_copy(st, node, order_new_capacity(ORDER_COUNT(node), owner), owner);
+            n = order_copy(st, node, order_new_capacity(ORDER_COUNT(node), 0, owner));
             if (n == NULL) {
                 return NULL;
             }
@@ -348,6 +387,7 @@ FM_POPCNT_CLONES int
 order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner,
              order_node **result)
 {
+    owner = order_editable(node, owner) ? owner : 0;
     unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
     int i = ORDER_INDEX(node->bitmap, bit);
     int count = ORDER_COUNT(node), units = ORDER_UNITS(node->shift);
@@ -396,7 +436,7 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner,
         return 0;
     }
     order_node *n = order_alloc(st, node->shift, node->prefix,
-                                order_new_capacity(count - 1, owner), owner);
+                                order_new_capacity(count - 1, node->shift, owner));
     if (n == NULL) {
         return -1;
     }
@@ -421,17 +461,18 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
     if (n == 0) {
         return NULL;
     }
-    Py_ssize_t nlevel = (n + ORDER_FANOUT - 1) / ORDER_FANOUT;
+    const int leaf_fanout = ORDER_FANOUT_AT(0), inner_fanout = ORDER_FANOUT_AT(1);
+    Py_ssize_t nlevel = (n + leaf_fanout - 1) / leaf_fanout;
     order_node **level = PyMem_Malloc(nlevel * sizeof(order_node *));
     if (level == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
     for (Py_ssize_t j = 0; j < nlevel; j++) {
-        Py_ssize_t start = j * ORDER_FANOUT;
-        int len = (int)(n - start < ORDER_FANOUT ? n - start : ORDER_FANOUT);
-        order_node *leaf = order_alloc(st, 0, (uint64_t)start >> ORDER_BITS,
-                                       owner ? ORDER_FANOUT : len, owner);
+        Py_ssize_t start = j * leaf_fanout;
+        int len = (int)(n - start < leaf_fanout ? n - start : leaf_fanout);
+        order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0),
+                                       order_new_capacity(len, 0, owner));
         if (leaf == NULL) {
             while (j > 0) {
                 Py_DECREF(level[--j]);
@@ -447,18 +488,18 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
         PyObject_GC_Track(leaf);
         level[j] = leaf;
     }
-    int shift = ORDER_BITS;
+    int shift = ORDER_LEAF_BITS;
     while (nlevel > 1) {
         Py_ssize_t nparents = 0;
-        for (Py_ssize_t start = 0; start < nlevel; start += ORDER_FANOUT) {
-            int len = (int)(nlevel - start < ORDER_FANOUT ? nlevel - start : ORDER_FANOUT);
+        for (Py_ssize_t start = 0; start < nlevel; start += inner_fanout) {
+            int len = (int)(nlevel - start < inner_fanout ? nlevel - start : inner_fanout);
             if (len == 1) {
                 level[nparents++] = level[start];   /* a lone child is not wrapped */
                 continue;
             }
             uint64_t base = order_base(level[start]);
             order_node *p = order_alloc(st, shift, order_prefix_of(base, shift),
-                                        owner ? ORDER_FANOUT : len, owner);
+                                        order_new_capacity(len, shift, owner));
             if (p == NULL) {
                 for (Py_ssize_t k = 0; k < nparents; k++) {
                     Py_DECREF(level[k]);
@@ -480,7 +521,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
             level[nparents++] = p;
         }
         nlevel = nparents;
-        shift += ORDER_BITS;
+        shift += ORDER_INNER_BITS;
     }
     order_node *root = level[0];
     PyMem_Free(level);
@@ -541,7 +582,9 @@ static int
 order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
                  Py_ssize_t *count)
 {
-    if (node->shift % ORDER_BITS != 0 || node->shift > 60) {
+    if (node->shift != 0
+        && ((node->shift - ORDER_LEAF_BITS) % ORDER_INNER_BITS != 0
+            || node->shift > ORDER_MAX_SHIFT)) {
         return order_fail("bad order-node shift");
     }
     if (parent_shift >= 0 && node->shift >= parent_shift) {
@@ -550,7 +593,8 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
     if (node->bitmap == 0) {
         return order_fail("empty order node");
     }
-    if (order_capacity(node) < ORDER_COUNT(node)) {
+    if (order_capacity(node) < ORDER_COUNT(node)
+        || order_capacity(node) > ORDER_FANOUT_AT(node->shift)) {
         return order_fail("order node over capacity");
     }
     if (node->shift && ORDER_COUNT(node) < 2) {

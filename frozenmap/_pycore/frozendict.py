@@ -256,7 +256,9 @@ class frozendict:
         _set_len(self, length)
         _set_next_seq(self, next_seq)
         _set_acc(self, acc)
-        _set_hash(self, None)
+        # A known accumulator is finalised at once (O(1)), so versions derived
+        # from one whose hash is known compare unequal by hash without a walk.
+        _set_hash(self, None if acc is None else hash_finalize(acc, length))
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:

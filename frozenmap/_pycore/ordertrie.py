@@ -1,24 +1,28 @@
-"""The order index: a 16-way radix trie on sequence numbers.
+"""The order index: a radix trie on sequence numbers (leaves of 16 items,
+inner nodes of 8 children).
 
 Every new key takes the version's ``next_seq`` (which only grows along a line of
 descent); replacing a value keeps the key's seq, so its position stays, as in
 ``dict``.  This trie maps seq -> ``(key, value)``, with the most significant
-4-bit digit first, so an in-order walk is insertion order and a reverse walk is
+digit first, so an in-order walk is insertion order and a reverse walk is
 ``reversed()``.
 
-An ``OrderNode`` at ``shift`` s (0, 4, ..., 60) chooses among 16 slots by digit
-``(seq >> s) & 15``; ``bitmap`` marks the occupied digits and ``slots`` is dense
-in digit order.  At shift 0 the slots are the items themselves (leaves); above
-it they are child nodes.  Paths are compressed: a child may sit at any lower
-shift, and every node records ``prefix = seq >> (shift + 4)``, the digits above
-its own that all seqs below it share, so a walk can tell a miss from a hit.
+A leaf (``shift`` 0) holds up to 16 items, chosen by the 4-bit digit
+``seq & 15``; an inner node at shift s (4, 7, ..., 61) holds up to 8 children,
+chosen by the 3-bit digit ``(seq >> s) & 7``.  Narrow inner nodes make the path
+a derivation copies cheaper (8 pointers a level rather than 16, for one more
+level every 8x more items).  ``bitmap`` marks the occupied digits and ``slots``
+is dense in digit order.  Paths are compressed: a child may sit at any lower
+shift, and every node records ``prefix = seq >> (shift + width)``, the digits
+above its own that all seqs below it share, so a walk can tell a miss from a
+hit.
 
 Deletion really removes: a leaf left empty disappears, and an inner node left
 with one child is replaced by that child.  Inner nodes therefore always have two
 or more children, the trie has fewer than 2n nodes under any deletion pattern,
 and no edit ever pays for tombstones or a compaction pass, whichever old version
-it starts from.  Depth is at most 16 (64-bit seqs); with dense seqs it is
-log16(n).
+it starts from.  Depth is at most 21 (64-bit seqs); with dense seqs it is
+1 + log8(n / 16).
 
 Mirrors ``frozenmap/_ccore/ordertrie.c``.
 """
@@ -45,13 +49,28 @@ __all__ = [
 Item = Tuple[Any, Any]
 """``(key, value)``: what iteration over items yields, shared, never copied."""
 
-BITS = 4
-DIGIT_MASK = 15
-LEAF_SIZE = 16
+LEAF_BITS = 4
+INNER_BITS = 3
+LEAF_SIZE = 1 << LEAF_BITS
+INNER_SIZE = 1 << INNER_BITS
+MAX_SHIFT = 61
+
+
+def _width(shift: int) -> int:
+    """How many bits of seq a node at ``shift`` reads."""
+    return LEAF_BITS if shift == 0 else INNER_BITS
+
+
+def _digit(seq: int, shift: int) -> int:
+    return (seq >> shift) & ((1 << _width(shift)) - 1)
+
+
+def _prefix_of(seq: int, shift: int) -> int:
+    return seq >> (shift + _width(shift))
 
 
 class OrderNode:
-    """A radix-trie node: 16 digit slots at ``shift``, path-compressed."""
+    """A radix-trie node: 16 item slots (a leaf) or 8 child slots, path-compressed."""
 
     __slots__ = ("shift", "prefix", "bitmap", "slots", "owner")
 
@@ -76,24 +95,24 @@ def _editable(node: OrderNode, owner: Optional[object]) -> OrderNode:
 
 
 def _covers(node: OrderNode, seq: int) -> bool:
-    return seq >> (node.shift + BITS) == node.prefix
+    return _prefix_of(seq, node.shift) == node.prefix
 
 
 def _leaf(seq: int, item: Item, owner: Optional[object]) -> OrderNode:
-    return OrderNode(0, seq >> BITS, 1 << (seq & DIGIT_MASK), [item], owner)
+    return OrderNode(0, _prefix_of(seq, 0), 1 << _digit(seq, 0), [item], owner)
 
 
 def _base(node: OrderNode) -> int:
     """The smallest seq the node's range covers."""
-    return node.prefix << (node.shift + BITS)
+    return node.prefix << (node.shift + _width(node.shift))
 
 
 def order_get(node: Optional[OrderNode], seq: int) -> Optional[Item]:
-    """The item at ``seq``, or None.  Cost: O(log16 next_seq)."""
+    """The item at ``seq``, or None.  Cost: O(log8 next_seq)."""
     while node is not None:
         if not _covers(node, seq):
             return None
-        bit = 1 << ((seq >> node.shift) & DIGIT_MASK)
+        bit = 1 << _digit(seq, node.shift)
         if not node.bitmap & bit:
             return None
         slot = node.slots[_index(node.bitmap, bit)]
@@ -107,11 +126,12 @@ def _join(a: OrderNode, b: OrderNode, owner: Optional[object]) -> OrderNode:
     """A new inner node over two nodes with disjoint ranges."""
     sa = _base(a)
     sb = _base(b)
-    shift = ((sa ^ sb).bit_length() - 1) // BITS * BITS
-    da = (sa >> shift) & DIGIT_MASK
-    db = (sb >> shift) & DIGIT_MASK
+    top = (sa ^ sb).bit_length() - 1  # the highest bit telling them apart
+    shift = 0 if top < LEAF_BITS else LEAF_BITS + (top - LEAF_BITS) // INNER_BITS * INNER_BITS
+    da = _digit(sa, shift)
+    db = _digit(sb, shift)
     slots = [a, b] if da < db else [b, a]
-    return OrderNode(shift, sa >> (shift + BITS), (1 << da) | (1 << db), slots, owner)
+    return OrderNode(shift, _prefix_of(sa, shift), (1 << da) | (1 << db), slots, owner)
 
 
 def order_insert(
@@ -125,7 +145,7 @@ def order_insert(
         return _leaf(seq, item, owner)
     if not _covers(node, seq):
         return _join(node, _leaf(seq, item, owner), owner)
-    bit = 1 << ((seq >> node.shift) & DIGIT_MASK)
+    bit = 1 << _digit(seq, node.shift)
     i = _index(node.bitmap, bit)
     if node.bitmap & bit:
         assert node.shift, "order_insert: seq already present"
@@ -147,7 +167,7 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
 
     Cost: O(log n) new nodes.
     """
-    bit = 1 << ((seq >> node.shift) & DIGIT_MASK)
+    bit = 1 << _digit(seq, node.shift)
     i = _index(node.bitmap, bit)
     if node.shift == 0:
         new = _editable(node, owner)
@@ -168,7 +188,7 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     Empty leaves vanish and one-child inner nodes give way to their child.
     Cost: O(log n) new nodes.
     """
-    bit = 1 << ((seq >> node.shift) & DIGIT_MASK)
+    bit = 1 << _digit(seq, node.shift)
     i = _index(node.bitmap, bit)
     if node.shift == 0:
         if node.bitmap == bit:
@@ -248,21 +268,21 @@ def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNod
     level: List[OrderNode] = []
     for start in range(0, n, LEAF_SIZE):
         chunk = items[start : start + LEAF_SIZE]
-        level.append(OrderNode(0, start >> BITS, (1 << len(chunk)) - 1, chunk, owner))
-    shift = BITS
+        level.append(OrderNode(0, _prefix_of(start, 0), (1 << len(chunk)) - 1, chunk, owner))
+    shift = LEAF_BITS
     while len(level) > 1:
         parents: List[OrderNode] = []
-        for start in range(0, len(level), LEAF_SIZE):
-            group = level[start : start + LEAF_SIZE]
+        for start in range(0, len(level), INNER_SIZE):
+            group = level[start : start + INNER_SIZE]
             if len(group) == 1:
                 parents.append(group[0])  # a lone child is not wrapped
                 continue
             bitmap = 0
             for child in group:
-                bitmap |= 1 << ((_base(child) >> shift) & DIGIT_MASK)
-            parents.append(OrderNode(shift, _base(group[0]) >> (shift + BITS), bitmap, group, owner))
+                bitmap |= 1 << _digit(_base(child), shift)
+            parents.append(OrderNode(shift, _prefix_of(_base(group[0]), shift), bitmap, group, owner))
         level = parents
-        shift += BITS
+        shift += INNER_BITS
     return level[0]
 
 
@@ -277,10 +297,12 @@ def order_check(node: Optional[OrderNode]) -> List[int]:
 
 def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -> None:
     assert type(node) is OrderNode, "unknown order node %r" % (type(node),)
-    assert node.shift % BITS == 0 and 0 <= node.shift <= 60, "bad shift %d" % node.shift
+    assert node.shift == 0 or (
+        node.shift % INNER_BITS == LEAF_BITS % INNER_BITS and LEAF_BITS <= node.shift <= MAX_SHIFT
+    ), ("bad shift %d" % node.shift)
     if parent_shift is not None:
         assert node.shift < parent_shift, "child not below its parent"
-    assert 0 < node.bitmap < (1 << LEAF_SIZE), "bad bitmap %#x" % node.bitmap
+    assert 0 < node.bitmap < (1 << (1 << _width(node.shift))), "bad bitmap %#x" % node.bitmap
     assert node.bitmap.bit_count() == len(node.slots), "bitmap/slots mismatch"
     if node.shift:
         assert len(node.slots) >= 2, "inner node with one child (must be collapsed)"
