@@ -102,12 +102,30 @@ typedef struct {
 
 extern PyModuleDef fm_module_def;
 
+/* module.attr (e.g. copy.deepcopy) as a new ref, or NULL. */
+PyObject *fm_import_attr(const char *module, const char *name);
 /* The module state for one of our types or a subclass of one.  Never fails
  * for those types. */
 fm_state *fm_state_of_type(PyTypeObject *tp);
 /* The same for any type: NULL (no error set) when tp is not ours. */
 fm_state *fm_find_state(PyTypeObject *tp);
 
+
+/* Whether a METH_FASTCALL method called name got between min and max
+ * positional arguments: 0, or -1 with CPython's TypeError ("get expected at
+ * most 2 arguments, got 3", "set expected 2 arguments, got 1"). */
+static inline int
+fm_check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
+{
+    if (FM_LIKELY(nargs >= min && nargs <= max)) {
+        return 0;
+    }
+    Py_ssize_t bound = nargs < min ? min : max;
+    PyErr_Format(PyExc_TypeError, "%s expected %s%zd argument%s, got %zd", name,
+                 min == max ? "" : nargs < min ? "at least " : "at most ",
+                 bound, bound == 1 ? "" : "s", nargs);
+    return -1;
+}
 
 /* ------------------------------------------------------------------------ */
 /* hashing.c                                                                  */
@@ -325,6 +343,8 @@ typedef struct {
 int champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
                champ_difflist *removed, champ_difflist *changed);
 void champ_difflist_free(champ_difflist *l);
+/* Append a copy of *e: 0, or -1 with MemoryError. */
+int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
  * the constructor).  entries is scratch (it is
  * reordered).  New ref or NULL. */

@@ -788,10 +788,7 @@ evolver_subscript(PyObject *op, PyObject *key)
 static PyObject *
 evolver_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, nargs < 1
-                     ? "get expected at least 1 argument, got %zd"
-                     : "get expected at most 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
     }
     champ_entry *e;
@@ -930,8 +927,7 @@ evolver_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
 static PyObject *
 evolver_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "set expected 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
     }
     if (evolver_ass_subscript(op, args[0], args[1]) < 0) {
@@ -957,10 +953,7 @@ evolver_discard(PyObject *op, PyObject *key)
 static PyObject *
 evolver_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, nargs < 1
-                     ? "pop expected at least 1 argument, got %zd"
-                     : "pop expected at most 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("pop", nargs, 1, 2) < 0) {
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
@@ -1024,10 +1017,7 @@ evolver_popitem(PyObject *op, PyObject *unused)
 static PyObject *
 evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, nargs < 1
-                     ? "setdefault expected at least 1 argument, got %zd"
-                     : "setdefault expected at most 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("setdefault", nargs, 1, 2) < 0) {
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));

@@ -280,9 +280,7 @@ fd_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
 {
     fm_state *st = fm_state_of_type(tp);
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-    if (nargs > 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "frozendict expected at most 1 argument, got %zd", nargs);
+    if (fm_check_nargs("frozendict", nargs, 0, 1) < 0) {
         return NULL;
     }
     return fd_new_impl(st, tp, nargs ? PyTuple_GET_ITEM(args, 0) : NULL,
@@ -296,9 +294,7 @@ fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
     PyTypeObject *tp = (PyTypeObject *)type;
     fm_state *st = fm_state_of_type(tp);
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (nargs > 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "frozendict expected at most 1 argument, got %zd", nargs);
+    if (fm_check_nargs("frozendict", nargs, 0, 1) < 0) {
         return NULL;
     }
     if (tp != st->frozendict_type) {
@@ -424,10 +420,7 @@ fd_subscript(PyObject *op, PyObject *key)
 static PyObject *
 fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (FM_UNLIKELY(nargs < 1 || nargs > 2)) {
-        PyErr_Format(PyExc_TypeError, nargs < 1
-                     ? "get expected at least 1 argument, got %zd"
-                     : "get expected at most 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
     }
     champ_entry *e;
@@ -480,10 +473,7 @@ fd_copy(PyObject *op, PyObject *unused)
 static PyObject *
 fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs < 1 || nargs > 2) {
-        PyErr_Format(PyExc_TypeError, nargs < 1
-                     ? "fromkeys expected at least 1 argument, got %zd"
-                     : "fromkeys expected at most 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("fromkeys", nargs, 1, 2) < 0) {
         return NULL;
     }
     fm_state *st = fm_state_of_type((PyTypeObject *)cls);
@@ -936,9 +926,7 @@ fd_reduce_ex(PyObject *op, PyObject *protocol)
         Py_DECREF(items);
         return NULL;
     }
-    PyObject *copyreg = PyImport_ImportModule("copyreg");
-    PyObject *newobj = copyreg ? PyObject_GetAttrString(copyreg, "__newobj__") : NULL;
-    Py_XDECREF(copyreg);
+    PyObject *newobj = fm_import_attr("copyreg", "__newobj__");
     if (newobj == NULL) {
         Py_DECREF(items);
         Py_DECREF(state);
@@ -967,9 +955,7 @@ fd_reconstruct(PyObject *op, PyObject *memo)
     if (rv == NULL) {
         return NULL;
     }
-    PyObject *copy = PyImport_ImportModule("copy");
-    PyObject *recon = copy ? PyObject_GetAttrString(copy, "_reconstruct") : NULL;
-    Py_XDECREF(copy);
+    PyObject *recon = fm_import_attr("copy", "_reconstruct");
     if (recon == NULL || !PyTuple_Check(rv)) {
         Py_XDECREF(recon);
         Py_DECREF(rv);
@@ -1011,9 +997,7 @@ fd_deepcopy(PyObject *op, PyObject *memo)
     if (!Py_IS_TYPE(op, st->frozendict_type)) {
         return fd_reconstruct(op, memo);
     }
-    PyObject *copy = PyImport_ImportModule("copy");
-    PyObject *deepcopy = copy ? PyObject_GetAttrString(copy, "deepcopy") : NULL;
-    Py_XDECREF(copy);
+    PyObject *deepcopy = fm_import_attr("copy", "deepcopy");
     if (deepcopy == NULL) {
         return NULL;
     }
@@ -1065,8 +1049,7 @@ done:
 static PyObject *
 fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "set expected 2 arguments, got %zd", nargs);
+    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
@@ -1329,17 +1312,9 @@ fd_nb_and(PyObject *a, PyObject *b)
             break;
         }
         if (r > 0) {
-            if (found.len == found.cap) {
-                Py_ssize_t cap = found.cap ? 2 * found.cap : 16;
-                champ_entry *items = PyMem_Realloc(found.items, cap * sizeof(champ_entry));
-                if (items == NULL) {
-                    PyErr_NoMemory();
-                    break;
-                }
-                found.items = items;
-                found.cap = cap;
+            if (champ_difflist_append(&found, e) < 0) {
+                break;
             }
-            found.items[found.len++] = *e;
         }
     }
     Py_DECREF(it);
@@ -1411,13 +1386,6 @@ fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n, PyObject **val
     return result;
 }
 
-static int
-fd_compare_pair_seq(const void *x, const void *y)
-{
-    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
-    return a < b ? -1 : a > b;
-}
-
 static PyObject *
 fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -1437,7 +1405,7 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
         qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
     /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
     if (changed.len > 2)
-        qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_pair_seq);
+        qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_seq);  /* by the first's seq */
     npairs = changed.len / 2;
     pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
     olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));

@@ -107,6 +107,32 @@ champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
     return n;
 }
 
+/* node with its child j replaced by new_child (stolen): node itself when
+ * the child was edited in place or node is editable, else a copy.  New ref
+ * or NULL (new_child released). */
+static champ_node *
+champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child,
+                 uint64_t owner)
+{
+    champ_node *child = CHAMP_CHILDREN(node)[j];
+    if (new_child == child) {
+        champ_decref(new_child);
+        return champ_newref(node);
+    }
+    if (champ_editable(node, owner)) {
+        CHAMP_CHILDREN(node)[j] = new_child;
+        champ_decref(child);
+        return champ_newref(node);
+    }
+    champ_node *n = champ_bitmap_copy(st, node, owner);
+    if (n == NULL) {
+        champ_decref(new_child);
+        return NULL;
+    }
+    champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
+    return n;
+}
+
 void
 champ_free(champ_node *node)
 {
@@ -352,22 +378,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         if (new_child == NULL) {
             return NULL;
         }
-        if (new_child == child) {
-            champ_decref(new_child);
-            return champ_newref(node);
-        }
-        if (champ_editable(node, owner)) {
-            CHAMP_CHILDREN(node)[j] = new_child;
-            champ_decref(child);
-            return champ_newref(node);
-        }
-        champ_node *n = champ_bitmap_copy(st, node, owner);
-        if (n == NULL) {
-            champ_decref(new_child);
-            return NULL;
-        }
-        champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
-        return n;
+        return champ_with_child(st, node, j, new_child, owner);
     }
     /* A free digit: the entry goes in inline. */
     champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap, owner);
@@ -496,22 +507,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
         }
         return n;
     }
-    if (new_child == child) {
-        champ_decref(new_child);
-        return champ_newref(node);
-    }
-    if (champ_editable(node, owner)) {
-        CHAMP_CHILDREN(node)[j] = new_child;
-        champ_decref(child);
-        return champ_newref(node);
-    }
-    champ_node *n = champ_bitmap_copy(st, node, owner);
-    if (n == NULL) {
-        champ_decref(new_child);
-        return NULL;
-    }
-    champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
-    return n;
+    return champ_with_child(st, node, j, new_child, owner);
 }
 
 /* --- bulk build ---------------------------------------------------------- */
@@ -763,7 +759,7 @@ champ_difflist_free(champ_difflist *l)
     l->len = l->cap = 0;
 }
 
-static int
+int
 champ_difflist_append(champ_difflist *l, const champ_entry *e)
 {
     if (l->len == l->cap) {

@@ -116,7 +116,7 @@ fm_add_type(PyObject *module, PyType_Spec *spec, int public)
     return tp;
 }
 
-static PyObject *
+PyObject *
 fm_import_attr(const char *module, const char *name)
 {
     PyObject *m = PyImport_ImportModule(module);
