@@ -52,6 +52,7 @@ static inline int fm_popcount32_portable(uint32_t x)
 #    define FM_POPCOUNT32(x) fm_popcount32_portable((uint32_t)(x))
 #  endif
 #  define FM_CLZ64(x) __builtin_clzll((unsigned long long)(x))
+#  define FM_CTZ32(x) __builtin_ctz((unsigned int)(x))
 /* C-only: on x86-64 Linux with GCC the hot trie functions are also compiled
  * for CPUs with the popcnt instruction and picked at load time (an ifunc);
  * GCC turns fm_popcount32_portable into that instruction there.  Lookups
@@ -71,6 +72,7 @@ static inline int fm_clz64_portable(uint64_t x)
 }
 #  define FM_POPCOUNT32(x) fm_popcount32_portable((uint32_t)(x))
 #  define FM_CLZ64(x) fm_clz64_portable((uint64_t)(x))
+#  define FM_CTZ32(x) FM_POPCOUNT32(((uint32_t)(x) & (0u - (uint32_t)(x))) - 1)
 #  define FM_LIKELY(x) (x)
 #  define FM_UNLIKELY(x) (x)
 #endif

@@ -81,7 +81,7 @@ transient_ensure_root(fm_state *st, transient *t)
 int
 transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
 {
-    if (hashing_key_hash(key, h) < 0) {
+    if (hashing_key_hash_fast(key, h) < 0) {
         return -1;
     }
     return champ_find(t->root, *h, key, entry);
@@ -185,7 +185,7 @@ int
 transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
 {
     Py_uhash_t h;
-    if (hashing_key_hash(key, &h) < 0) {
+    if (hashing_key_hash_fast(key, &h) < 0) {
         return -1;
     }
     return transient_assoc_hashed(st, t, h, key, value);
@@ -334,7 +334,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
     }
     for (Py_ssize_t i = 0; i < n; i++) {   /* may raise: nothing built yet */
         Py_uhash_t h;
-        if (hashing_key_hash(objs[i], &h) < 0) {
+        if (hashing_key_hash_fast(objs[i], &h) < 0) {
             goto done;
         }
         entries[i].hash = h;

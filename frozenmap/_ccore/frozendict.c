@@ -370,7 +370,7 @@ fd_mapping_lookup(fm_state *st, PyObject *mapping, PyObject *key,
                   champ_entry **entry)
 {
     Py_uhash_t h;
-    if (hashing_key_hash(key, &h) < 0) {
+    if (hashing_key_hash_fast(key, &h) < 0) {
         return -1;
     }
     if (fd_type_check(st, mapping)) {
