@@ -1252,6 +1252,46 @@ def test_evolver_replaced_value_finalizer_reads_and_edits_the_evolver(core, fina
     assert list(e.freeze().items()) == list(d.items())
 
 
+def test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version(core):
+    """A GC run can start at any allocation inside an Evolver's edit.  Its
+    finalizers may freeze (or read) the evolver: what they publish must be a
+    whole version -- both tries agreeing, the hash right -- that never changes
+    afterwards.  (Both cores used to publish half-applied edits here.)"""
+    base = core.frozendict({i: i for i in range(600)})
+    hash(base)  # known hash: the edits also update the accumulator
+    e = base.evolve()
+    published = []
+
+    class Bomb:
+        def __init__(self):
+            self.me = self  # only the cycle collector frees it
+
+        def __del__(self):
+            frozen = e.freeze()
+            published.append((frozen, list(frozen.items()), len(e), e.get(7)))
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(1, 1, 1)  # a collection at nearly every allocation
+    try:
+        for i in range(1500):
+            Bomb()
+            e[i % 700] = -i
+            if i % 5 == 0:
+                e.pop((i * 13) % 700, None)
+            if i % 11 == 0:
+                e.setdefault(("new", i), i)
+    finally:
+        gc.set_threshold(*thresholds)
+    gc.collect()
+    assert len(published) > 100  # the finalizers really ran during edits
+    for frozen, items, length, _ in published:
+        frozen._check()
+        assert list(frozen.items()) == items
+        assert len(frozen) == length == len(items)
+        assert hash(frozen) == hash(frozenset(items))
+    e._check()
+
+
 def test_finalizer_of_a_value_in_a_self_referencing_cycle_resurrects_the_map(core, finalizer_log):
     rescued = []
 

@@ -511,6 +511,7 @@ typedef struct {
     int acc_valid;
     uint64_t owner;       /* 1: edits what only it references in place;
                            * 0: a one-shot derivation, every edit copies */
+    int shared;           /* an Evolver's: user code (a finalizer) can reach it */
 } transient;
 
 /* Start from a version's parts (new refs taken; root NULL means empty), in

@@ -46,6 +46,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
     t->acc = acc;
     t->acc_valid = acc_valid;
     t->owner = 1;   /* may edit what only it references (see keytrie.c) */
+    t->shared = 0;
     return 0;
 }
 
@@ -87,13 +88,31 @@ transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry
     return champ_find(t->root, *h, key, entry);
 }
 
-int
-transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
-                  PyObject *value)
+/* The write phase of an edit runs no user code of its own, but allocating an
+ * order node can start a GC run, whose finalizers could read or freeze() an
+ * Evolver whose tries are half-updated -- and publish a version that then
+ * changes, or whose key trie borrows a value the edit releases.  So an
+ * Evolver's write phase pauses the collector (the pure core does the same).
+ * Private transients (builders, one-shot derivations) are out of any
+ * finalizer's reach and skip it.  1 when it paused the collector. */
+static inline int
+transient_gc_pause(transient *t)
 {
-    if (transient_ensure_root(st, t) < 0) {
-        return -1;
+    return t->shared ? PyGC_Disable() : 0;
+}
+
+static inline void
+transient_gc_resume(int paused)
+{
+    if (paused) {
+        PyGC_Enable();
     }
+}
+
+static int
+transient_write_new(fm_state *st, transient *t, Py_uhash_t h,
+                         PyObject *key, PyObject *value)
+{
     uint64_t seq = t->next_seq;
     champ_entry entry = {h, seq, key, value};
     order_node *order = order_insert(st, t->order, seq, key, value, t->owner);
@@ -119,6 +138,19 @@ transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
     t->next_seq = seq + 1;
     t->len++;
     return 0;
+}
+
+int
+transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                  PyObject *value)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    int paused = transient_gc_pause(t);
+    int r = transient_write_new(st, t, h, key, value);
+    transient_gc_resume(paused);
+    return r;
 }
 
 int
@@ -157,28 +189,31 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
         return -1;
     }
     champ_entry entry = {h, old.seq, old.key, value};  /* the first key stays */
+    int paused = transient_gc_pause(t);
+    int result = -1;
     order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
-    if (order == NULL) {
-        Py_DECREF(old.value);
-        return -1;
-    }
-    champ_node *root = champ_put(st, t->root, 0, &entry, found, t->owner);
-    if (root == NULL) {
-        int in_place = order == t->order;
-        Py_DECREF(order);
-        if (in_place) {   /* edited in place: put the old value back */
-            order_node *back = order_replace(st, t->order, old.seq, old.value, t->owner);
-            Py_XDECREF(back);
+    if (order != NULL) {
+        champ_node *root = champ_put(st, t->root, 0, &entry, found, t->owner);
+        if (root == NULL) {
+            int in_place = order == t->order;
+            Py_DECREF(order);
+            if (in_place) {   /* edited in place: put the old value back */
+                order_node *back = order_replace(st, t->order, old.seq, old.value,
+                                                 t->owner);
+                Py_XDECREF(back);
+            }
         }
-        Py_DECREF(old.value);
-        return -1;
+        else {
+            champ_setref(&t->root, root);
+            Py_XSETREF(t->order, order);
+            t->acc = acc;
+            t->acc_valid = acc_valid;
+            result = 1;
+        }
     }
-    champ_setref(&t->root, root);
-    Py_XSETREF(t->order, order);
-    t->acc = acc;
-    t->acc_valid = acc_valid;
+    transient_gc_resume(paused);
     Py_DECREF(old.value);
-    return 1;
+    return result;
 }
 
 int
@@ -203,23 +238,23 @@ transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
     if (hashing_acc_replace(&acc, &acc_valid, old.hash, old.value, NULL) < 0) {
         goto error;
     }
+    int paused = transient_gc_pause(t);
     if (t->owner != 0) {
-        /* Make the order path owned first (same contents), so that the
+        /* Make the order path editable first (same contents), so that the
          * removal below is done in place and cannot fail after the key trie
          * has changed. */
         order_node *owned = order_replace(st, t->order, old.seq, old.value, t->owner);
         if (owned == NULL) {
+            transient_gc_resume(paused);
             goto error;
         }
         Py_XSETREF(t->order, owned);
     }
     champ_node *root = champ_remove(st, t->root, 0, found, t->owner);
-    if (root == NULL) {
-        goto error;
-    }
     order_node *order;
-    if (order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
-        champ_decref(root);
+    if (root == NULL || order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
+        champ_xdecref(root);
+        transient_gc_resume(paused);
         goto error;
     }
     champ_setref(&t->root, root);
@@ -227,6 +262,7 @@ transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
     t->len--;
     t->acc = acc;
     t->acc_valid = acc_valid;
+    transient_gc_resume(paused);
     if (old_key != NULL) {
         *old_key = old.key;
     }
@@ -627,6 +663,7 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
                        acc, acc_valid) < 0) {
         return -1;
     }
+    t.shared = 1;
     transient_clear(&self->t);
     self->t = t;
     self->busy = 0;

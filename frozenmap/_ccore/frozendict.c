@@ -124,7 +124,10 @@
  * edit is failure-atomic (allocate first, write in place after; editable
  * nodes are top-closed), and if the second of the two fails with MemoryError
  * the first is undone on its now-editable path without allocating: a failed edit
- * leaves every version and the evolver exactly as they were.
+ * leaves every version and the evolver exactly as they were.  The write phase
+ * runs no user code of its own, but allocating an order node can start a GC
+ * run whose finalizers could read or freeze() the evolver half-way; so an
+ * Evolver's write phase pauses the collector (transient_gc_pause).
  *
  * 5. Hashing
  * ----------

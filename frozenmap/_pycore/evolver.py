@@ -25,6 +25,7 @@ Mirrors ``frozenmap/_ccore/evolver.c``.
 
 from __future__ import annotations
 
+import gc
 import threading
 from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
@@ -47,10 +48,37 @@ __all__ = ["Transient", "Evolver"]
 _MISSING: Any = object()
 
 
+class _GCPaused:
+    """Pauses the garbage collector for an Evolver's write phase.
+
+    Allocating a node can start a GC run, whose finalizers could read or
+    ``freeze()`` an Evolver whose tries are half-updated, and publish a version
+    that then changes.  The write phase runs no user code of its own, so it
+    pauses the collector (as the C core does).  Private transients (builders,
+    one-shot derivations) are out of any finalizer's reach and skip it.
+    """
+
+    __slots__ = ("paused",)
+
+    def __init__(self, shared: bool) -> None:
+        self.paused = shared and gc.isenabled()
+
+    def __enter__(self) -> None:
+        if self.paused:
+            gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.paused:
+            gc.enable()
+
+
 class Transient:
     """A private editable version (see the module docstring).  Internal."""
 
     __slots__ = ("root", "order", "length", "next_seq", "acc", "owner")
+
+    #: True for an Evolver: user code (a finalizer) can reach it mid-edit.
+    _shared = False
 
     def __init__(
         self,
@@ -74,10 +102,11 @@ class Transient:
         """Append a key known to be absent (no lookup, no user code)."""
         seq = self.next_seq
         owner = self.owner
-        self.root = champ_put(self.root, 0, (h, seq, key, value), None, owner)
-        self.order = order_insert(self.order, seq, (key, value), owner)
-        self.next_seq = seq + 1
-        self.length += 1
+        with _GCPaused(self._shared):
+            self.root = champ_put(self.root, 0, (h, seq, key, value), None, owner)
+            self.order = order_insert(self.order, seq, (key, value), owner)
+            self.next_seq = seq + 1
+            self.length += 1
 
     def _assoc(self, key: Any, value: Any) -> bool:
         """Set ``key`` to ``value``; False if it already held that very object."""
@@ -85,16 +114,19 @@ class Transient:
         old = champ_find(self.root, h, key)
         if old is None:
             acc = acc_replace(self.acc, h, None, value, False, True)
-            self._put_new(h, key, value)
-            self.acc = acc
+            with _GCPaused(self._shared):  # (the inner pause in _put_new is then a no-op)
+                self._put_new(h, key, value)
+                self.acc = acc
             return True
         if old[3] is value:
             return False
-        self.acc = acc_replace(self.acc, h, old[3], value, True, True)
+        acc = acc_replace(self.acc, h, old[3], value, True, True)
         seq = old[1]
         stored_key = old[2]  # the first key object stays, as in dict
-        self.root = champ_put(self.root, 0, (h, seq, stored_key, value), old, self.owner)
-        self.order = order_replace(self.order, seq, (stored_key, value), self.owner)  # type: ignore[arg-type]
+        with _GCPaused(self._shared):
+            self.root = champ_put(self.root, 0, (h, seq, stored_key, value), old, self.owner)
+            self.order = order_replace(self.order, seq, (stored_key, value), self.owner)  # type: ignore[arg-type]
+            self.acc = acc
         return True
 
     def _dissoc(self, key: Any) -> Optional[Entry]:
@@ -106,10 +138,12 @@ class Transient:
         return old
 
     def _remove_entry(self, old: Entry) -> None:
-        self.acc = acc_replace(self.acc, old[0], old[3], None, True, False)
-        self.root = champ_remove(self.root, 0, old, self.owner)
-        self.order = order_remove(self.order, old[1], self.owner)  # type: ignore[arg-type]
-        self.length -= 1
+        acc = acc_replace(self.acc, old[0], old[3], None, True, False)
+        with _GCPaused(self._shared):
+            self.root = champ_remove(self.root, 0, old, self.owner)
+            self.order = order_remove(self.order, old[1], self.owner)  # type: ignore[arg-type]
+            self.length -= 1
+            self.acc = acc
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
         return order_items(self.order)
@@ -146,6 +180,8 @@ class Evolver(Transient):
     """
 
     __slots__ = ("_busy", "_resized", "_frozen", "_lock")
+
+    _shared = True
 
     __module__ = "frozenmap"
     __class_getitem__: Any = classmethod(GenericAlias)
@@ -315,8 +351,10 @@ class Evolver(Transient):
             entry = champ_find(self.root, h, key)
             if entry is not None:
                 return entry[3]
-            self.acc = acc_replace(self.acc, h, None, default, False, True)
-            self._put_new(h, key, default)
+            acc = acc_replace(self.acc, h, None, default, False, True)
+            with _GCPaused(self._shared):
+                self._put_new(h, key, default)
+                self.acc = acc
             self._resized += 1
             return default
         finally:
