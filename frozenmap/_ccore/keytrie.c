@@ -719,16 +719,35 @@ champ_equal(champ_node *a, champ_node *b)
         if (ca->hash != cb->hash || ca->count != cb->count) {
             return 0;
         }
-        for (Py_ssize_t i = 0; i < ca->count; i++) {
-            Py_ssize_t k;
-            int r = champ_find_in(cb->entries, cb->count, &ca->entries[i], NULL, &k);
+        /* Versions derived from one another keep the same key objects in the
+         * same order: look at the next position, then anywhere by identity,
+         * and only then call __eq__ -- O(k) for them instead of O(k**2). */
+        Py_ssize_t n = ca->count, j = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *key = ca->entries[i].key;
+            Py_ssize_t k = -1;
+            if (j < n && cb->entries[j].key == key) {
+                k = j;
+            }
+            else {
+                for (Py_ssize_t m = 0; m < n; m++) {
+                    if (cb->entries[m].key == key) {
+                        k = j = m;
+                        break;
+                    }
+                }
+                if (k < 0) {
+                    int r = champ_find_in(cb->entries, n, &ca->entries[i], NULL, &k);
+                    if (r <= 0) {
+                        return r;
+                    }
+                }
+            }
+            int r = champ_same_pair(&ca->entries[i], &cb->entries[k]);
             if (r <= 0) {
                 return r;
             }
-            r = champ_same_pair(&ca->entries[i], &cb->entries[k]);
-            if (r <= 0) {
-                return r;
-            }
+            j++;
         }
         return 1;
     }
