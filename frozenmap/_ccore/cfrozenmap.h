@@ -350,8 +350,7 @@ int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
  * the constructor).  entries is scratch (it is
  * reordered).  New ref or NULL. */
-champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n,
-                        uint64_t owner);
+champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */
 Py_ssize_t champ_check(fm_state *st, champ_node *node, int shift,

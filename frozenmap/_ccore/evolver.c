@@ -382,7 +382,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
     if (order == NULL) {
         goto done;
     }
-    champ_node *root = champ_build(st, entries, n, t->owner);
+    champ_node *root = champ_build(st, entries, n);
     if (root == NULL) {
         Py_DECREF(order);
         goto done;

@@ -47,11 +47,9 @@ champ_alloc_raw(size_t size, Py_ssize_t rc)
 /* A bitmap node with room for the given maps; entries and children are left
  * for the caller to fill (children must all be set before it is released). */
 static champ_node *
-champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap,
-                   uint64_t owner)
+champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap)
 {
     (void)st;
-    (void)owner;
     Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS
                        + FM_POPCOUNT32(nodemap);
     champ_node *n = champ_alloc_raw(
@@ -66,11 +64,9 @@ champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap,
 }
 
 static champ_collision *
-champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count,
-                      uint64_t owner)
+champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count)
 {
     (void)st;
-    (void)owner;
     champ_collision *n = (champ_collision *)champ_alloc_raw(
         offsetof(champ_collision, entries) + (size_t)count * sizeof(champ_entry),
         CHAMP_RC_ONE | CHAMP_RC_COLLISION);
@@ -87,14 +83,14 @@ champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count,
 champ_node *
 champ_empty_root(fm_state *st)
 {
-    return champ_bitmap_alloc(st, 0, 0, 0);
+    return champ_bitmap_alloc(st, 0, 0);
 }
 
 /* A copy of a bitmap node with the same shape. */
 FM_POPCNT_CLONES static champ_node *
-champ_bitmap_copy(fm_state *st, champ_node *node, uint64_t owner)
+champ_bitmap_copy(fm_state *st, champ_node *node)
 {
-    champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap, owner);
+    champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap);
     if (n == NULL) {
         return NULL;
     }
@@ -124,7 +120,7 @@ champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child,
         champ_decref(child);
         return champ_newref(node);
     }
-    champ_node *n = champ_bitmap_copy(st, node, owner);
+    champ_node *n = champ_bitmap_copy(st, node);
     if (n == NULL) {
         champ_decref(new_child);
         return NULL;
@@ -211,10 +207,10 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
 /* The canonical subtree at shift holding two entries of distinct keys. */
 static champ_node *
 champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
-                   int shift, uint64_t owner)
+                   int shift)
 {
     if (a->hash == b->hash) {
-        champ_collision *c = champ_collision_alloc(st, a->hash, 2, owner);
+        champ_collision *c = champ_collision_alloc(st, a->hash, 2);
         if (c == NULL) {
             return NULL;
         }
@@ -224,11 +220,11 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
     }
     unsigned da = CHAMP_DIGIT(a->hash, shift), db = CHAMP_DIGIT(b->hash, shift);
     if (da == db) {
-        champ_node *child = champ_pair_subtree(st, a, b, shift + CHAMP_BITS, owner);
+        champ_node *child = champ_pair_subtree(st, a, b, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << da, owner);
+        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << da);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -237,7 +233,7 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
         return n;
     }
     champ_node *n = champ_bitmap_alloc(
-        st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0, owner);
+        st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
     if (n == NULL) {
         return NULL;
     }
@@ -249,17 +245,17 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
 /* A bitmap node at shift holding coll and an entry of another hash. */
 static champ_node *
 champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
-                      int shift, uint64_t owner)
+                      int shift)
 {
     Py_uhash_t ch = ((champ_collision *)coll)->hash;
     unsigned dc = CHAMP_DIGIT(ch, shift), de = CHAMP_DIGIT(entry->hash, shift);
     if (dc == de) {
         champ_node *child = champ_split_collision(st, coll, entry,
-                                                  shift + CHAMP_BITS, owner);
+                                                  shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << dc, owner);
+        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << dc);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -268,7 +264,7 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
         return n;
     }
     champ_node *n = champ_bitmap_alloc(st, (uint32_t)1 << de,
-                                       (uint32_t)1 << dc, owner);
+                                       (uint32_t)1 << dc);
     if (n == NULL) {
         return NULL;
     }
@@ -284,7 +280,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
 {
     champ_collision *c = (champ_collision *)node;
     if (entry->hash != c->hash) {
-        return champ_split_collision(st, node, entry, shift, owner);
+        return champ_split_collision(st, node, entry, shift);
     }
     if (old != NULL) {
         for (Py_ssize_t i = 0; i < c->count; i++) {
@@ -293,7 +289,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
                     c->entries[i] = *entry;
                     return champ_newref(node);
                 }
-                champ_collision *n = champ_collision_alloc(st, c->hash, c->count, owner);
+                champ_collision *n = champ_collision_alloc(st, c->hash, c->count);
                 if (n == NULL) {
                     return NULL;
                 }
@@ -306,7 +302,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
                         "champ_put: old entry not in its collision node");
         return NULL;
     }
-    champ_collision *n = champ_collision_alloc(st, c->hash, c->count + 1, owner);
+    champ_collision *n = champ_collision_alloc(st, c->hash, c->count + 1);
     if (n == NULL) {
         return NULL;
     }
@@ -331,7 +327,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
                 *current = *entry;
                 return champ_newref(node);
             }
-            champ_node *n = champ_bitmap_copy(st, node, owner);
+            champ_node *n = champ_bitmap_copy(st, node);
             if (n == NULL) {
                 return NULL;
             }
@@ -340,12 +336,12 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         }
         /* Two keys clash at this digit: they move down into a subtree. */
         champ_node *child = champ_pair_subtree(st, current, entry,
-                                               shift + CHAMP_BITS, owner);
+                                               shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
         champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit,
-                                           node->nodemap | bit, owner);
+                                           node->nodemap | bit);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -381,7 +377,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         return champ_with_child(st, node, j, new_child, owner);
     }
     /* A free digit: the entry goes in inline. */
-    champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap, owner);
+    champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap);
     if (n == NULL) {
         return NULL;
     }
@@ -402,13 +398,12 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
 /* Always a new node (see the file comment); may hold a single entry, which
  * the parent then inlines. */
 static champ_node *
-champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old,
-                       uint64_t owner)
+champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old)
 {
     champ_collision *c = (champ_collision *)node;
     for (Py_ssize_t i = 0; i < c->count; i++) {
         if (&c->entries[i] == old) {
-            champ_collision *n = champ_collision_alloc(st, c->hash, c->count - 1, owner);
+            champ_collision *n = champ_collision_alloc(st, c->hash, c->count - 1);
             if (n == NULL) {
                 return NULL;
             }
@@ -432,7 +427,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
     int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
     if (node->datamap & bit) {
         int i = CHAMP_INDEX(node->datamap, bit);
-        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap, owner);
+        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap);
         if (n == NULL) {
             return NULL;
         }
@@ -455,7 +450,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
     int single;
     champ_entry lone;
     if (CHAMP_IS_COLLISION(child)) {
-        new_child = champ_collision_remove(st, child, old, owner);
+        new_child = champ_collision_remove(st, child, old);
         if (new_child == NULL) {
             return NULL;
         }
@@ -489,7 +484,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
         /* Inline the child's last entry into this node. */
         champ_decref(new_child);
         champ_node *n = champ_bitmap_alloc(st, node->datamap | bit,
-                                           node->nodemap ^ bit, owner);
+                                           node->nodemap ^ bit);
         if (n == NULL) {
             return NULL;
         }
@@ -514,12 +509,12 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
 
 static champ_node *champ_build_bitmap(fm_state *st, champ_entry *a,
                                       champ_entry *tmp, Py_ssize_t n,
-                                      int shift, uint64_t owner);
+                                      int shift);
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
 static champ_node *
 champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
-                  int shift, uint64_t owner)
+                  int shift)
 {
     Py_ssize_t i;
     for (i = 1; i < n; i++) {
@@ -528,14 +523,14 @@ champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
         }
     }
     if (i == n) {
-        champ_collision *c = champ_collision_alloc(st, a[0].hash, n, owner);
+        champ_collision *c = champ_collision_alloc(st, a[0].hash, n);
         if (c == NULL) {
             return NULL;
         }
         memcpy(c->entries, a, n * sizeof(champ_entry));
         return &c->head;
     }
-    return champ_build_bitmap(st, a, tmp, n, shift, owner);
+    return champ_build_bitmap(st, a, tmp, n, shift);
 }
 
 /* A bitmap node at shift over a[0:n]; tmp is scratch of the same size.  An
@@ -544,7 +539,7 @@ champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
  * walking all 32 digits three times was most of the build). */
 FM_POPCNT_CLONES static champ_node *
 champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
-                   int shift, uint64_t owner)
+                   int shift)
 {
     Py_ssize_t count[32], fill[32];   /* meaningful for occupied digits only */
     uint32_t occupied = 0, multi = 0;
@@ -577,7 +572,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
         champ_node *c = champ_build_child(st, tmp + start, a + start, count[d],
-                                          shift + CHAMP_BITS, owner);
+                                          shift + CHAMP_BITS);
         if (c == NULL) {
             while (nc > 0) {
                 champ_decref(children[--nc]);
@@ -586,7 +581,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
         }
         children[nc++] = c;
     }
-    champ_node *node = champ_bitmap_alloc(st, datamap, nodemap, owner);
+    champ_node *node = champ_bitmap_alloc(st, datamap, nodemap);
     if (node == NULL) {
         while (nc > 0) {
             champ_decref(children[--nc]);
@@ -603,14 +598,14 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
 }
 
 champ_node *
-champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n, uint64_t owner)
+champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n)
 {
     champ_entry *tmp = PyMem_Malloc((n ? n : 1) * sizeof(champ_entry));
     if (tmp == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    champ_node *root = champ_build_bitmap(st, entries, tmp, n, 0, owner);
+    champ_node *root = champ_build_bitmap(st, entries, tmp, n, 0);
     PyMem_Free(tmp);
     return root;
 }
