@@ -6,11 +6,15 @@
   what was computed before the threads started.
 - One Evolver per thread, all from one version: each checked against its own
   dict model.
-- One Evolver shared by threads: every edit must either apply or raise
-  ``RuntimeError`` (and change nothing); afterwards ``_check()`` passes and the
-  contents are one of the possible serializations: each thread owns its own
-  keys, so the final items are exactly the ones each thread's successful edits
-  leave, and each thread's surviving keys appear in its own order.
+- One Evolver shared by threads: edits from different threads take turns (an
+  edit waits while another thread's edit runs its keys' ``__eq__``; only
+  re-entry from the same thread raises ``RuntimeError``); afterwards
+  ``_check()`` passes and the contents are one of the possible
+  serializations: each thread owns its own keys, so the final items are
+  exactly the ones each thread's edits leave, and each thread's keys appear
+  in its own order.  Reads from other threads see each key's value before or
+  after an edit, never a freed or foreign object (keys are frozen
+  dataclasses whose ``__eq__`` is Python code, two or three to a hash).
 
 The switch interval is lowered to 1 µs during each test so the GIL changes
 hands inside operations.  Barriers start the threads together; there are no
@@ -24,6 +28,7 @@ import random
 import sys
 import threading
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import pytest
 
@@ -209,7 +214,7 @@ def test_one_evolver_shared_by_threads(core):
         try:
             fn(*args)
             return True
-        except RuntimeError:
+        except RuntimeError:  # would be a bug: another thread's edit waits
             with lock:
                 refused[0] += 1
             return False
@@ -255,6 +260,7 @@ def test_one_evolver_shared_by_threads(core):
 
     with fast_switching():
         run_threads([lambda t=t: work(t) for t in range(THREADS)])
+    assert refused[0] == 0, "an edit was refused because another thread was editing"
     e._check()
     final = list(e.items())
     expected = {k: 0 for k in shared_keys}
@@ -361,3 +367,106 @@ def test_parallel_derivations_from_a_shared_version(core):
     assert list(cur.items()) == list(model.items())
     assert list(base.items()) == items
     assert hash(base) == expected_hash
+
+
+# --- one Evolver, threads with Python-level key comparisons ----------------------------------------
+
+
+@dataclass(frozen=True)
+class DKey:
+    """A frozen dataclass key whose __eq__ is Python code (the GIL
+    changes hands inside it); two or three keys share each hash (collision
+    nodes that edits create and collapse)."""
+
+    owner: int
+    name: int
+
+    def __hash__(self):
+        return self.name % 20
+
+    def __eq__(self, other):
+        # Two Python frames per comparison: two points where the GIL can
+        # change hands while an edit or a lookup is comparing keys.
+        return other.__class__ is DKey and _same_fields(self, other)
+
+
+def _same_fields(a, b):
+    return a.owner == b.owner and a.name == b.name
+
+
+def test_one_writer_and_two_readers_share_an_evolver(core):
+    keys = [DKey(0, i) for i in range(40)]
+    e = core.Evolver({k: (k.name, -1) for k in keys})
+    rounds = 60
+    done = threading.Event()
+    checked = [0, 0]
+
+    def writer():
+        try:
+            rng = random.Random(1)
+            for r in range(rounds):
+                for k in keys:
+                    x = rng.random()
+                    if x < 0.7:
+                        e[DKey(0, k.name)] = (k.name, r)
+                    elif x < 0.85:
+                        e.pop(DKey(0, k.name), None)
+                    else:
+                        e.setdefault(DKey(0, k.name), (k.name, r))
+                if r % 5 == 0:
+                    e.update({DKey(0, k.name): (k.name, r) for k in keys[:10]})
+        finally:
+            done.set()
+
+    def reader(t):
+        rng = random.Random(t)
+        while not done.is_set() or checked[t] < 200:
+            k = DKey(0, rng.randrange(40))
+            got = e.get(k)
+            assert got is None or (got[0] == k.name and -1 <= got[1] < rounds), (k, got)
+            try:
+                got = e[k]
+                assert got[0] == k.name and -1 <= got[1] < rounds, (k, got)
+            except KeyError:
+                pass
+            assert isinstance(k in e, bool)
+            assert isinstance(k in e.keys(), bool)
+            assert (k, (k.name, -2)) not in e.items()
+            if checked[t] % 50 == 0:
+                fd = e.freeze()
+                fd._check()
+                assert all(v[0] == kk.name for kk, v in fd.items())
+            checked[t] += 1
+
+    with fast_switching():
+        run_threads([writer, lambda: reader(0), lambda: reader(1)])
+    e._check()
+    assert all(v[0] == k.name for k, v in e.items())
+
+
+def test_two_writers_share_an_evolver_and_take_turns(core):
+    e = core.Evolver()
+    steps = 2000
+    models = {}
+
+    def writer(t):
+        rng = random.Random(t)
+        model = {}
+        for step in range(steps):
+            k = DKey(t, rng.randrange(30))
+            if rng.random() < 0.75:
+                e[k] = (t, step)  # never RuntimeError: the other thread's edit waits
+                model[k] = (t, step)
+            else:
+                assert e.pop(k, None) == model.pop(k, None)
+            assert e.get(k) == model.get(k)  # this thread's keys: its own last write
+        models[t] = model
+
+    with fast_switching():
+        run_threads([lambda: writer(1), lambda: writer(2)])
+    e._check()
+    expected = dict(models[1])
+    expected.update(models[2])
+    assert dict(e.items()) == expected
+    for t, model in models.items():
+        assert [k for k in e if k.owner == t] == list(model)

@@ -483,9 +483,10 @@ PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
                         Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
                         int acc_valid);
 int fd_type_check(fm_state *st, PyObject *obj);   /* any of our frozendicts */
-/* The entry for key in a frozendict or Evolver: -1, 0, 1 (*entry). */
-int fd_mapping_lookup(fm_state *st, PyObject *mapping, PyObject *key,
-                      champ_entry **entry);
+/* The value for key in a frozendict or Evolver: 1 and *value (new ref), 0
+ * absent, -1 error. */
+int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
+                   PyObject **value);
 /* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
 PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* mapping == other for a frozendict or Evolver: a new ref to True, False or
@@ -552,9 +553,17 @@ typedef struct {
     PyObject_HEAD
     transient t;
     int busy;              /* an edit is running (re-entrancy guard) */
+    int depth;             /* the edit lock's recursion depth (0: free) */
+    unsigned long holder;  /* thread holding the edit lock (when depth) */
+    PyThread_type_lock lock;   /* serialises edits across threads */
     uint64_t resized;      /* bumped when keys are added or removed */
+    uint64_t edits;        /* bumped by every edit (freeze's cache check) */
     PyObject *frozen;      /* cached freeze() result, or NULL */
 } evolver_object;
+
+/* Look key up in an evolver's current contents, holding its roots while
+ * the keys' __eq__ runs: 1 and *value (new ref), 0 absent, -1 error. */
+int evolver_lookup(PyObject *ev, PyObject *key, PyObject **value);
 
 PyObject *evolver_new_from(fm_state *st, PyObject *fd);
 int evolver_check(fm_state *st, PyObject *obj);

@@ -133,10 +133,15 @@ transient_write_new(fm_state *st, transient *t, Py_uhash_t h,
         }
         return -1;
     }
-    champ_setref(&t->root, root);
-    Py_XSETREF(t->order, order);
+    /* Install every field, then release what the old state held. */
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
     t->next_seq = seq + 1;
     t->len++;
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
     return 0;
 }
 
@@ -204,10 +209,14 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
             }
         }
         else {
-            champ_setref(&t->root, root);
-            Py_XSETREF(t->order, order);
+            champ_node *old_root = t->root;
+            order_node *old_order = t->order;
+            t->root = root;
+            t->order = order;
             t->acc = acc;
             t->acc_valid = acc_valid;
+            champ_xdecref(old_root);
+            Py_XDECREF(old_order);
             result = 1;
         }
     }
@@ -257,11 +266,15 @@ transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
         transient_gc_resume(paused);
         goto error;
     }
-    champ_setref(&t->root, root);
-    Py_XSETREF(t->order, order);
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
     t->len--;
     t->acc = acc;
     t->acc_valid = acc_valid;
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
     transient_gc_resume(paused);
     if (old_key != NULL) {
         *old_key = old.key;
@@ -303,9 +316,16 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
     if (transient_ensure_root(st, t) < 0) {
         return NULL;
     }
-    /* The version's references on the roots make later edits copy. */
-    return fd_from_parts(tp, t->root, t->order, t->len, t->next_seq,
-                         t->acc, t->acc_valid);
+    /* The version's references on the roots make later edits copy.  Take
+     * them (and copy every field) before allocating the version: the
+     * allocation can run the GC, whose finalizers may edit an Evolver. */
+    champ_node *root = champ_xnewref(t->root);
+    order_node *order = (order_node *)Py_XNewRef(t->order);
+    PyObject *fd = fd_from_parts(tp, root, order, t->len, t->next_seq,
+                                 t->acc, t->acc_valid);
+    champ_xdecref(root);
+    Py_XDECREF(order);
+    return fd;
 }
 
 /* --- merge_into ---------------------------------------------------------- */
@@ -387,11 +407,15 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         Py_DECREF(order);
         goto done;
     }
-    champ_setref(&t->root, root);
-    Py_XSETREF(t->order, order);
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
     t->len = n;
     t->next_seq = (uint64_t)n;
     t->acc_valid = 0;   /* unknown until someone hashes the result */
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
     result = 0;
 done:
     if (objs != NULL) {
@@ -630,16 +654,84 @@ evolver_check(fm_state *st, PyObject *obj)
     return PyObject_TypeCheck(obj, st->evolver_type);
 }
 
+/* The edit lock.  Edits of one Evolver are serialised across threads, on
+ * GIL builds too: an edit runs user code (a key's __eq__, a value's
+ * __hash__) between locating and writing, and the GIL switches threads
+ * there.  An edit from another thread waits (with the GIL released) until
+ * the running one ends; an edit from the thread that is already inside one
+ * (re-entry from that user code) raises RuntimeError.  The lock is
+ * recursive for the thread holding it, so freeze() and a finalizer's edit
+ * run while that thread holds it outside an edit's busy phase still work.
+ * Reads take no lock: they hold references on the roots instead (see
+ * evolver_lookup). */
+static int
+evolver_lock(evolver_object *self)
+{
+    unsigned long me = PyThread_get_thread_ident();
+    if (self->depth > 0 && self->holder == me) {
+        self->depth++;
+        return 0;
+    }
+    if (self->lock == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver is not initialised");
+        return -1;
+    }
+    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        PyLockStatus got;
+        do {
+            Py_BEGIN_ALLOW_THREADS
+            got = PyThread_acquire_lock_timed(self->lock, -1, 1);
+            Py_END_ALLOW_THREADS
+            if (got == PY_LOCK_INTR && Py_MakePendingCalls() < 0) {
+                return -1;   /* a signal handler raised (KeyboardInterrupt) */
+            }
+        } while (got != PY_LOCK_ACQUIRED);
+    }
+    self->holder = me;
+    self->depth = 1;
+    return 0;
+}
+
+static void
+evolver_unlock(evolver_object *self)
+{
+    if (--self->depth == 0) {
+        self->holder = 0;
+        PyThread_release_lock(self->lock);
+    }
+}
+
+/* Forget a cached freeze(), releasing it last (its release can run
+ * finalizers, which see a consistent evolver). */
+static void
+evolver_forget_frozen(evolver_object *self)
+{
+    PyObject *frozen = self->frozen;
+    self->frozen = NULL;
+    Py_XDECREF(frozen);
+}
+
 static int
 evolver_begin(evolver_object *self)
 {
-    if (self->busy) {
+    if (self->busy && self->depth > 0
+            && self->holder == PyThread_get_thread_ident()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Evolver edited from inside one of its own edits");
+        return -1;
+    }
+    if (evolver_lock(self) < 0) {
+        return -1;
+    }
+    /* Not busy yet: a finalizer run by this release may still edit. */
+    evolver_forget_frozen(self);
+    if (self->busy) {   /* that finalizer is inside an edit of ours */
+        evolver_unlock(self);
         PyErr_SetString(PyExc_RuntimeError,
                         "Evolver edited from inside one of its own edits");
         return -1;
     }
     self->busy = 1;
-    Py_CLEAR(self->frozen);
     return 0;
 }
 
@@ -649,9 +741,14 @@ static void
 evolver_end(evolver_object *self)
 {
     self->busy = 0;
-    Py_CLEAR(self->frozen);
+    self->edits++;
+    evolver_forget_frozen(self);
+    evolver_unlock(self);
 }
 
+/* Install source's contents (a frozendict), then release the old ones: the
+ * finalizers that release runs see the new state, never a half-made one.
+ * Called with the edit lock held (or on an evolver no one else can see). */
 static int
 evolver_start(fm_state *st, evolver_object *self, PyObject *source)
 {
@@ -664,11 +761,33 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
         return -1;
     }
     t.shared = 1;
-    transient_clear(&self->t);
+    transient old = self->t;
+    PyObject *old_frozen = self->frozen;
     self->t = t;
+    self->frozen = Py_IS_TYPE(source, st->frozendict_type) ? Py_NewRef(source) : NULL;
+    transient_clear(&old);
+    Py_XDECREF(old_frozen);
+    return 0;
+}
+
+/* The fields of a new evolver, before its contents are installed. */
+static int
+evolver_init_fields(evolver_object *self)
+{
+    memset(&self->t, 0, sizeof(self->t));
+    self->t.acc_valid = 1;   /* the empty map's accumulator is 0 */
+    self->t.shared = 1;
     self->busy = 0;
-    Py_XSETREF(self->frozen,
-               Py_IS_TYPE(source, st->frozendict_type) ? Py_NewRef(source) : NULL);
+    self->resized = 0;
+    self->edits = 0;
+    self->frozen = NULL;
+    self->holder = 0;
+    self->depth = 0;
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
     return 0;
 }
 
@@ -679,12 +798,9 @@ evolver_new_from(fm_state *st, PyObject *fd)
     if (self == NULL) {
         return NULL;
     }
-    memset(&self->t, 0, sizeof(self->t));
-    self->busy = 0;
-    self->resized = 0;
-    self->frozen = NULL;
+    int r = evolver_init_fields(self);
     PyObject_GC_Track(self);
-    if (evolver_start(st, self, fd) < 0) {
+    if (r < 0 || evolver_start(st, self, fd) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -698,17 +814,22 @@ evolver_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
     if (self == NULL) {
         return NULL;
     }
-    memset(&self->t, 0, sizeof(self->t));
-    self->t.acc_valid = 1;   /* the empty map's accumulator is 0 */
+    if (evolver_init_fields(self) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
     return (PyObject *)self;
 }
 
+/* Evolver(source): also a clean restart of a live evolver (not from inside
+ * one of its own edits: RuntimeError there). */
 static int
 evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"source", NULL};
     PyObject *source = NULL;
     fm_state *st = fm_state_of_type(Py_TYPE(op));
+    evolver_object *self = EV(op);
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Evolver", kwlist, &source)) {
         return -1;
     }
@@ -725,9 +846,19 @@ evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
     if (fd == NULL) {
         return -1;
     }
-    int r;
+    int r = -1;
     FM_BEGIN_CS(op);
-    r = evolver_start(st, EV(op), fd);
+    if (evolver_begin(self) == 0) {
+        r = evolver_start(st, self, fd);
+        if (r == 0) {
+            self->resized++;   /* iterators over the old contents stop */
+        }
+        /* As evolver_end, but keeping the frozen source evolver_start set:
+         * it is the evolver's contents now. */
+        self->busy = 0;
+        self->edits++;
+        evolver_unlock(self);
+    }
     FM_END_CS();
     Py_DECREF(fd);
     return r;
@@ -741,12 +872,24 @@ evolver_traverse(PyObject *op, visitproc visit, void *arg)
     return transient_traverse(&EV(op)->t, visit, arg);
 }
 
+/* tp_clear: empty the evolver completely before releasing anything (the
+ * order trie owns the keys and values the key trie borrows; a weakref
+ * callback run by the release may find this evolver and read it). */
 static int
 evolver_clear(PyObject *op)
 {
-    transient_clear(&EV(op)->t);
-    EV(op)->t.len = 0;
-    Py_CLEAR(EV(op)->frozen);
+    evolver_object *self = EV(op);
+    transient old = self->t;
+    PyObject *frozen = self->frozen;
+    self->t.root = NULL;
+    self->t.order = NULL;
+    self->t.len = 0;
+    self->t.acc = 0;
+    self->t.acc_valid = 1;
+    self->frozen = NULL;
+    self->resized++;
+    transient_clear(&old);   /* key trie first: it borrows from the order trie */
+    Py_XDECREF(frozen);
     return 0;
 }
 
@@ -757,6 +900,10 @@ evolver_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     Py_TRASHCAN_BEGIN(op, evolver_dealloc)
     evolver_clear(op);
+    if (EV(op)->lock != NULL) {
+        PyThread_free_lock(EV(op)->lock);
+        EV(op)->lock = NULL;
+    }
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -794,32 +941,51 @@ evolver_length(PyObject *op)
     return EV(op)->t.len;
 }
 
-static int
-evolver_find(PyObject *op, PyObject *key, champ_entry **entry)
+int
+evolver_lookup(PyObject *op, PyObject *key, PyObject **value)
 {
+    evolver_object *self = EV(op);
     Py_uhash_t h;
-    return transient_lookup(&EV(op)->t, key, &h, entry);
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return -1;
+    }
+    /* Hold both roots while the keys' __eq__ runs.  An edit made meanwhile
+     * (by that __eq__, a finalizer or another thread) then copies the paths
+     * it changes instead of editing them in place, and nothing this walk
+     * reads is released: the key trie's nodes are held by the root, and the
+     * keys and values they borrow by the order trie's root. */
+    champ_node *root;
+    order_node *order;
+    FM_BEGIN_CS(op);
+    root = champ_xnewref(self->t.root);   /* NULL after tp_clear: a miss */
+    order = (order_node *)Py_XNewRef(self->t.order);
+    FM_END_CS();
+    champ_entry *e;
+    int r = champ_find(root, h, key, &e);
+    if (r > 0) {
+        *value = Py_NewRef(e->value);
+    }
+    champ_xdecref(root);
+    Py_XDECREF(order);   /* last: may run finalizers */
+    return r;
 }
 
 static PyObject *
 evolver_subscript(PyObject *op, PyObject *key)
 {
-    champ_entry *e;
-    PyObject *result = NULL;
-    FM_BEGIN_CS(op);
-    int r = evolver_find(op, key, &e);
+    PyObject *value;
+    int r = evolver_lookup(op, key, &value);
     if (r > 0) {
-        result = Py_NewRef(e->value);
+        return value;
     }
-    else if (r == 0) {
+    if (r == 0) {
         PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
         if (exc != NULL) {
             PyErr_SetObject(PyExc_KeyError, exc);
             Py_DECREF(exc);
         }
     }
-    FM_END_CS();
-    return result;
+    return NULL;
 }
 
 static PyObject *
@@ -828,28 +994,25 @@ evolver_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
     }
-    champ_entry *e;
-    PyObject *result = NULL;
-    FM_BEGIN_CS(op);
-    int r = evolver_find(op, args[0], &e);
+    PyObject *value;
+    int r = evolver_lookup(op, args[0], &value);
     if (r > 0) {
-        result = Py_NewRef(e->value);
+        return value;
     }
-    else if (r == 0) {
-        result = Py_NewRef(nargs > 1 ? args[1] : Py_None);
+    if (r == 0) {
+        return Py_NewRef(nargs > 1 ? args[1] : Py_None);
     }
-    FM_END_CS();
-    return result;
+    return NULL;
 }
 
 static int
 evolver_contains(PyObject *op, PyObject *key)
 {
-    champ_entry *e;
-    int r;
-    FM_BEGIN_CS(op);
-    r = evolver_find(op, key, &e);
-    FM_END_CS();
+    PyObject *value;
+    int r = evolver_lookup(op, key, &value);
+    if (r > 0) {
+        Py_DECREF(value);
+    }
     return r;
 }
 
@@ -1103,8 +1266,11 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
         champ_xnewref(saved.root);
         Py_XINCREF(saved.order);   /* and so the merge copies what it edits */
         if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
-            transient_clear(&self->t);
+            /* Roll back: put the saved state in place first, then release
+             * the partial merge (finalizers see the state before update). */
+            transient partial = self->t;
             self->t = saved;
+            transient_clear(&partial);
         }
         else {
             if (self->t.len != saved.len || self->t.next_seq != saved.next_seq) {
@@ -1149,22 +1315,30 @@ evolver_clear_method(PyObject *op, PyObject *unused)
     return result;
 }
 
-static PyObject *
-evolver_freeze_locked(fm_state *st, evolver_object *self)
-{
-    if (self->frozen == NULL) {
-        self->frozen = transient_publish(st, &self->t, st->frozendict_type);
-    }
-    return Py_XNewRef(self->frozen);
-}
-
+/* freeze(): waits for an edit running in another thread (as the pure
+ * core's lock does); from inside an edit of this thread it publishes the
+ * state before that edit, and evolver_end then forgets it. */
 static PyObject *
 evolver_freeze(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    PyObject *r;
+    evolver_object *self = EV(op);
+    PyObject *r = NULL;
     FM_BEGIN_CS(op);
-    r = evolver_freeze_locked(st, EV(op));
+    if (evolver_lock(self) == 0) {
+        r = Py_XNewRef(self->frozen);
+        if (r == NULL) {
+            uint64_t edits = self->edits;
+            int busy = self->busy;
+            r = transient_publish(st, &self->t, st->frozendict_type);
+            /* Cache it unless a finalizer run by the allocation edited or
+             * froze the evolver meanwhile. */
+            if (r != NULL && !busy && self->edits == edits && self->frozen == NULL) {
+                self->frozen = Py_NewRef(r);
+            }
+        }
+        evolver_unlock(self);
+    }
     FM_END_CS();
     return r;
 }

@@ -163,7 +163,74 @@
  *    order trie and both tries hold len items; next_seq is above every seq;
  *  - a cached hash has an accumulator behind it (unfinalise, finalise).
  *
- * 8. Which function does what
+ * 8. The safety rule: where user code runs, and why nothing breaks there
+ * ---------------------------------------------------------------------
+ * User code runs wherever this extension calls a key's __hash__/__eq__, a
+ * value's __hash__/__eq__/__repr__, a foreign mapping's methods, or releases
+ * a reference (any decref can run a finalizer or a weakref callback) or
+ * allocates (any allocation can start a GC pass, which runs finalizers and
+ * tp_clear).  That code may read, edit, freeze or clear the same Evolver,
+ * advance the same iterator, or run in another thread (the GIL changes hands
+ * inside a Python __eq__).  The rule, followed at every such point:
+ *
+ *   every structure reachable from Python is consistent, every pointer used
+ *   after the call is held by a strong reference, and new state is
+ *   installed before old state is released.
+ *
+ * The call sites, and how each is protected:
+ *  - Key hash and key __eq__ in a frozendict read (fd_find, fd_mapping_get,
+ *    ==, diff, &, -): the caller holds the version and a version's tries
+ *    never change (tp_clear runs only on unreachable objects, and empties
+ *    the version before releasing anything: see fd_clear); the stored key is
+ *    held across its __eq__ (champ_keys_equal).
+ *  - Key __eq__ in an Evolver read (evolver_lookup: [], get, in, keys/items
+ *    views' in): the key is hashed before the roots are read; then both
+ *    roots are held for the walk, so an edit made meanwhile -- by that
+ *    __eq__, a finalizer, or another thread -- copies the paths it changes
+ *    instead of editing them in place, and releases nothing the walk uses;
+ *    the value found is taken (incref) before the roots are let go.
+ *  - Key hash/__eq__ and value __hash__ inside an Evolver edit (locate and
+ *    hash accumulator, before the write phase): the edit holds the evolver's
+ *    lock and its busy flag.  An edit from the same thread raises
+ *    RuntimeError (evolver_begin); one from another thread waits for the
+ *    lock with the GIL released (evolver_lock); reads and freeze() from that
+ *    code only add references, which make the write phase copy.  So the
+ *    entry located stays where it was until the write phase uses it.
+ *  - The write phase (transient_write_new, transient_assoc_hashed,
+ *    transient_remove_entry, transient_bulk_load) runs no user code of its
+ *    own: an Evolver's pauses the collector (transient_gc_pause), replaced
+ *    values are held until both tries are updated, and every field of the
+ *    transient is written before the old roots are released.
+ *  - Releases that can run finalizers: Evolver.clear(), a restart by
+ *    Evolver.__init__ (evolver_start), update()'s rollback, forgetting a
+ *    cached freeze() (evolver_forget_frozen): each installs the new state
+ *    first, then releases the old one.
+ *  - tp_clear (fd_clear, evolver_clear, view_iter_clear): the object is
+ *    emptied (roots NULL, length 0, an iterator's cursor exhausted) before
+ *    anything is released, and the key trie (which borrows keys and values)
+ *    goes before the order trie (which owns them).  A callback that finds
+ *    the object afterwards sees an empty map or an exhausted iterator.
+ *  - Allocation inside freeze() (transient_publish): the roots are
+ *    referenced before the version is allocated, and the result is cached
+ *    only if no edit ran during the allocation (evolver_freeze).
+ *  - Iteration and repr walk a snapshot whose root they hold (an evolver
+ *    iterator also checks the resized counter on every step); keys and
+ *    values are borrowed from that snapshot, never from the live evolver.
+ *  - Merges (constructor, |, update) call the argument's keys()/items()/
+ *    __getitem__/__iter__ between complete single edits of a private
+ *    transient, or of the Evolver under its lock; update() saves the roots
+ *    and on failure puts them back before releasing the partial merge.
+ *  - Threads: versions are immutable; an Evolver's edits are serialised by
+ *    its lock (on GIL builds too), its reads hold references as above, and
+ *    a free-threaded build also takes the object's critical section where
+ *    roots are read or swapped.
+ * The pure core follows the same rule; Python's own references keep its
+ * nodes alive, and its reads take the evolver's lock and count themselves
+ * so that an edit made from inside a read copies instead of writing under
+ * it (_pycore/evolver.py).  Tests: tests/test_reentrancy.py (the matrix),
+ * tests/test_gc_order.py, tests/test_threads.py, tests/test_adversarial.py.
+ *
+ * 9. Which function does what
  * ---------------------------
  *     hashing.c    hashing_key_hash, hashing_pair_hash, hashing_finalize,
  *                  hashing_acc_replace
@@ -347,10 +414,19 @@ fd_traverse(PyObject *op, visitproc visit, void *arg)
 static int
 fd_clear(PyObject *op)
 {
+    /* Empty the version completely before releasing anything: the release
+     * can run a weakref callback that finds this object (through an object
+     * the GC could not clear) and reads it.  The key trie goes first: it
+     * borrows the keys and values the order trie owns. */
     fd_object *s = FD(op);
-    Py_CLEAR(s->order);
-    champ_clear(&s->root);
+    champ_node *root = s->root;
+    order_node *order = s->order;
+    s->root = NULL;
+    s->order = NULL;
     s->len = 0;
+    FM_STORE_HASH(s->hash, -1);
+    champ_xdecref(root);
+    Py_XDECREF(order);
     return 0;
 }
 
@@ -369,17 +445,23 @@ fd_dealloc(PyObject *op)
 /* --- reads --------------------------------------------------------------- */
 
 int
-fd_mapping_lookup(fm_state *st, PyObject *mapping, PyObject *key,
-                  champ_entry **entry)
+fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
 {
+    if (!fd_type_check(st, mapping)) {
+        return evolver_lookup(mapping, key, value);
+    }
+    /* A frozendict's tries never change while the caller holds it (tp_clear
+     * only runs on unreachable objects), so its nodes need no extra hold. */
     Py_uhash_t h;
+    champ_entry *e;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return -1;
     }
-    if (fd_type_check(st, mapping)) {
-        return champ_find(FD(mapping)->root, h, key, entry);
+    int r = champ_find(FD(mapping)->root, h, key, &e);
+    if (r > 0) {
+        *value = Py_NewRef(e->value);
     }
-    return champ_find(((evolver_object *)mapping)->t.root, h, key, entry);
+    return r;
 }
 
 static inline int

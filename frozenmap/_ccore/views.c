@@ -154,10 +154,14 @@ view_iter_traverse(PyObject *op, visitproc visit, void *arg)
 static int
 view_iter_clear(PyObject *op)
 {
-    Py_CLEAR(ITER(op)->order);
-    Py_CLEAR(ITER(op)->evolver);
-    Py_CLEAR(ITER(op)->result);
-    ITER(op)->cursor.depth = -1;
+    /* Exhaust the cursor before releasing the root it walks: a weakref
+     * callback run by the release may call next() on this iterator. */
+    iter_object *it = ITER(op);
+    it->cursor.depth = -1;
+    it->remaining = 0;
+    Py_CLEAR(it->order);
+    Py_CLEAR(it->evolver);
+    Py_CLEAR(it->result);
     return 0;
 }
 
@@ -292,30 +296,37 @@ static int
 view_keys_contains(PyObject *op, PyObject *key)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    champ_entry *e;
+    PyObject *value;
     if (VIEW(op)->mapping == NULL) {
         return 0;
     }
-    return fd_mapping_lookup(st, VIEW(op)->mapping, key, &e);
+    PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
+    int r = fd_mapping_get(st, mapping, key, &value);
+    if (r > 0) {
+        Py_DECREF(value);
+    }
+    Py_DECREF(mapping);
+    return r;
 }
 
 static int
 view_items_contains(PyObject *op, PyObject *item)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    champ_entry *e;
+    PyObject *value;
     if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
         || VIEW(op)->mapping == NULL) {
         return 0;
     }
+    Py_INCREF(item);   /* its parts are used after user code runs */
     PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
-    int r = fd_mapping_lookup(st, mapping, PyTuple_GET_ITEM(item, 0), &e);
+    int r = fd_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
     if (r > 0) {
-        PyObject *value = Py_NewRef(e->value);
         r = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(item, 1), Py_EQ);
         Py_DECREF(value);
     }
     Py_DECREF(mapping);
+    Py_DECREF(item);
     return r;
 }
 

@@ -179,7 +179,7 @@ class Evolver(Transient):
     frozendict({'b': 2})
     """
 
-    __slots__ = ("_busy", "_resized", "_frozen", "_lock")
+    __slots__ = ("_busy", "_resized", "_frozen", "_lock", "_reading")
 
     _shared = True
 
@@ -194,16 +194,40 @@ class Evolver(Transient):
             source = frozendict()
         elif not isinstance(source, frozendict):
             source = frozendict(source)
+        frozen = source if type(source) is frozendict else None
+        if getattr(self, "_lock", None) is not None:
+            self._restart(source, frozen)
+            return
         Transient.__init__(
             self, source._root, source._order, source._len, source._next_seq, source._acc
         )
         self._busy = False
         self._resized = 0
+        self._reading = 0
         # Edits, freezes and iteration snapshots are serialised per evolver
-        # (the C core uses a critical section on free-threaded builds; the GIL
-        # does not make a multi-step Python edit atomic, so this core locks).
+        # (the C core has a lock of its own; the GIL does not make a
+        # multi-step Python edit atomic, so this core locks too).
         self._lock = threading.RLock()
-        self._frozen = source if type(source) is frozendict else None
+        self._frozen = frozen
+
+    def _restart(self, source: Any, frozen: Any) -> None:
+        """``__init__`` on a live evolver: a clean restart, as one edit."""
+        self._begin()
+        try:
+            # Install the new state before the old one is released: the
+            # release can run finalizers that read the evolver.
+            released = (self.root, self.order)  # noqa: F841
+            Transient.__init__(
+                self, source._root, source._order, source._len, source._next_seq, source._acc
+            )
+            self._resized += 1  # iterators over the old contents stop
+        except BaseException:
+            self._end()
+            raise
+        # As _end, keeping the frozen source: it is the contents now.
+        self._busy = False
+        self._frozen = frozen
+        self._lock.release()
 
     # --- guard -----------------------------------------------------------------
 
@@ -214,6 +238,10 @@ class Evolver(Transient):
             raise RuntimeError("Evolver edited from inside one of its own edits")
         self._busy = True
         self._frozen = None
+        if self._reading:
+            # A lookup of this thread is walking the tries (this edit runs
+            # from its key's __eq__): edit copies, not the nodes it reads.
+            self._seal()
 
     def _end(self) -> None:
         # User code run during the edit (a key's __eq__) may have called
@@ -226,6 +254,16 @@ class Evolver(Transient):
 
     def __len__(self) -> int:
         return self.length
+
+    def _lookup(self, key: Any) -> Optional[Entry]:
+        # Under the lock, so another thread's edit is not half-applied; the
+        # counter makes an edit run by a key's __eq__ copy what it changes.
+        with self._lock:
+            self._reading += 1
+            try:
+                return champ_find(self.root, key_hash(key), key)
+            finally:
+                self._reading -= 1
 
     def __getitem__(self, key: Any) -> Any:
         entry = self._lookup(key)
@@ -374,6 +412,9 @@ class Evolver(Transient):
         try:
             merge_into(self, other, kwargs)
         except BaseException:
+            # The saved state goes back in place before the partial merge is
+            # released (its finalizers see the state before update()).
+            released = (self.root, self.order)  # noqa: F841
             self.root, self.order, self.length, self.next_seq, self.acc = saved
             raise
         finally:

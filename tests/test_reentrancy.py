@@ -1,0 +1,323 @@
+"""Re-entrancy matrix: user code run by an operation calls another operation.
+
+For every Evolver, view and iterator operation that can run user code (a
+key's ``__hash__`` and ``__eq__``, a value's ``__del__``), a hostile key or
+value runs each other operation on the *same* evolver from inside it.  Rules
+checked for every pair, on both cores:
+
+* nothing crashes, and no exception but the allowed ones escapes (a
+  ``RuntimeError`` for an edit from inside an edit, ``KeyError`` for a key
+  the inner operation removed; never ``SystemError`` or garbage);
+* a read returns a value the key held before or after the operation, or
+  misses (or raises ``RuntimeError``) -- never another object;
+* the evolver passes ``_check()`` afterwards, and its iteration, ``len`` and
+  lookups agree;
+* every version published by ``freeze()`` during the operation passes
+  ``_check()`` and still holds exactly the items it held when it was made.
+
+The C core's version of these failures was reads walking freed key-trie
+nodes (heap-use-after-free under ASan) and ``Evolver.__init__`` swapping the
+tries under a running edit; the ASan check runs this module too.
+"""
+
+import pickle
+
+import pytest
+
+N_KEYS = 12
+
+
+class Plan:
+    """The action to run once, from the first user-code call in a mode."""
+
+    def __init__(self):
+        self.mode = None  # "eq", "hash" or "del"
+        self.action = None
+        self.fired = False
+        self.errors = []
+        self.published = []  # (version, its items when made)
+
+    def arm(self, mode, action):
+        self.mode, self.action, self.fired = mode, action, False
+
+    def disarm(self):
+        self.mode = None
+
+    def fire(self, mode):
+        if self.mode != mode or self.fired:
+            return
+        self.fired = True
+        try:
+            self.action()
+        except Exception as exc:  # recorded; the outer operation carries on
+            self.errors.append(exc)
+
+
+PLAN = Plan()
+
+
+class RKey:
+    """Odd names share one hash (a collision node); even names are spread."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __hash__(self):
+        PLAN.fire("hash")
+        return 7 if self.name % 2 else self.name * 1_000_003
+
+    def __eq__(self, other):
+        PLAN.fire("eq")
+        return isinstance(other, RKey) and other.name == self.name
+
+    def __repr__(self):
+        return f"K{self.name}"
+
+
+class RVal:
+    __slots__ = ("tag", "__weakref__")
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __del__(self):
+        PLAN.fire("del")
+
+    def __repr__(self):
+        return f"V{self.tag}"
+
+
+def _publish(e):
+    fd = e.freeze()
+    PLAN.published.append((fd, list(fd.items())))
+    return fd
+
+
+# Inner actions: each runs one operation on the evolver under attack.
+def _inner_actions(core, e, it):
+    k_present = RKey(3)
+    k_new = RKey(101)
+
+    def reinit():
+        core.Evolver.__init__(e, {RKey(1): RVal("re")})
+
+    return {
+        "getitem": lambda: e[RKey(5)],
+        "get": lambda: e.get(RKey(5)),
+        "contains": lambda: RKey(5) in e,
+        "keys_contains": lambda: RKey(5) in e.keys(),
+        "items_contains": lambda: (RKey(5), None) in e.items(),
+        "values_contains": lambda: None in e.values(),
+        "len_iter": lambda: (len(e), list(e)),
+        "repr": lambda: repr(e),
+        "freeze": lambda: _publish(e),
+        "eq": lambda: e == {},
+        "pickle": lambda: pickle.dumps(e),
+        "copy": lambda: e.copy(),
+        "next_iter": lambda: next(it, None),
+        "setitem_new": lambda: e.__setitem__(k_new, RVal("new")),
+        "setitem_existing": lambda: e.__setitem__(k_present, RVal("set")),
+        "delitem": lambda: e.__delitem__(k_present),
+        "pop": lambda: e.pop(RKey(9), None),
+        "popitem": lambda: e.popitem(),
+        "setdefault": lambda: e.setdefault(RKey(102), RVal("sd")),
+        "update": lambda: e.update({RKey(103): RVal("up"), k_present: RVal("up3")}),
+        "clear": lambda: e.clear(),
+        "discard": lambda: e.discard(RKey(1)),
+        "reinit": reinit,
+    }
+
+
+INNER = sorted(_inner_actions(None, None, None))
+
+
+def _fresh(core):
+    e = core.Evolver()
+    for i in range(N_KEYS):
+        e[RKey(i)] = RVal(i)
+    return e
+
+
+def _values_of(e, name):
+    """The value object stored for key ``name`` now, or a miss marker."""
+    for k, v in list(e.items()):
+        if k.name == name:
+            return v
+    return MISS
+
+
+MISS = object()
+
+# Outer operations: (name, function(e, it) -> result, read key name or None).
+OUTER = {
+    "getitem": (lambda e, it: e[RKey(11)], 11),
+    "get": (lambda e, it: e.get(RKey(11), MISS), 11),
+    "contains": (lambda e, it: RKey(11) in e, None),
+    "keys_contains": (lambda e, it: RKey(11) in e.keys(), None),
+    "items_contains": (lambda e, it: (RKey(11), None) in e.items(), None),
+    "values_contains": (lambda e, it: RVal(-1) in e.values(), None),
+    "setitem_existing": (lambda e, it: e.__setitem__(RKey(11), RVal("outer")), None),
+    "setitem_new": (lambda e, it: e.__setitem__(RKey(201), RVal("outer")), None),
+    "delitem": (lambda e, it: e.__delitem__(RKey(11)), None),
+    "pop": (lambda e, it: e.pop(RKey(11)), 11),
+    "popitem": (lambda e, it: e.popitem(), None),
+    "setdefault": (lambda e, it: e.setdefault(RKey(11), RVal("outer")), 11),
+    "update": (lambda e, it: e.update({RKey(11): RVal("u1"), RKey(202): RVal("u2")}), None),
+    "update_fails": (lambda e, it: e.update([(RKey(11), RVal("u")), (RKey(203),)]), None),
+    "clear": (lambda e, it: e.clear(), None),
+    "discard": (lambda e, it: e.discard(RKey(11)), None),
+    "eq": (lambda e, it: e == {RKey(i): None for i in range(N_KEYS)}, None),
+    "repr": (lambda e, it: repr(e), None),
+    "reinit": (lambda e, it: type(e).__init__(e, {RKey(11): RVal("ri")}), None),
+    "freeze": (lambda e, it: e.freeze(), None),
+    "iterate": (lambda e, it: list(it), None),
+}
+
+# The outer operations that must run the hostile code in each mode.
+_LOOKUPS = {"getitem", "get", "contains", "keys_contains", "items_contains",
+            "setitem_existing", "delitem", "pop", "setdefault", "update",
+            "update_fails", "discard"}
+FIRES = {
+    "eq": _LOOKUPS,
+    "hash": _LOOKUPS | {"setitem_new"},
+    "del": {"setitem_existing", "delitem", "clear", "reinit", "update",
+            "update_fails", "discard"},
+}
+
+ALLOWED = (RuntimeError, KeyError, ValueError, TypeError)
+
+
+def _check_evolver(e):
+    e._check()
+    items = list(e.items())
+    assert len(items) == len(e)
+    for k, v in items:
+        assert e[RKey(k.name)] is v
+        assert e.get(k) is v
+        assert k in e
+
+
+@pytest.mark.parametrize("mode", ["eq", "hash", "del"])
+@pytest.mark.parametrize("outer", sorted(OUTER))
+def test_user_code_running_another_operation_on_the_same_evolver(core, outer, mode):
+    op, read_key = OUTER[outer]
+    fired = 0
+    for inner in INNER:
+        PLAN.published.clear()
+        PLAN.errors.clear()
+        e = _fresh(core)
+        it = iter(e.items())
+        for i in range(N_KEYS):  # values the iterator's snapshot does not hold
+            e[RKey(i)] = RVal(i)
+        before = _values_of(e, read_key) if read_key is not None else None
+        PLAN.arm(mode, _inner_actions(core, e, it)[inner])
+        try:
+            result = op(e, it)
+        except ALLOWED:
+            result = None
+        finally:
+            PLAN.disarm()
+        fired += PLAN.fired
+        for exc in PLAN.errors:
+            assert isinstance(exc, ALLOWED + (StopIteration,)), (outer, inner, exc)
+        if read_key is not None and result is not None and result is not MISS:
+            after = _values_of(e, read_key)
+            assert result is before or result is after, (outer, inner, result)
+        if isinstance(result, core.frozendict):
+            result._check()
+        for version, items in PLAN.published:
+            version._check()
+            got = list(version.items())
+            assert len(got) == len(items) and all(
+                a[0] is b[0] and a[1] is b[1] for a, b in zip(got, items)
+            ), (outer, inner)
+        _check_evolver(e)
+    # The matrix is only a test if the hostile code actually ran.
+    if outer in FIRES[mode]:
+        assert fired == len(INNER), (outer, mode, fired)
+
+
+@pytest.mark.parametrize("outer", ["setitem_existing", "setitem_new", "delitem", "pop",
+                                   "setdefault", "update", "discard"])
+def test_an_edit_from_inside_an_edit_raises_and_changes_nothing(core, outer):
+    """Re-entry into an edit is refused; the outer edit completes."""
+    op, _ = OUTER[outer]
+    e = _fresh(core)
+    before = dict(e.items())
+    PLAN.errors.clear()
+    PLAN.arm("eq", lambda: e.__setitem__(RKey(300), RVal("inner")))
+    try:
+        op(e, None)
+    except KeyError:
+        pass
+    finally:
+        PLAN.disarm()
+    assert PLAN.fired
+    assert [type(x) for x in PLAN.errors] == [RuntimeError]
+    assert RKey(300) not in e
+    _check_evolver(e)
+    assert len(e) in (len(before) - 1, len(before), len(before) + 1, len(before) + 2)
+
+
+def test_reinit_from_inside_an_edit_raises_runtime_error(core):
+    e = _fresh(core)
+    PLAN.errors.clear()
+    PLAN.arm("eq", lambda: core.Evolver.__init__(e, {1: 2}))
+    try:
+        e[RKey(11)] = RVal("x")
+    finally:
+        PLAN.disarm()
+    assert [type(x) for x in PLAN.errors] == [RuntimeError]
+    assert len(e) == N_KEYS and e[RKey(11)].tag == "x"
+    published = e.freeze()
+    published._check()
+    assert len(published) == N_KEYS
+
+
+def test_reinit_of_an_idle_evolver_is_a_clean_restart(core):
+    e = _fresh(core)
+    old = e.freeze()
+    it = iter(e)
+    next(it)
+    core.Evolver.__init__(e, {"a": 1})
+    assert dict(e.items()) == {"a": 1}
+    e._check()
+    old._check()
+    assert len(old) == N_KEYS  # the earlier version is untouched
+    with pytest.raises(RuntimeError):
+        next(it)  # an iterator over the old contents stops
+    e["b"] = 2
+    assert e.freeze() == {"a": 1, "b": 2}
+
+
+def test_failed_update_shows_finalizers_the_state_before_it(core):
+    """Finalizers run by the rollback see the evolver as before update()."""
+    seen = []
+
+    class Watch:
+        def __init__(self, e):
+            self.e = e
+
+        def __del__(self):
+            fd = self.e.freeze()
+            seen.append((len(self.e), list(self.e.items()), fd))
+
+    e = core.Evolver({"a": 1, "b": 2, "c": 3})
+    before = list(e.items())
+
+    def bad():
+        yield ("x", Watch(e))
+        yield ("y",)  # not a pair: update fails here
+
+    with pytest.raises((ValueError, TypeError)):
+        e.update(bad())
+    assert list(e.items()) == before
+    assert len(seen) == 1  # the value was released by the rollback
+    length, items, fd = seen[0]
+    assert (length, items) == (3, before)
+    fd._check()
+    assert list(fd.items()) == before
+    e._check()
+    assert e.freeze() == dict(before)
