@@ -321,3 +321,89 @@ def test_failed_update_shows_finalizers_the_state_before_it(core):
     assert list(fd.items()) == before
     e._check()
     assert e.freeze() == dict(before)
+
+
+# --- frozendicts: user code re-entering operations on the same version -------------------------
+#
+# A version never changes, so here every result must be exactly right: reads
+# find the stored value, derivations give what a dict would, and the version
+# itself keeps its items and passes _check(), whatever the hostile key ran.
+
+
+def _fd_inner_actions(core, fd, it):
+    other = core.frozendict({RKey(i): i for i in range(N_KEYS)}) if core else None
+    return {
+        "getitem": lambda: fd[RKey(5)],
+        "contains": lambda: RKey(5) in fd.keys(),
+        "items_contains": lambda: (RKey(5), None) in fd.items(),
+        "iterate": lambda: list(fd.items()),
+        "next_iter": lambda: next(it, None),
+        "hash": lambda: hash(fd),
+        "eq": lambda: fd == other,
+        "diff": lambda: fd.diff(other),
+        "set": lambda: fd.set(RKey(3), "x"),
+        "union": lambda: fd | {RKey(3): "y", RKey(104): "z"},
+        "minus": lambda: fd - {RKey(3)},
+        "evolve_edit": lambda: fd.evolve().update({RKey(3): 1, RKey(105): 2}),
+        "repr": lambda: repr(fd),
+        "pickle": lambda: pickle.loads(pickle.dumps(fd)),
+        "gc": lambda: __import__("gc").collect(),
+    }
+
+
+FD_INNER = sorted(_fd_inner_actions(None, None, None))
+
+
+def _fd_outer(core):
+    """(function(fd) -> result, function(dict model) -> expected)."""
+    k = RKey(11)
+    return {
+        "getitem": (lambda fd: fd[k], lambda d: d[k]),
+        "get": (lambda fd: fd.get(k), lambda d: d.get(k)),
+        "contains": (lambda fd: k in fd, lambda d: k in d),
+        "keys_contains": (lambda fd: k in fd.keys(), lambda d: k in d),
+        "eq_fd": (lambda fd: fd == core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+                  lambda d: False),
+        "diff": (lambda fd: len(fd.diff(fd.delete(RKey(9))).removed), lambda d: 1),
+        "set": (lambda fd: fd.set(RKey(11), "new"), lambda d: {**d, k: "new"}),
+        "delete": (lambda fd: fd.delete(RKey(11)),
+                   lambda d: {kk: v for kk, v in d.items() if kk != k}),
+        "union": (lambda fd: fd | {RKey(11): "u", RKey(300): "v"},
+                  lambda d: {**d, k: "u", RKey(300): "v"}),
+        "minus": (lambda fd: fd - {RKey(11)},
+                  lambda d: {kk: v for kk, v in d.items() if kk != k}),
+        "and": (lambda fd: fd & [RKey(11), RKey(7)],
+                lambda d: {kk: v for kk, v in d.items() if kk in (k, RKey(7))}),
+        "construct": (lambda fd: core.frozendict({RKey(i): i for i in (1, 3, 5, 3)}),
+                      lambda d: {RKey(1): 1, RKey(3): 3, RKey(5): 5}),
+    }
+
+
+@pytest.mark.parametrize("mode", ["eq", "hash"])
+@pytest.mark.parametrize("outer", sorted(_fd_outer(None)))
+def test_user_code_running_operations_on_the_same_frozendict(core, outer, mode):
+    op, expect = _fd_outer(core)[outer]
+    fired = 0
+    for inner in FD_INNER:
+        fd = core.frozendict({RKey(i): RVal(i) for i in range(N_KEYS)})
+        it = iter(fd.items())
+        snapshot = list(fd.items())
+        expected = expect(dict(snapshot))
+        PLAN.errors.clear()
+        PLAN.arm(mode, _fd_inner_actions(core, fd, it)[inner])
+        try:
+            result = op(fd)
+        finally:
+            PLAN.disarm()
+        fired += PLAN.fired
+        assert not PLAN.errors, (outer, inner, PLAN.errors)
+        if isinstance(result, core.frozendict):
+            result._check()
+            assert list(result.items()) == list(expected.items()), (outer, inner)
+        else:
+            assert result == expected, (outer, inner)
+        fd._check()
+        got = list(fd.items())
+        assert all(a[0] is b[0] and a[1] is b[1] for a, b in zip(got, snapshot))
+        assert len(got) == len(snapshot)
+    assert fired == len(FD_INNER), (outer, mode, fired)
