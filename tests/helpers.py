@@ -83,7 +83,7 @@ def type_name_as_T(obj):
 
 
 def unhashable_key_message(key):
-    """The builtin frozendict's message for an unhashable key (PEP814-BEHAVIOUR C8/L3).
+    """The builtin frozendict's message for an unhashable key (docs/pep814.md, rows C8 and L3).
 
     ``cannot use '%T' as a frozendict key (%S)``, where ``%S`` is the text of the
     ``TypeError`` that ``hash(key)`` raised on this Python version.

@@ -1,4 +1,4 @@
-"""Adversarial keys and values (SPEC §4, DESIGN §6 "Pitfalls"), on both cores.
+"""Adversarial keys and values (docs/spec.md §4; docs/how-it-works.md, "User code, finalizers and threads"), on both cores.
 
 ``test_bad_input.py`` checks that a failing ``__hash__``/``__eq__`` reaches the
 caller; this suite goes further:

@@ -1,4 +1,4 @@
-"""Bad input and faults (SPEC §4).
+"""Bad input and faults (docs/spec.md §4).
 
 A failing ``__hash__`` or ``__eq__``, an unhashable key, a wrong-length pair,
 a ``KeyboardInterrupt`` or ``MemoryError`` from user code: the exception

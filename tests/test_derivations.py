@@ -1,4 +1,4 @@
-"""Persistent derivations (SPEC §2): set, delete, discard, |, -, &.
+"""Persistent derivations (docs/spec.md §2): set, delete, discard, |, -, &.
 
 Every test runs on each core through the ``core`` fixture.  Each derivation is
 checked for its result (items in order, which key object was kept), for the

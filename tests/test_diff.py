@@ -1,4 +1,4 @@
-"""``frozendict.diff`` (SPEC §2): what changed from one mapping to another.
+"""``frozendict.diff`` (docs/spec.md §2): what changed from one mapping to another.
 
 ``added`` holds the keys only in ``other`` (its values, in its order),
 ``removed`` the keys only in ``self`` (old values, self's order), ``changed``

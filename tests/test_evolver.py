@@ -1,4 +1,4 @@
-"""The Evolver (SPEC §2): a MutableMapping over a private copy-on-write version.
+"""The Evolver (docs/spec.md §2): a MutableMapping over a private copy-on-write version.
 
 Each MutableMapping method is checked against a ``dict`` doing the same; then
 ``freeze()`` (O(1), and later edits never change what was frozen), the guard

@@ -1,6 +1,6 @@
 """PEP 814 construction: the call forms and errors of ``frozendict(...)``.
 
-Rows C1-C12 of /work/shared/PEP814-BEHAVIOUR.md (§1), plus S1/S4 of §12 where
+Rows C1-C12 of docs/pep814.md (§1), plus S1/S4 of §11 where
 they concern what a constructor call builds.  Identity shortcuts (§2) live in
 test_pep814_ops.py, ``fromkeys`` (§3) in test_pep814_objects.py.
 """

@@ -1,7 +1,7 @@
 """PEP 814 object protocol: repr, pickle, copy, typing, subclassing, mutators, ABCs, match.
 
 Rows R1-R4 (§9), P1/P4 and I4/I6 (§10, §2), §11, S1-S3 (§12), M1-M5 (§13),
-A1 (§14), §15 and F1-F3 (§3) of /work/shared/PEP814-BEHAVIOUR.md.
+A1-A2 (§12) and F1-F3 (§3) of docs/pep814.md.
 """
 
 import collections.abc
@@ -283,7 +283,7 @@ def test_deepcopy_of_a_subclass_keeps_type_and_state(core):
     assert copied.note is not m.note
 
 
-# --- §11: generic alias ----------------------------------------------------------------------------
+# --- T1 (§11): generic alias ----------------------------------------------------------------------------
 
 
 def test_class_getitem_gives_a_generic_alias(fd):
@@ -486,7 +486,7 @@ def test_other_abcs(fd, abc):
     assert isinstance(fd(a=1), abc)
 
 
-# --- §15: pattern matching -------------------------------------------------------------------------
+# --- A2 (§12): pattern matching -------------------------------------------------------------------------
 
 
 def test_mapping_pattern_with_rest(fd):

@@ -1,7 +1,7 @@
 """PEP 814 operators: equality, ordering, ``|``/``|=``, identity shortcuts, hashing.
 
 Rows E1-E3 (§6), H1-H5 (§7), the union table (§8) and I1-I3, I5 (§2) of
-/work/shared/PEP814-BEHAVIOUR.md.
+docs/pep814.md.
 """
 
 import collections

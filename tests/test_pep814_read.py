@@ -1,6 +1,6 @@
 """PEP 814 reads: lookups, ``len``, ``bool``, iteration, ``reversed``, views.
 
-Rows L1-L4 (§4) and V1-V3 (§5) of /work/shared/PEP814-BEHAVIOUR.md.
+Rows L1-L4 (§4) and V1-V3 (§5) of docs/pep814.md.
 """
 
 import collections.abc
@@ -303,7 +303,7 @@ def test_reversed_empty(fd):
 
 
 def test_iterating_does_not_hash_or_compare(fd):
-    # L4 + SPEC §3: iteration needs no hash lookups per item.
+    # L4 + docs/spec.md §3: iteration needs no hash lookups per item.
     keys = [Crasher(str(i)) for i in range(20)]
     m = fd((k, i) for i, k in enumerate(keys))
     for k in keys:

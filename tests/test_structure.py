@@ -1,4 +1,4 @@
-"""Structural sharing, counted by identity (SPEC §3), and canonical shape.
+"""Structural sharing, counted by identity (docs/spec.md §3), and canonical shape.
 
 A derivation may create only the nodes on the paths it touches: O(log n) new
 nodes.  ``_node_ids()`` lists the identity of every key-trie and order-trie

@@ -1,4 +1,4 @@
-"""Threads (SPEC §4: "Versions are safe to share between threads without locks").
+"""Threads (docs/spec.md §4: "Versions are safe to share between threads without locks").
 
 - Versions shared by threads: readers iterate, reverse, hash, compare and diff
   the shared roots while writers derive new versions (set, delete, ``|``,

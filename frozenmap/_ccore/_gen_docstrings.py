@@ -1,6 +1,6 @@
 """Regenerate docstrings.h from the pure core's docstrings (run from the repo root).
 
-Both cores carry the same docstring text (STYLE.md 7); the C core takes it
+Both cores carry the same docstring text; the C core takes it
 from here:  python frozenmap/_ccore/_gen_docstrings.py
 """
 

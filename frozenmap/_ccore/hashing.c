@@ -195,7 +195,7 @@ hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
     *acc = a;
     return 0;
 error:
-    /* SPEC §4: memory exhaustion reaches the caller, like KeyboardInterrupt. */
+    /* docs/spec.md §4: memory exhaustion reaches the caller, like KeyboardInterrupt. */
     if (PyErr_ExceptionMatches(PyExc_Exception)
         && !PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Clear();

@@ -107,7 +107,7 @@ def acc_replace(
     ``acc`` is None when unknown; it stays None.  A value whose hash raises an
     ``Exception`` makes the accumulator unknown instead of failing the edit;
     ``MemoryError`` and other ``BaseException`` (``KeyboardInterrupt``)
-    propagate (SPEC §4: memory exhaustion reaches the caller).
+    propagate (docs/spec.md §4: memory exhaustion reaches the caller).
     """
     if acc is None:
         return None
