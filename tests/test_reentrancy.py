@@ -82,8 +82,8 @@ class RVal:
     def __init__(self, tag):
         self.tag = tag
 
-    def __del__(self):
-        PLAN.fire("del")
+    def __del__(self, _plan=PLAN):  # (PLAN may be gone at interpreter exit)
+        _plan.fire("del")
 
     def __repr__(self):
         return f"V{self.tag}"

@@ -487,6 +487,10 @@ int fd_type_check(fm_state *st, PyObject *obj);   /* any of our frozendicts */
  * absent, -1 error. */
 int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
                    PyObject **value);
+/* fd.set(key, value) / fd.delete(key) as functions: new refs (an exact
+ * frozendict; op itself when op is exact and nothing changed) or NULL. */
+PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *fd_without(PyObject *op, PyObject *key);
 /* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
 PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* mapping == other for a frozendict or Evolver: a new ref to True, False or
@@ -572,6 +576,16 @@ int evolver_check(fm_state *st, PyObject *obj);
 order_node *evolver_snapshot(PyObject *ev, uint64_t *resized);
 uint64_t evolver_resized(PyObject *ev);
 Py_ssize_t evolver_len(PyObject *ev);
+
+/* ------------------------------------------------------------------------ */
+/* paths.c: get_in, set_in, update_in, delete_in, the methods of both the
+ * frozendict and the Evolver (self is either).                               */
+
+PyObject *path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
+PyObject *path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *path_py_delete_in(PyObject *self, PyObject *path);
 
 /* ------------------------------------------------------------------------ */
 /* views.c                                                                    */

@@ -31,6 +31,12 @@
     ">>> frozendict(a=1, b=2).delete('a')\n" \
     "frozendict({'b': 2})"
 
+#define FD_DOC_DELETE_IN \
+    "A version without the key at the end of ``path``; ``KeyError`` if absent.\n" \
+    "\n" \
+    ">>> frozendict(user=frozendict(name='ada', age=36)).delete_in(['user', 'age'])\n" \
+    "frozendict({'user': frozendict({'name': 'ada'})})"
+
 #define FD_DOC_DIFF \
     "What changed from ``self`` to ``other`` (any mapping).\n" \
     "\n" \
@@ -75,6 +81,19 @@
     ">>> frozendict(a=1).get('b', 0)\n" \
     "0"
 
+#define FD_DOC_GET_IN \
+    "The value at ``path`` (an iterable of keys) through nested frozendicts.\n" \
+    "\n" \
+    "``default`` when a key along the path is missing; ``TypeError`` when\n" \
+    "the path goes through a value that is not a frozendict; ``ValueError``\n" \
+    "for an empty path.  Cost: O(d log n) for a path of d keys.\n" \
+    "\n" \
+    ">>> state = frozendict(user=frozendict(name='ada', tags=frozendict()))\n" \
+    ">>> state.get_in(['user', 'name'])\n" \
+    "'ada'\n" \
+    ">>> state.get_in(['user', 'email'], 'none')\n" \
+    "'none'"
+
 #define FD_DOC_ITEMS \
     "A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."
 
@@ -89,6 +108,32 @@
     "\n" \
     ">>> frozendict(a=1, b=2).set('a', 9)\n" \
     "frozendict({'a': 9, 'b': 2})"
+
+#define FD_DOC_SET_IN \
+    "A version with the value at ``path`` set to ``value``.\n" \
+    "\n" \
+    "Only the maps along the path are new; missing ones are created as\n" \
+    "empty frozendicts.  Setting the very value already there returns\n" \
+    "``self``.  Errors as ``get_in``.  Cost: O(d log n).\n" \
+    "\n" \
+    ">>> state = frozendict(user=frozendict(name='ada'))\n" \
+    ">>> state.set_in(['user', 'name'], 'grace')\n" \
+    "frozendict({'user': frozendict({'name': 'grace'})})\n" \
+    ">>> state.set_in(['prefs', 'theme'], 'dark')['prefs']\n" \
+    "frozendict({'theme': 'dark'})"
+
+#define FD_DOC_UPDATE_IN \
+    "A version with the value at ``path`` replaced by ``fn(old, *args, **kwargs)``.\n" \
+    "\n" \
+    "A missing key raises ``KeyError`` unless ``default=`` is given (as a\n" \
+    "keyword): then ``fn`` gets ``default`` and missing maps are created.\n" \
+    "When ``fn`` returns the very object it got, the result is ``self``.\n" \
+    "\n" \
+    ">>> state = frozendict(counts=frozendict(a=1))\n" \
+    ">>> state.update_in(['counts', 'a'], lambda n: n + 1)\n" \
+    "frozendict({'counts': frozendict({'a': 2})})\n" \
+    ">>> state.update_in(['counts', 'b'], lambda n: n + 1, default=0)\n" \
+    "frozendict({'counts': frozendict({'a': 1, 'b': 1})})"
 
 #define FD_DOC_VALUES \
     "A view of the values, in insertion order.  Cost: O(1)."
@@ -116,6 +161,9 @@
 #define EV_DOC_COPY \
     "A new, independent evolver with the same contents.  Cost: O(1)."
 
+#define EV_DOC_DELETE_IN \
+    "Remove the key at the end of ``path``; ``KeyError`` if absent."
+
 #define EV_DOC_DISCARD \
     "Remove ``key`` if present; return the evolver.  Cost: O(log n)."
 
@@ -126,6 +174,9 @@
 
 #define EV_DOC_GET \
     "The value for ``key``, or ``default``.  Cost: O(log n)."
+
+#define EV_DOC_GET_IN \
+    "The value at ``path`` through nested frozendicts (see ``frozendict.get_in``)."
 
 #define EV_DOC_ITEMS \
     "A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."
@@ -142,6 +193,14 @@
 #define EV_DOC_SET \
     "Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."
 
+#define EV_DOC_SET_IN \
+    "Set the value at ``path``, rebuilding the nested frozendicts along it.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(user=frozendict(name='ada')).evolve()\n" \
+    ">>> e.set_in(['user', 'name'], 'grace').freeze()\n" \
+    "frozendict({'user': frozendict({'name': 'grace'})})"
+
 #define EV_DOC_SETDEFAULT \
     "Return the value for ``key``, setting it to ``default`` if absent."
 
@@ -150,6 +209,10 @@
     "\n" \
     "All or nothing: if anything raises part-way, the evolver is left\n" \
     "exactly as it was before the call.  Cost: O(k log n) for k items."
+
+#define EV_DOC_UPDATE_IN \
+    "Replace the value at ``path`` with ``fn(old, *args, **kwargs)``\n" \
+    "(``default=`` as ``frozendict.update_in``)."
 
 #define EV_DOC_VALUES \
     "A view of the values, in insertion order.  Cost: O(1)."

@@ -723,27 +723,29 @@ evolver_begin(evolver_object *self)
     if (evolver_lock(self) < 0) {
         return -1;
     }
-    /* Not busy yet: a finalizer run by this release may still edit. */
-    evolver_forget_frozen(self);
-    if (self->busy) {   /* that finalizer is inside an edit of ours */
-        evolver_unlock(self);
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Evolver edited from inside one of its own edits");
-        return -1;
-    }
     self->busy = 1;
     return 0;
 }
 
-/* End an edit.  A freeze() taken by user code during the edit saw the
- * state before it, so it must not be reused afterwards. */
+/* End an edit that changed the contents or not (a failed edit changes
+ * nothing).  A freeze() cached before the edit, or taken by user code
+ * during it, shows the state before it: kept only when that is still the
+ * state, so that evolve() ... freeze() with no change returns the source. */
+static void
+evolver_finish(evolver_object *self, int changed)
+{
+    self->busy = 0;
+    if (changed) {
+        self->edits++;
+        evolver_forget_frozen(self);
+    }
+    evolver_unlock(self);
+}
+
 static void
 evolver_end(evolver_object *self)
 {
-    self->busy = 0;
-    self->edits++;
-    evolver_forget_frozen(self);
-    evolver_unlock(self);
+    evolver_finish(self, 1);
 }
 
 /* Install source's contents (a frozendict), then release the old ones: the
@@ -1080,7 +1082,7 @@ evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key,
     if (r >= 0 && self->t.len != len) {
         self->resized++;
     }
-    evolver_end(self);
+    evolver_finish(self, r > 0);
     return r < 0 ? -1 : 0;
 }
 
@@ -1096,7 +1098,7 @@ evolver_pop_entry_locked(fm_state *st, evolver_object *self, PyObject *key,
     if (r > 0) {
         self->resized++;
     }
-    evolver_end(self);
+    evolver_finish(self, r > 0);
     return r;
 }
 
@@ -1265,6 +1267,7 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
         transient saved = self->t;
         champ_xnewref(saved.root);
         Py_XINCREF(saved.order);   /* and so the merge copies what it edits */
+        int changed = 0;
         if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
             /* Roll back: put the saved state in place first, then release
              * the partial merge (finalizers see the state before update). */
@@ -1276,10 +1279,12 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
             if (self->t.len != saved.len || self->t.next_seq != saved.next_seq) {
                 self->resized++;
             }
+            /* The saved references made every change copy its root. */
+            changed = self->t.root != saved.root || self->t.order != saved.order;
             transient_clear(&saved);
             result = Py_NewRef(Py_None);
         }
-        evolver_end(self);
+        evolver_finish(self, changed);
     }
     FM_END_CS();
     return result;
@@ -1411,6 +1416,14 @@ static PyMethodDef evolver_methods[] = {
      EV_DOC_UPDATE},
     {"clear", evolver_clear_method, METH_NOARGS,
      EV_DOC_CLEAR},
+    {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
+     "get_in($self, path, default=None)\n--\n\n" EV_DOC_GET_IN},
+    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL,
+     "set_in($self, path, value, /)\n--\n\n" EV_DOC_SET_IN},
+    {"update_in", (PyCFunction)(void (*)(void))path_py_update_in, METH_VARARGS | METH_KEYWORDS,
+     "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" EV_DOC_UPDATE_IN},
+    {"delete_in", path_py_delete_in, METH_O,
+     "delete_in($self, path, /)\n--\n\n" EV_DOC_DELETE_IN},
     {"copy", evolver_copy, METH_NOARGS,
      EV_DOC_COPY},
     {"freeze", evolver_freeze, METH_NOARGS,

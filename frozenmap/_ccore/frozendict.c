@@ -1131,20 +1131,16 @@ done:
 
 /* --- derivations --------------------------------------------------------- */
 
-static PyObject *
-fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+PyObject *
+fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 {
-    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
-        return NULL;
-    }
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
     transient t;
     if (fd_transient(st, op, &t) < 0) {
         return NULL;
     }
     t.owner = 0;   /* one edit: a plain path copy, exactly-sized nodes */
     PyObject *result = NULL;
-    int r = transient_assoc(st, &t, args[0], args[1]);
+    int r = transient_assoc(st, &t, key, value);
     if (r > 0) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
@@ -1153,6 +1149,15 @@ fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     }
     transient_clear(&t);
     return result;
+}
+
+static PyObject *
+fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
+        return NULL;
+    }
+    return fd_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
 }
 
 static PyObject *
@@ -1179,6 +1184,12 @@ fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
     }
     transient_clear(&t);
     return result;
+}
+
+PyObject *
+fd_without(PyObject *op, PyObject *key)
+{
+    return fd_delete_impl(op, key, 0);
 }
 
 static PyObject *
@@ -1214,7 +1225,7 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
         return NULL;
     }
     PyObject *result = NULL;
-    int r;
+    int r, changed = 0;   /* changed: some value is not already there */
     if (fd_type_check(st, other)) {
         order_node *order = (order_node *)Py_XNewRef(FD(other)->order);
         order_cursor c;
@@ -1222,10 +1233,12 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
         PyObject *k, *v;
         r = 0;
         while (order_cursor_next(&c, &k, &v)) {
-            if (transient_assoc(st, &t, k, v) < 0) {
+            int a = transient_assoc(st, &t, k, v);
+            if (a < 0) {
                 r = -1;
                 break;
             }
+            changed |= a;
         }
         Py_XDECREF(order);
     }
@@ -1243,6 +1256,7 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
             if (r < 0) {
                 break;
             }
+            changed |= r;
         }
         if (it != NULL && r >= 0 && PyErr_Occurred()) {
             r = -1;
@@ -1250,7 +1264,9 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
         Py_XDECREF(it);
     }
     if (r >= 0) {
-        result = transient_publish(st, &t, st->frozendict_type);
+        /* Nothing new (every value already there, by identity): self. */
+        result = changed ? transient_publish(st, &t, st->frozendict_type)
+                         : fd_exact(st, op);
     }
     transient_clear(&t);
     return result;
@@ -1436,6 +1452,24 @@ fd_nb_and(PyObject *a, PyObject *b)
 done:
     champ_difflist_free(&found);
     Py_DECREF(self);
+    return result;
+}
+
+/* copy.replace(fd, **changes): fd | changes. */
+static PyObject *
+fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
+{
+    if (PyTuple_GET_SIZE(args) != 0) {
+        PyErr_SetString(PyExc_TypeError, "__replace__() takes no positional arguments");
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *changes = kwargs != NULL ? Py_NewRef(kwargs) : PyDict_New();
+    if (changes == NULL) {
+        return NULL;
+    }
+    PyObject *result = fd_or_impl(st, op, changes);
+    Py_DECREF(changes);
     return result;
 }
 
@@ -1810,6 +1844,17 @@ static PyMethodDef fd_methods[] = {
      "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
     {"discard", fd_discard, METH_O,
      "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"__replace__", (PyCFunction)(void (*)(void))fd_replace, METH_VARARGS | METH_KEYWORDS,
+     "__replace__($self, /, **changes)\n--\n\n"
+     "``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``."},
+    {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
+     "get_in($self, path, default=None)\n--\n\n" FD_DOC_GET_IN},
+    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL,
+     "set_in($self, path, value, /)\n--\n\n" FD_DOC_SET_IN},
+    {"update_in", (PyCFunction)(void (*)(void))path_py_update_in, METH_VARARGS | METH_KEYWORDS,
+     "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" FD_DOC_UPDATE_IN},
+    {"delete_in", path_py_delete_in, METH_O,
+     "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
     {"evolve", fd_evolve, METH_NOARGS,
      FD_DOC_EVOLVE},
     {"diff", fd_diff, METH_O,

@@ -31,6 +31,7 @@ from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
 from .hashing import acc_replace, key_hash
+from .paths import path_delete, path_get, path_set, path_update
 from .keytrie import EMPTY_ROOT, BitmapNode, Entry, champ_find, champ_put, champ_remove
 from .ordertrie import (
     OrderNode,
@@ -237,17 +238,19 @@ class Evolver(Transient):
             self._lock.release()
             raise RuntimeError("Evolver edited from inside one of its own edits")
         self._busy = True
-        self._frozen = None
         if self._reading:
             # A lookup of this thread is walking the tries (this edit runs
             # from its key's __eq__): edit copies, not the nodes it reads.
             self._seal()
 
-    def _end(self) -> None:
-        # User code run during the edit (a key's __eq__) may have called
-        # freeze(): that snapshot predates the edit, so forget it.
+    def _end(self, changed: bool = True) -> None:
+        # A freeze() cached before the edit, or taken by user code during it
+        # (a key's __eq__), shows the state before the edit: keep it only if
+        # that is still the state, so evolve() ... freeze() with no change
+        # returns the source.
         self._busy = False
-        self._frozen = None
+        if changed:
+            self._frozen = None
         self._lock.release()
 
     # --- reads -------------------------------------------------------------------
@@ -325,13 +328,14 @@ class Evolver(Transient):
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._begin()
+        changed = False
         try:
             length = self.length
-            self._assoc(key, value)
+            changed = self._assoc(key, value)
             if self.length != length:
                 self._resized += 1
         finally:
-            self._end()
+            self._end(changed)
 
     def set(self, key: Any, value: Any, /) -> "Evolver":
         """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."""
@@ -349,13 +353,14 @@ class Evolver(Transient):
 
     def _pop_entry(self, key: Any) -> Optional[Entry]:
         self._begin()
+        old = None
         try:
             old = self._dissoc(key)
             if old is not None:
                 self._resized += 1
             return old
         finally:
-            self._end()
+            self._end(old is not None)
 
     def pop(self, key: Any, default: Any = _MISSING, /) -> Any:
         """Remove ``key`` and return its value (or ``default``; else KeyError)."""
@@ -411,6 +416,8 @@ class Evolver(Transient):
         self._seal()  # the saved roots must not be edited in place
         try:
             merge_into(self, other, kwargs)
+            if self.length != saved[2] or self.next_seq != saved[3]:
+                self._resized += 1
         except BaseException:
             # The saved state goes back in place before the partial merge is
             # released (its finalizers see the state before update()).
@@ -418,9 +425,8 @@ class Evolver(Transient):
             self.root, self.order, self.length, self.next_seq, self.acc = saved
             raise
         finally:
-            self._end()
-        if self.length != saved[2] or self.next_seq != saved[3]:
-            self._resized += 1
+            # (after the seal, every change made a new root)
+            self._end(self.root is not saved[0] or self.order is not saved[1])
 
     def clear(self) -> None:
         """Remove every item.  Cost: O(1)."""
@@ -437,6 +443,33 @@ class Evolver(Transient):
             self.acc = 0
         finally:
             self._end()
+
+    # --- nested paths (the nested maps stay immutable; this level is edited) -------
+
+    _fd_type: Any = None  # frozendict, set by frozendict.py
+
+    def get_in(self, path: Iterable[Any], default: Any = None) -> Any:
+        """The value at ``path`` through nested frozendicts (see ``frozendict.get_in``)."""
+        return path_get(self, path, default, self._fd_type)
+
+    def set_in(self, path: Iterable[Any], value: Any, /) -> "Evolver":
+        """Set the value at ``path``, rebuilding the nested frozendicts along it.
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(user=frozendict(name='ada')).evolve()
+        >>> e.set_in(['user', 'name'], 'grace').freeze()
+        frozendict({'user': frozendict({'name': 'grace'})})
+        """
+        return path_set(self, path, value, self._fd_type)  # type: ignore[no-any-return]
+
+    def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "Evolver":
+        """Replace the value at ``path`` with ``fn(old, *args, **kwargs)``
+        (``default=`` as ``frozendict.update_in``)."""
+        return path_update(self, path, fn, args, kwargs, self._fd_type)  # type: ignore[no-any-return]
+
+    def delete_in(self, path: Iterable[Any], /) -> "Evolver":
+        """Remove the key at the end of ``path``; ``KeyError`` if absent."""
+        return path_delete(self, path, self._fd_type)  # type: ignore[no-any-return]
 
     def copy(self) -> "Evolver":
         """A new, independent evolver with the same contents.  Cost: O(1)."""

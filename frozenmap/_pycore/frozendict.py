@@ -34,6 +34,7 @@ from .keytrie import (
     champ_node_ids,
     champ_put,
 )
+from .paths import path_delete, path_get, path_set, path_update
 from .ordertrie import (
     OrderNode,
     order_build,
@@ -484,8 +485,12 @@ class frozendict:
             if not self._len and type(other) is frozendict:
                 return other
         t = self._transient()
+        changed = False
         for key, value in other.items():
-            t._assoc(key, value)
+            if t._assoc(key, value):
+                changed = True
+        if not changed:  # every value already there, by identity
+            return self._exact()
         return t._publish(frozendict)
 
     def __ror__(self, other: Any) -> Any:
@@ -541,6 +546,69 @@ class frozendict:
             entry = found[seq]
             t._put_new(entry[0], entry[2], entry[3])
         return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def __replace__(self, /, **changes: Any) -> "frozendict":
+        """``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``.
+
+        >>> frozendict(a=1, b=2).__replace__(b=3)
+        frozendict({'a': 1, 'b': 3})
+        """
+        return self | changes  # type: ignore[no-any-return]
+
+    # --- nested paths -----------------------------------------------------------------
+
+    def get_in(self, path: Iterable[Any], default: Any = None) -> Any:
+        """The value at ``path`` (an iterable of keys) through nested frozendicts.
+
+        ``default`` when a key along the path is missing; ``TypeError`` when
+        the path goes through a value that is not a frozendict; ``ValueError``
+        for an empty path.  Cost: O(d log n) for a path of d keys.
+
+        >>> state = frozendict(user=frozendict(name='ada', tags=frozendict()))
+        >>> state.get_in(['user', 'name'])
+        'ada'
+        >>> state.get_in(['user', 'email'], 'none')
+        'none'
+        """
+        return path_get(self, path, default, frozendict)
+
+    def set_in(self, path: Iterable[Any], value: Any, /) -> "frozendict":
+        """A version with the value at ``path`` set to ``value``.
+
+        Only the maps along the path are new; missing ones are created as
+        empty frozendicts.  Setting the very value already there returns
+        ``self``.  Errors as ``get_in``.  Cost: O(d log n).
+
+        >>> state = frozendict(user=frozendict(name='ada'))
+        >>> state.set_in(['user', 'name'], 'grace')
+        frozendict({'user': frozendict({'name': 'grace'})})
+        >>> state.set_in(['prefs', 'theme'], 'dark')['prefs']
+        frozendict({'theme': 'dark'})
+        """
+        return path_set(self, path, value, frozendict)  # type: ignore[no-any-return]
+
+    def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "frozendict":
+        """A version with the value at ``path`` replaced by ``fn(old, *args, **kwargs)``.
+
+        A missing key raises ``KeyError`` unless ``default=`` is given (as a
+        keyword): then ``fn`` gets ``default`` and missing maps are created.
+        When ``fn`` returns the very object it got, the result is ``self``.
+
+        >>> state = frozendict(counts=frozendict(a=1))
+        >>> state.update_in(['counts', 'a'], lambda n: n + 1)
+        frozendict({'counts': frozendict({'a': 2})})
+        >>> state.update_in(['counts', 'b'], lambda n: n + 1, default=0)
+        frozendict({'counts': frozendict({'a': 1, 'b': 1})})
+        """
+        return path_update(self, path, fn, args, kwargs, frozendict)  # type: ignore[no-any-return]
+
+    def delete_in(self, path: Iterable[Any], /) -> "frozendict":
+        """A version without the key at the end of ``path``; ``KeyError`` if absent.
+
+        >>> frozendict(user=frozendict(name='ada', age=36)).delete_in(['user', 'age'])
+        frozendict({'user': frozendict({'name': 'ada'})})
+        """
+        return path_delete(self, path, frozendict)  # type: ignore[no-any-return]
 
     def evolve(self) -> Evolver:
         """A mutable ``Evolver`` starting from this version.  Cost: O(1).
@@ -613,6 +681,10 @@ class frozendict:
 
 # The fields are read-only from outside (``__setattr__`` refuses them); the core
 # writes them through the slot descriptors.
+# The type an Evolver's nested paths descend through (evolver.py sits below
+# this module and does not import it for that).
+Evolver._fd_type = frozendict
+
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
 _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
 

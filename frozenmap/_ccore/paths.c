@@ -1,0 +1,343 @@
+/* paths.c -- nested paths: get_in, set_in, update_in, delete_in.  Mirrors
+ * frozenmap/_pycore/paths.py (the rules are in its docstring).
+ *
+ * The top of a path is a frozendict (the result is a new version) or an
+ * Evolver (edited in place with one edit; the nested maps stay immutable).
+ * The walk down collects the maps along the path (strong references); the
+ * rebuild goes up with one fd_with ("set") per level, so every other sub-map
+ * is shared and a level whose value did not change comes back as the same
+ * object.  User code runs in the keys' __hash__/__eq__ and in update_in's
+ * function, always between complete steps on immutable maps we hold.
+ */
+#include "cfrozenmap.h"
+
+/* A type's __name__ as CPython derives it from tp_name (no attribute
+ * lookup: a metaclass cannot make it anything but a C string). */
+static const char *
+path_type_name(PyTypeObject *tp)
+{
+    const char *name = tp->tp_name, *dot = strrchr(name, '.');
+    return dot != NULL ? dot + 1 : name;
+}
+
+/* The keys of path: a new tuple, or NULL (TypeError for a str/bytes or a
+ * non-iterable, ValueError for an empty path). */
+static PyObject *
+path_keys(PyObject *path)
+{
+    if (PyUnicode_Check(path) || PyBytes_Check(path)) {
+        PyErr_Format(PyExc_TypeError, "path must be an iterable of keys, not '%s'",
+                     path_type_name(Py_TYPE(path)));
+        return NULL;
+    }
+    PyObject *keys = PySequence_Tuple(path);
+    if (keys != NULL && PyTuple_GET_SIZE(keys) == 0) {
+        Py_DECREF(keys);
+        PyErr_SetString(PyExc_ValueError, "path must not be empty");
+        return NULL;
+    }
+    return keys;
+}
+
+static void
+path_not_a_frozendict(Py_ssize_t index, PyObject *value)
+{
+    PyErr_Format(PyExc_TypeError,
+                 "path[%zd] leads to a value of type '%s', not a frozendict",
+                 index, path_type_name(Py_TYPE(value)));
+}
+
+/* The maps along a path: maps[i] holds keys[i]; maps[0] is the top. */
+typedef struct {
+    PyObject *small[8];
+    PyObject **maps;
+    Py_ssize_t n;         /* how many maps are held */
+} path_maps;
+
+static int
+path_maps_init(path_maps *pm, Py_ssize_t depth)
+{
+    pm->n = 0;
+    if (depth <= (Py_ssize_t)(sizeof(pm->small) / sizeof(pm->small[0]))) {
+        pm->maps = pm->small;
+        return 0;
+    }
+    pm->maps = PyMem_New(PyObject *, depth);
+    if (pm->maps == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static void
+path_maps_free(path_maps *pm)
+{
+    for (Py_ssize_t i = 0; i < pm->n; i++) {
+        Py_DECREF(pm->maps[i]);
+    }
+    if (pm->maps != pm->small) {
+        PyMem_Free(pm->maps);
+    }
+}
+
+/* Walk down to the map that holds the last key.  Missing maps are created
+ * empty when create, else KeyError.  0 or -1. */
+static int
+path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(keys);
+    if (path_maps_init(pm, n) < 0) {
+        return -1;
+    }
+    pm->maps[pm->n++] = Py_NewRef(top);
+    for (Py_ssize_t i = 0; i < n - 1; i++) {
+        PyObject *key = PyTuple_GET_ITEM(keys, i), *child;
+        int r = fd_mapping_get(st, pm->maps[i], key, &child);
+        if (r < 0) {
+            return -1;
+        }
+        if (r == 0) {
+            if (!create) {
+                PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+                if (exc != NULL) {
+                    PyErr_SetObject(PyExc_KeyError, exc);
+                    Py_DECREF(exc);
+                }
+                return -1;
+            }
+            child = PyObject_CallNoArgs((PyObject *)st->frozendict_type);
+            if (child == NULL) {
+                return -1;
+            }
+        }
+        else if (!fd_type_check(st, child)) {
+            path_not_a_frozendict(i, child);
+            Py_DECREF(child);
+            return -1;
+        }
+        pm->maps[pm->n++] = child;
+    }
+    return 0;
+}
+
+/* Put value (a new reference, stolen) at keys[level] of maps[level], and
+ * each rebuilt map into the one above; the new top, or the Evolver edited
+ * (new ref), or NULL. */
+static PyObject *
+path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level,
+             PyObject *value)
+{
+    PyObject *top = pm->maps[0];
+    for (Py_ssize_t i = level; i > 0; i--) {
+        PyObject *m = fd_with(st, pm->maps[i], PyTuple_GET_ITEM(keys, i), value);
+        Py_DECREF(value);
+        if (m == NULL) {
+            return NULL;
+        }
+        value = m;
+    }
+    PyObject *key = PyTuple_GET_ITEM(keys, 0);
+    if (fd_type_check(st, top)) {
+        PyObject *result = fd_with(st, top, key, value);
+        Py_DECREF(value);
+        return result;
+    }
+    /* An Evolver: one edit, and none when the nested map came back as is. */
+    int r = (level == 0 || value != pm->maps[1]) ? PyObject_SetItem(top, key, value) : 0;
+    Py_DECREF(value);
+    return r < 0 ? NULL : Py_NewRef(top);
+}
+
+PyObject *
+path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+               PyObject *kwnames)
+{
+    PyObject *path = NULL, *dflt = Py_None;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nargs > 2) {
+        PyErr_Format(PyExc_TypeError,
+                     "get_in() takes from 1 to 2 positional arguments but %zd were given",
+                     nargs);
+        return NULL;
+    }
+    if (nargs > 0) {
+        path = args[0];
+    }
+    if (nargs > 1) {
+        dflt = args[1];
+    }
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        int is_path = PyUnicode_CompareWithASCIIString(name, "path") == 0;
+        if (!is_path && PyUnicode_CompareWithASCIIString(name, "default") != 0) {
+            PyErr_Format(PyExc_TypeError,
+                         "get_in() got an unexpected keyword argument '%U'", name);
+            return NULL;
+        }
+        if (is_path ? nargs > 0 : nargs > 1) {
+            PyErr_Format(PyExc_TypeError,
+                         "get_in() got multiple values for argument '%U'", name);
+            return NULL;
+        }
+        if (is_path) {
+            path = args[nargs + i];
+        }
+        else {
+            dflt = args[nargs + i];
+        }
+    }
+    if (path == NULL) {
+        PyErr_SetString(PyExc_TypeError,
+                        "get_in() missing 1 required positional argument: 'path'");
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(self));
+    PyObject *keys = path_keys(path);
+    if (keys == NULL) {
+        return NULL;
+    }
+    PyObject *m = Py_NewRef(self);
+    Py_ssize_t n = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (i > 0 && !fd_type_check(st, m)) {
+            path_not_a_frozendict(i - 1, m);
+            Py_SETREF(m, NULL);
+            break;
+        }
+        PyObject *child;
+        int r = fd_mapping_get(st, m, PyTuple_GET_ITEM(keys, i), &child);
+        Py_DECREF(m);
+        if (r <= 0) {
+            m = r < 0 ? NULL : Py_NewRef(dflt);
+            break;
+        }
+        m = child;
+    }
+    Py_DECREF(keys);
+    return m;
+}
+
+PyObject *
+path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (fm_check_nargs("set_in", nargs, 2, 2) < 0) {
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(self));
+    PyObject *keys = path_keys(args[0]);
+    if (keys == NULL) {
+        return NULL;
+    }
+    path_maps pm;
+    PyObject *result = NULL;
+    if (path_walk(st, self, keys, 1, &pm) == 0) {
+        result = path_rebuild(st, &pm, keys, PyTuple_GET_SIZE(keys) - 1,
+                              Py_NewRef(args[1]));
+    }
+    path_maps_free(&pm);
+    Py_DECREF(keys);
+    return result;
+}
+
+PyObject *
+path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+    if (nargs < 2) {
+        PyErr_Format(PyExc_TypeError,
+                     "update_in() takes at least 2 positional arguments (%zd given)", nargs);
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(self));
+    PyObject *fn = PyTuple_GET_ITEM(args, 1), *dflt = NULL, *kw = NULL;
+    PyObject *keys = NULL, *rest = NULL, *old = NULL, *result = NULL;
+    path_maps pm = {.n = 0};
+    pm.maps = pm.small;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
+        /* default= is update_in's own; every other keyword goes to fn. */
+        kw = PyDict_Copy(kwargs);
+        if (kw == NULL) {
+            goto done;
+        }
+        dflt = Py_XNewRef(PyDict_GetItemString(kw, "default"));
+        if (dflt != NULL && PyDict_DelItemString(kw, "default") < 0) {
+            goto done;
+        }
+    }
+    rest = PyTuple_GetSlice(args, 2, nargs);
+    keys = rest != NULL ? path_keys(PyTuple_GET_ITEM(args, 0)) : NULL;
+    if (keys == NULL || path_walk(st, self, keys, dflt != NULL, &pm) < 0) {
+        goto done;
+    }
+    Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
+    PyObject *key = PyTuple_GET_ITEM(keys, last);
+    int r = fd_mapping_get(st, pm.maps[last], key, &old);
+    if (r < 0) {
+        goto done;
+    }
+    if (r == 0) {
+        if (dflt == NULL) {
+            PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+            if (exc != NULL) {
+                PyErr_SetObject(PyExc_KeyError, exc);
+                Py_DECREF(exc);
+            }
+            goto done;
+        }
+        old = Py_NewRef(dflt);
+    }
+    /* fn(old, *rest, **kw) */
+    PyObject *call_args = PyTuple_New(PyTuple_GET_SIZE(rest) + 1);
+    if (call_args == NULL) {
+        goto done;
+    }
+    PyTuple_SET_ITEM(call_args, 0, Py_NewRef(old));
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(rest); i++) {
+        PyTuple_SET_ITEM(call_args, i + 1, Py_NewRef(PyTuple_GET_ITEM(rest, i)));
+    }
+    PyObject *value = PyObject_Call(fn, call_args, kw);
+    Py_DECREF(call_args);
+    if (value != NULL) {
+        result = path_rebuild(st, &pm, keys, last, value);
+    }
+done:
+    path_maps_free(&pm);
+    Py_XDECREF(old);
+    Py_XDECREF(keys);
+    Py_XDECREF(rest);
+    Py_XDECREF(dflt);
+    Py_XDECREF(kw);
+    return result;
+}
+
+PyObject *
+path_py_delete_in(PyObject *self, PyObject *path)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(self));
+    PyObject *keys = path_keys(path);
+    if (keys == NULL) {
+        return NULL;
+    }
+    path_maps pm;
+    PyObject *result = NULL;
+    Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
+    if (path_walk(st, self, keys, 0, &pm) == 0) {
+        PyObject *key = PyTuple_GET_ITEM(keys, last);
+        if (last == 0 && !fd_type_check(st, self)) {   /* an Evolver's own key */
+            result = PyObject_DelItem(self, key) < 0 ? NULL : Py_NewRef(self);
+        }
+        else {
+            PyObject *m = fd_without(pm.maps[last], key);
+            if (m == NULL || last == 0) {
+                result = m;
+            }
+            else {
+                result = path_rebuild(st, &pm, keys, last - 1, m);
+            }
+        }
+    }
+    path_maps_free(&pm);
+    Py_DECREF(keys);
+    return result;
+}
