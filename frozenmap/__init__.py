@@ -26,5 +26,10 @@ else:
     else:
         IMPLEMENTATION = "c"
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION"]
+from . import _freeze
+from ._freeze import freeze
+
+_freeze.FROZENDICT = frozendict  # what freeze() builds
+
+__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze"]
 __version__ = "0.1.0"

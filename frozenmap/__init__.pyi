@@ -32,7 +32,7 @@ from collections.abc import (
     ValuesView,
 )
 from types import GenericAlias
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, Protocol, TypeVar, overload
 
 from _typeshed import SupportsKeysAndGetItem
 from typing_extensions import Self
@@ -40,10 +40,19 @@ from typing_extensions import Self
 if sys.version_info >= (3, 15):
     from builtins import frozendict as _builtin_frozendict
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION"]
+__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze"]
 
 __version__: str
 IMPLEMENTATION: Literal["c", "python"]
+
+class _Freeze(Protocol):
+    # frozenmap.freeze is a functools.singledispatch function
+    def __call__(self, obj: Any, /) -> Any: ...
+    def register(self, cls: Any, func: Callable[..., Any] | None = ...) -> Any: ...
+    registry: Mapping[Any, Callable[..., Any]]
+    def dispatch(self, cls: Any) -> Callable[..., Any]: ...
+
+freeze: _Freeze
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -57,7 +66,10 @@ class Diff(NamedTuple, Generic[_K, _V]):
 
     added: frozendict[_K, _V]
     removed: frozendict[_K, _V]
+    # (old, new) pairs; in a deep diff, a nested Diff where both are frozendicts
     changed: frozendict[_K, tuple[_V, _V]]
+    def apply(self, mapping: frozendict[_K, Any], /) -> frozendict[_K, Any]: ...
+    def invert(self) -> Diff[_K, _V]: ...
 
 class frozendict(Mapping[_K, _V_co]):
     # The runtime builds the contents in ``__new__`` (``__init__`` is object's);
@@ -146,7 +158,10 @@ class frozendict(Mapping[_K, _V_co]):
     def __sub__(self, keys: Iterable[_K], /) -> frozendict[_K, _V_co]: ...
     def __and__(self, keys: Iterable[_K], /) -> frozendict[_K, _V_co]: ...
     def evolve(self) -> Evolver[_K, _V_co]: ...
-    def diff(self, other: Mapping[_K, _V2], /) -> Diff[_K, _V_co | _V2]: ...
+    def diff(self, other: Mapping[_K, _V2], /, *, deep: bool = False) -> Diff[_K, _V_co | _V2]: ...
+    def merge_with(
+        self, fn: Callable[[Any, Any], Any], /, *others: Mapping[Any, Any]
+    ) -> frozendict[Any, Any]: ...
     def __replace__(self, /, **changes: Any) -> frozendict[Any, Any]: ...
     # Nested paths: the keys below the top level are not typed.
     def get_in(self, path: Iterable[Any], default: Any = None) -> Any: ...

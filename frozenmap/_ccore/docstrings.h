@@ -43,11 +43,16 @@
     "Returns ``Diff(added, removed, changed)``: frozendicts of the keys only\n" \
     "in ``other`` (new values, in ``other``'s order), the keys only in\n" \
     "``self`` (old values, in ``self``'s order), and, for keys in both whose\n" \
-    "values differ, ``(old, new)`` pairs (in ``self``'s order).\n" \
+    "values differ, ``(old, new)`` pairs (in ``self``'s order).  With\n" \
+    "``deep=True``, a change between two frozendicts is their own deep\n" \
+    "diff instead of the pair.\n" \
     "Cost: O(d log n) for frozendicts d edits apart, O(n) otherwise.\n" \
     "\n" \
     ">>> frozendict(a=1, b=2).diff({'b': 3, 'c': 4})\n" \
-    "Diff(added=frozendict({'c': 4}), removed=frozendict({'a': 1}), changed=frozendict({'b': (2, 3)}))"
+    "Diff(added=frozendict({'c': 4}), removed=frozendict({'a': 1}), changed=frozendict({'b': (2, 3)}))\n" \
+    ">>> old = frozendict(user=frozendict(name='ada', age=36))\n" \
+    ">>> old.diff(old.set_in(['user', 'age'], 37), deep=True).changed['user'].changed\n" \
+    "frozendict({'age': (36, 37)})"
 
 #define FD_DOC_DISCARD \
     "A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).\n" \
@@ -99,6 +104,17 @@
 
 #define FD_DOC_KEYS \
     "A set-like view of the keys, in insertion order.  Cost: O(1)."
+
+#define FD_DOC_MERGE_WITH \
+    "A version with each of ``others`` (mappings) merged in, in turn.\n" \
+    "\n" \
+    "A key already present gets ``fn(old, new)``; the others are added,\n" \
+    "in the order ``|`` gives.  When nothing changes, the result is\n" \
+    "``self``.  Cost: O(k log n) for k keys in ``others``.\n" \
+    "\n" \
+    ">>> base = frozendict(retries=1, hosts=('a',))\n" \
+    ">>> base.merge_with(lambda old, new: old + new, {'hosts': ('b',), 'debug': True})\n" \
+    "frozendict({'retries': 1, 'hosts': ('a', 'b'), 'debug': True})"
 
 #define FD_DOC_SET \
     "A version with ``key`` set to ``value``; ``self`` is unchanged.\n" \

@@ -1678,13 +1678,58 @@ done:
 }
 
 static PyObject *
-fd_diff(PyObject *op, PyObject *other)
+fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
-    if (fd_type_check(st, other)) {
-        return fd_diff_tries(st, op, other);
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (fm_check_nargs("diff", nargs, 1, 1) < 0) {
+        return NULL;
     }
-    return fd_diff_generic(st, op, other);
+    int deep = 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(name, "deep") != 0) {
+            PyErr_Format(PyExc_TypeError,
+                         "diff() got an unexpected keyword argument '%U'", name);
+            return NULL;
+        }
+        deep = PyObject_IsTrue(args[nargs + i]);
+        if (deep < 0) {
+            return NULL;
+        }
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *other = args[0];
+    PyObject *result = fd_type_check(st, other) ? fd_diff_tries(st, op, other)
+                                                : fd_diff_generic(st, op, other);
+    if (result != NULL && deep) {
+        /* Nested diffs: a cold path, in Python, shared by both cores. */
+        Py_SETREF(result, PyObject_CallMethod(st->common, "deepen_diff", "(O)", result));
+    }
+    return result;
+}
+
+/* fd.merge_with(fn, *others): frozenmap._common.merge_with, shared by both
+ * cores (an Evolver edit per key; no speed to gain in C). */
+static PyObject *
+fd_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "merge_with() missing 1 required positional argument: 'fn'");
+        return NULL;
+    }
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    PyObject *others = PyTuple_New(nargs - 1);
+    if (others == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 1; i < nargs; i++) {
+        PyTuple_SET_ITEM(others, i - 1, Py_NewRef(args[i]));
+    }
+    PyObject *result = PyObject_CallMethod(st->common, "merge_with", "OOO", op, args[0],
+                                           others);
+    Py_DECREF(others);
+    return result;
 }
 
 /* --- checking and debugging ---------------------------------------------- */
@@ -1857,8 +1902,10 @@ static PyMethodDef fd_methods[] = {
      "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
     {"evolve", fd_evolve, METH_NOARGS,
      FD_DOC_EVOLVE},
-    {"diff", fd_diff, METH_O,
-     "diff($self, other, /)\n--\n\n" FD_DOC_DIFF},
+    {"diff", (PyCFunction)(void (*)(void))fd_diff, METH_FASTCALL | METH_KEYWORDS,
+     "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
+    {"merge_with", (PyCFunction)(void (*)(void))fd_merge_with, METH_FASTCALL,
+     "merge_with($self, fn, /, *others)\n--\n\n" FD_DOC_MERGE_WITH},
     {"_check", fd_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
     {"_node_ids", fd_node_ids, METH_NOARGS,

@@ -620,18 +620,40 @@ class frozendict:
         """
         return Evolver(self)
 
-    def diff(self, other: Any, /) -> "_common.Diff":
+    def diff(self, other: Any, /, *, deep: bool = False) -> "_common.Diff":
         """What changed from ``self`` to ``other`` (any mapping).
 
         Returns ``Diff(added, removed, changed)``: frozendicts of the keys only
         in ``other`` (new values, in ``other``'s order), the keys only in
         ``self`` (old values, in ``self``'s order), and, for keys in both whose
-        values differ, ``(old, new)`` pairs (in ``self``'s order).
+        values differ, ``(old, new)`` pairs (in ``self``'s order).  With
+        ``deep=True``, a change between two frozendicts is their own deep
+        diff instead of the pair.
         Cost: O(d log n) for frozendicts d edits apart, O(n) otherwise.
 
         >>> frozendict(a=1, b=2).diff({'b': 3, 'c': 4})
         Diff(added=frozendict({'c': 4}), removed=frozendict({'a': 1}), changed=frozendict({'b': (2, 3)}))
+        >>> old = frozendict(user=frozendict(name='ada', age=36))
+        >>> old.diff(old.set_in(['user', 'age'], 37), deep=True).changed['user'].changed
+        frozendict({'age': (36, 37)})
         """
+        result = self._diff(other)
+        return _common.deepen_diff(result) if deep else result
+
+    def merge_with(self, fn: Any, /, *others: Any) -> "frozendict":
+        """A version with each of ``others`` (mappings) merged in, in turn.
+
+        A key already present gets ``fn(old, new)``; the others are added,
+        in the order ``|`` gives.  When nothing changes, the result is
+        ``self``.  Cost: O(k log n) for k keys in ``others``.
+
+        >>> base = frozendict(retries=1, hosts=('a',))
+        >>> base.merge_with(lambda old, new: old + new, {'hosts': ('b',), 'debug': True})
+        frozendict({'retries': 1, 'hosts': ('a', 'b'), 'debug': True})
+        """
+        return _common.merge_with(self, fn, others)  # type: ignore[no-any-return]
+
+    def _diff(self, other: Any) -> "_common.Diff":
         if isinstance(other, frozendict):
             added: List[Entry] = []
             removed: List[Entry] = []
