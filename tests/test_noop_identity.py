@@ -2,8 +2,8 @@
 
 A reducer that tests ``new is old`` to skip a history entry relies on it.
 Values are compared by identity, as ``set`` always has: an equal but distinct
-value is a change.  (``evolve() ... freeze()`` keeps the source while no edit
-has been made; edits that cancel each other out are not detected yet.)
+value is a change.  An evolver whose edits cancel each other out freezes to the
+version it started from (or the last one it published).
 """
 
 import copy
@@ -73,3 +73,33 @@ def test_dunder_replace_on_every_version(core):
     assert fd.__replace__(c=4) == {"a": [1], "b": "x", "c": 4}
     with pytest.raises(TypeError):
         fd.__replace__({"c": 4})
+
+
+def test_freeze_after_edits_that_cancel_out_is_the_source(core):
+    fd = core.frozendict({i: str(i) for i in range(200)})
+    e = fd.evolve()
+    e["new"] = 1
+    del e["new"]
+    old = e[5]
+    e[5] = "five"
+    e[5] = old
+    assert e.freeze() is fd
+    e[7] = "seven"
+    v2 = e.freeze()
+    assert v2 is not fd and v2[7] == "seven"
+    e[7] = fd[7]
+    e[7] = "seven"
+    assert e.freeze() is v2  # back to the last version published
+    e.pop(7)
+    e[7] = "seven"  # re-added: it moved to the end, a real change
+    v3 = e.freeze()
+    assert v3 is not v2 and list(v3)[-1] == 7
+    v3._check()
+
+
+def test_merge_with_and_apply_that_change_nothing_are_self(core):
+    fd = _fd(core)
+    assert fd.merge_with(lambda old, new: old, {"a": 0, "c": 0}) is fd
+    assert fd.diff(fd).apply(fd) is fd
+    grown = fd | {"z": 1}
+    assert fd.diff(grown).invert().apply(grown) == fd

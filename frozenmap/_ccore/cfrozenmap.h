@@ -335,6 +335,11 @@ champ_node *champ_remove(fm_state *st, champ_node *node, int shift,
 /* Whether two tries holding the same number of entries hold equal items:
  * 1, 0 or -1.  Skips subtrees shared by identity. */
 int champ_equal(champ_node *a, champ_node *b);
+/* Whether two tries hold the very same entries: the same key and value
+ * objects at the same sequence numbers (shared subtrees skipped; no user
+ * code runs).  A collision node's entries are compared by position, so a
+ * rare false "no" is possible; never a false "yes". */
+int champ_identical(champ_node *a, champ_node *b);
 /* Append what differs from a to b: added / removed get champ_entry copies,
  * changed gets pairs (a's entry, b's entry).  The lists are plain C arrays
  * grown as needed (see champ_difflist).  0 or -1. */
@@ -563,6 +568,8 @@ typedef struct {
     uint64_t resized;      /* bumped when keys are added or removed */
     uint64_t edits;        /* bumped by every edit (freeze's cache check) */
     PyObject *frozen;      /* cached freeze() result, or NULL */
+    PyObject *origin;      /* the last version published (or the source), or
+                            * NULL: freeze() returns it when nothing changed */
 } evolver_object;
 
 /* Look key up in an evolver's current contents, holding its roots while

@@ -764,11 +764,13 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
     }
     t.shared = 1;
     transient old = self->t;
-    PyObject *old_frozen = self->frozen;
+    PyObject *old_frozen = self->frozen, *old_origin = self->origin;
     self->t = t;
     self->frozen = Py_IS_TYPE(source, st->frozendict_type) ? Py_NewRef(source) : NULL;
+    self->origin = Py_XNewRef(self->frozen);
     transient_clear(&old);
     Py_XDECREF(old_frozen);
+    Py_XDECREF(old_origin);
     return 0;
 }
 
@@ -783,6 +785,7 @@ evolver_init_fields(evolver_object *self)
     self->resized = 0;
     self->edits = 0;
     self->frozen = NULL;
+    self->origin = NULL;
     self->holder = 0;
     self->depth = 0;
     self->lock = PyThread_allocate_lock();
@@ -871,6 +874,7 @@ evolver_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
     Py_VISIT(EV(op)->frozen);
+    Py_VISIT(EV(op)->origin);
     return transient_traverse(&EV(op)->t, visit, arg);
 }
 
@@ -882,16 +886,18 @@ evolver_clear(PyObject *op)
 {
     evolver_object *self = EV(op);
     transient old = self->t;
-    PyObject *frozen = self->frozen;
+    PyObject *frozen = self->frozen, *origin = self->origin;
     self->t.root = NULL;
     self->t.order = NULL;
     self->t.len = 0;
     self->t.acc = 0;
     self->t.acc_valid = 1;
     self->frozen = NULL;
+    self->origin = NULL;
     self->resized++;
     transient_clear(&old);   /* key trie first: it borrows from the order trie */
     Py_XDECREF(frozen);
+    Py_XDECREF(origin);
     return 0;
 }
 
@@ -1332,6 +1338,16 @@ evolver_freeze(PyObject *op, PyObject *unused)
     FM_BEGIN_CS(op);
     if (evolver_lock(self) == 0) {
         r = Py_XNewRef(self->frozen);
+        fd_object *origin = (fd_object *)self->origin;
+        if (r == NULL && origin != NULL && origin->len == self->t.len
+                && champ_identical(origin->root, self->t.root)) {
+            /* Edits that cancel out: the last version published is still
+             * the contents (the walk visits only what the edits copied). */
+            r = Py_NewRef(self->origin);
+            if (!self->busy) {
+                self->frozen = Py_NewRef(r);
+            }
+        }
         if (r == NULL) {
             uint64_t edits = self->edits;
             int busy = self->busy;
@@ -1340,6 +1356,7 @@ evolver_freeze(PyObject *op, PyObject *unused)
              * froze the evolver meanwhile. */
             if (r != NULL && !busy && self->edits == edits && self->frozen == NULL) {
                 self->frozen = Py_NewRef(r);
+                Py_XSETREF(self->origin, Py_NewRef(r));
             }
         }
         evolver_unlock(self);

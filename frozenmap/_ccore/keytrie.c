@@ -697,6 +697,50 @@ champ_find_in(champ_entry *entries, Py_ssize_t n, const champ_entry *entry,
 }
 
 int
+champ_identical(champ_node *a, champ_node *b)
+{
+    if (a == b) {
+        return 1;
+    }
+    if (a == NULL || b == NULL || CHAMP_IS_COLLISION(a) != CHAMP_IS_COLLISION(b)) {
+        return 0;
+    }
+    champ_entry *ea, *eb;
+    Py_ssize_t n;
+    if (CHAMP_IS_COLLISION(a)) {
+        champ_collision *ca = (champ_collision *)a, *cb = (champ_collision *)b;
+        if (ca->count != cb->count) {
+            return 0;
+        }
+        ea = ca->entries;
+        eb = cb->entries;
+        n = ca->count;
+    }
+    else {
+        if (a->datamap != b->datamap || a->nodemap != b->nodemap) {
+            return 0;
+        }
+        ea = CHAMP_ENTRIES(a);
+        eb = CHAMP_ENTRIES(b);
+        n = CHAMP_NDATA(a);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ea[i].key != eb[i].key || ea[i].value != eb[i].value || ea[i].seq != eb[i].seq) {
+            return 0;
+        }
+    }
+    if (!CHAMP_IS_COLLISION(a)) {
+        champ_node **xa = CHAMP_CHILDREN(a), **xb = CHAMP_CHILDREN(b);
+        for (Py_ssize_t i = 0, m = CHAMP_NCHILD(a); i < m; i++) {
+            if (!champ_identical(xa[i], xb[i])) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+int
 champ_equal(champ_node *a, champ_node *b)
 {
     if (a == b) {

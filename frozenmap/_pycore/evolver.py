@@ -32,7 +32,15 @@ from typing import Any, Iterable, Iterator, Optional, Tuple
 
 from .hashing import acc_replace, key_hash
 from .paths import path_delete, path_get, path_set, path_update
-from .keytrie import EMPTY_ROOT, BitmapNode, Entry, champ_find, champ_put, champ_remove
+from .keytrie import (
+    EMPTY_ROOT,
+    BitmapNode,
+    Entry,
+    champ_find,
+    champ_identical,
+    champ_put,
+    champ_remove,
+)
 from .ordertrie import (
     OrderNode,
     order_insert,
@@ -180,7 +188,7 @@ class Evolver(Transient):
     frozendict({'b': 2})
     """
 
-    __slots__ = ("_busy", "_resized", "_frozen", "_lock", "_reading")
+    __slots__ = ("_busy", "_resized", "_frozen", "_lock", "_reading", "_origin")
 
     _shared = True
 
@@ -210,6 +218,9 @@ class Evolver(Transient):
         # multi-step Python edit atomic, so this core locks too).
         self._lock = threading.RLock()
         self._frozen = frozen
+        # The last version published (or the source): freeze() returns it
+        # when the edits since then cancel out.
+        self._origin = frozen
 
     def _restart(self, source: Any, frozen: Any) -> None:
         """``__init__`` on a live evolver: a clean restart, as one edit."""
@@ -227,7 +238,7 @@ class Evolver(Transient):
             raise
         # As _end, keeping the frozen source: it is the contents now.
         self._busy = False
-        self._frozen = frozen
+        self._frozen = self._origin = frozen
         self._lock.release()
 
     # --- guard -----------------------------------------------------------------
@@ -484,7 +495,20 @@ class Evolver(Transient):
 
         with self._lock:
             if self._frozen is None:
-                self._frozen = self._publish(frozendict)
+                origin = self._origin
+                if (
+                    origin is not None
+                    and origin._len == self.length
+                    and champ_identical(origin._root, self.root)
+                ):
+                    # Edits that cancel out: the walk visits only what they copied.
+                    frozen = origin
+                else:
+                    frozen = self._publish(frozendict)
+                if self._busy:  # a freeze from inside an edit: not kept
+                    return frozen
+                self._origin = frozen
+                self._frozen = frozen
             return self._frozen
 
     # --- checking ------------------------------------------------------------------

@@ -41,6 +41,7 @@ __all__ = [
     "champ_put",
     "champ_remove",
     "champ_equal",
+    "champ_identical",
     "champ_diff",
     "champ_entries",
     "champ_check",
@@ -374,6 +375,29 @@ def champ_equal(a: Node, b: Node) -> bool:
         if not champ_equal(ca, cb):
             return False
     return True
+
+
+def champ_identical(a: Node, b: Node) -> bool:
+    """Whether two tries hold the very same entries: the same key and value
+    objects at the same sequence numbers.  Shared subtrees are skipped and no
+    user code runs; a collision node's entries are compared by position (a
+    rare false "no" is possible, never a false "yes")."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a) is BitmapNode and (
+        a.datamap != b.datamap or a.nodemap != b.nodemap  # type: ignore[union-attr]
+    ):
+        return False
+    if len(a.entries) != len(b.entries):
+        return False
+    for ea, eb in zip(a.entries, b.entries):
+        if ea is not eb and (ea[2] is not eb[2] or ea[3] is not eb[3] or ea[1] != eb[1]):
+            return False
+    if type(a) is CollisionNode:
+        return True
+    return all(champ_identical(ca, cb) for ca, cb in zip(a.children, b.children))  # type: ignore[union-attr]
 
 
 DiffOut = Tuple[List[Entry], List[Entry], List[Tuple[Entry, Entry]]]
