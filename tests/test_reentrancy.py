@@ -173,17 +173,21 @@ OUTER = {
     "reinit": (lambda e, it: type(e).__init__(e, {RKey(11): RVal("ri")}), None),
     "freeze": (lambda e, it: e.freeze(), None),
     "iterate": (lambda e, it: list(it), None),
+    "get_in": (lambda e, it: e.get_in([RKey(11)], MISS), 11),
+    "set_in": (lambda e, it: e.set_in([RKey(11)], RVal("si")), None),
+    "update_in": (lambda e, it: e.update_in([RKey(11)], lambda v: RVal("ui")), None),
+    "delete_in": (lambda e, it: e.delete_in([RKey(11)]), None),
 }
 
 # The outer operations that must run the hostile code in each mode.
 _LOOKUPS = {"getitem", "get", "contains", "keys_contains", "items_contains",
             "setitem_existing", "delitem", "pop", "setdefault", "update",
-            "update_fails", "discard"}
+            "update_fails", "discard", "get_in", "set_in", "update_in", "delete_in"}
 FIRES = {
     "eq": _LOOKUPS,
     "hash": _LOOKUPS | {"setitem_new"},
     "del": {"setitem_existing", "delitem", "clear", "reinit", "update",
-            "update_fails", "discard"},
+            "update_fails", "discard", "set_in", "update_in", "delete_in"},
 }
 
 ALLOWED = (RuntimeError, KeyError, ValueError, TypeError)
