@@ -96,7 +96,7 @@ typedef struct {
     PyObject *restore;              /* frozenmap._common.restore */
     PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
     PyObject *common;               /* the frozenmap._common module */
-    PyObject *abc_set;              /* collections.abc.Set (the views' set ops) */
+    PyObject *view_set_ops;         /* _common.ViewSetOps (the views' set ops) */
     PyObject *builtin_iter;         /* builtins.iter (iterator pickles) */
     PyObject *str_keys;             /* interned "keys" */
     PyObject *str_items;            /* interned "items" */
