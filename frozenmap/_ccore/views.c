@@ -96,6 +96,12 @@ view_iter_next(PyObject *op)
             Py_INCREF(t);
             Py_DECREF(ok);
             Py_DECREF(ov);
+#if PY_VERSION_HEX >= 0x030E0000
+            /* 3.14+ tuples cache their hash: forget the previous pair's, or
+             * set(...).difference_update(fd.items()) tests stale hashes
+             * (dict's iterator does the same in _PyTuple_Recycle). */
+            ((PyTupleObject *)t)->ob_hash = -1;
+#endif
             /* The GC may have untracked it while it held atoms only. */
             if (!PyObject_GC_IsTracked(t)) {
                 PyObject_GC_Track(t);
