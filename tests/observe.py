@@ -16,8 +16,11 @@ exception messages too.
 
 import math
 
-# Our view and iterator type names, as they appear in messages, and dict's.
+# Our type names as other code writes them in messages (dict's "cannot use
+# '%T' as a dict key", with the module a builtin type does not show), and the
+# builtin's; our view and iterator type names, and dict's.
 _OUR_TYPE_NAMES = [
+    ("frozenmap.frozendict", "frozendict"),
     ("frozenmap.frozendict_keys", "dict_keys"),
     ("frozenmap.frozendict_items", "dict_items"),
     ("frozenmap.frozendict_values", "dict_values"),
@@ -81,11 +84,16 @@ def describe(obj, family, depth=0):
     return (t.__name__, repr(obj))
 
 
-def message(exc):
-    """``str(exc)`` with our view type names written as dict's."""
+def message(exc, family=None):
+    """``str(exc)`` with our type names written as the builtin's, and the
+    family's subclass named by its ``__name__`` alone (each family's subclass
+    has its own ``__qualname__``, which pickle needs)."""
     text = str(exc)
     for ours, theirs in _OUR_TYPE_NAMES:
         text = text.replace(ours, theirs)
+    sub = getattr(family, "sub", None)
+    if sub is not None:
+        text = text.replace("%s.%s" % (sub.__module__, sub.__qualname__), sub.__name__)
     return text
 
 
@@ -94,5 +102,6 @@ def outcome(fn, family):
     try:
         result = fn()
     except Exception as exc:
-        return ("raise", type(exc).__name__, message(exc), tuple(getattr(exc, "__notes__", ())))
+        notes = tuple(getattr(exc, "__notes__", ()))
+        return ("raise", type(exc).__name__, message(exc, family), notes)
     return ("ok", describe(result, family))
