@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fetch CPython 3.X from Debian's development suite (sid) and make it run here.
 #
-# Usage: bash scripts/debian-python.sh 3.15            prints the interpreter's path
-#        bash scripts/debian-python.sh --cflags 3.15   prints the -I flags C builds need
+# Usage: bash scripts/debian-python.sh 3.15              prints the interpreter's path
+#        bash scripts/debian-python.sh --cppflags 3.15   prints the -I flags C builds need
 #
 # pyenv on this machine stops at 3.13; sid ships python3.14 and python3.15 as
 # binary packages built against a newer glibc than the host's.  So this script
@@ -19,16 +19,18 @@
 # Needs root (or patchelf already installed) on a Debian-based machine.
 #
 # Extension modules built against it need the multiarch pyconfig.h, which the
-# compiler would otherwise look for in the host's /usr/include:
-#     CFLAGS="$(bash scripts/debian-python.sh --cflags 3.15)" pip install .
+# compiler would otherwise look for in the host's /usr/include.  Pass the
+# flags as CPPFLAGS, which setuptools adds to the interpreter's own flags
+# (CFLAGS replaces them, dropping -O2 and -DNDEBUG):
+#     CPPFLAGS="$(bash scripts/debian-python.sh --cppflags 3.15)" pip install .
 set -euo pipefail
 
-want_cflags=""
-if [ "${1:-}" = "--cflags" ]; then
-    want_cflags=1
+want_cppflags=""
+if [ "${1:-}" = "--cppflags" ]; then
+    want_cppflags=1
     shift
 fi
-V=${1:?usage: debian-python.sh [--cflags] 3.X}
+V=${1:?usage: debian-python.sh [--cppflags] 3.X}
 case "$V" in
     3.[0-9]|3.[0-9][0-9]) ;;
     *) echo "debian-python.sh: not a Python version: $V" >&2; exit 2 ;;
@@ -43,7 +45,7 @@ PYBIN=$ROOTFS/usr/bin/python$V
 
 log() { echo "debian-python.sh: $*" >&2; }
 
-if [ -n "$want_cflags" ]; then
+if [ -n "$want_cppflags" ]; then
     # Debian's python3.X/pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>;
     # -idirafter finds that in our folder after the host's own include dirs.
     echo "-I$ROOTFS/usr/include/python$V -I$ROOTFS/usr/include/$ARCH_TRIPLET/python$V -idirafter $ROOTFS/usr/include"

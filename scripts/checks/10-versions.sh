@@ -150,15 +150,16 @@ for v in $VERSIONS; do
             "$python" -m venv "$venv"
         fi
     fi
-    # Debian's pyconfig.h sits in a multiarch folder the compiler must be told of.
-    cflags=${CFLAGS:-}
+    # Debian's pyconfig.h sits in a multiarch folder the compiler must be told
+    # of: CPPFLAGS adds to the interpreter's flags, where CFLAGS would replace them.
+    cppflags=${CPPFLAGS:-}
     if [ -n "$debian" ]; then
-        cflags="$cflags $(bash "$ROOT/scripts/debian-python.sh" --cflags "$v")"
+        cppflags="$cppflags $(bash "$ROOT/scripts/debian-python.sh" --cppflags "$v")"
     fi
     status=ok
     # A forced rebuild of frozenmap itself (FROZENMAP_REQUIRE_C passes through
     # the environment), then its test dependencies, as scripts/test.sh does.
-    if ! (CFLAGS=$cflags timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
+    if ! (CPPFLAGS=$cppflags timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
               --force-reinstall --no-deps --no-cache-dir "$WORK/src" \
           && timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"); then
         echo "FAIL: python $v: installing frozenmap[test] failed"
