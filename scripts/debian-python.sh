@@ -99,16 +99,20 @@ if ! apt-get -qq "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1; then
     exit 1
 fi
 
-# name=version for every package: the cache key.
+# name=version for every package (one apt-cache call: each loads the whole
+# list): the cache key.
+declare -A candidate=()
+while IFS='=' read -r pkg ver; do
+    candidate[$pkg]=$ver
+done < <(apt-cache "${APT_OPTS[@]}" show --no-all-versions "${PACKAGES[@]}" 2>/dev/null \
+         | awk '/^Package: /{p=$2} /^Version: /{print p "=" $2}')
 versions=""
 for pkg in "${PACKAGES[@]}"; do
-    ver=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" 2>/dev/null \
-          | sed -n 's/^Version: //p' | head -n1)
-    if [ -z "$ver" ]; then
+    if [ -z "${candidate[$pkg]:-}" ]; then
         log "sid has no package $pkg"
         exit 1
     fi
-    versions+="$pkg=$ver"$'\n'
+    versions+="$pkg=${candidate[$pkg]}"$'\n'
 done
 
 if [ -x "$PYBIN" ] && [ -f "$DEST/packages" ] && [ "$(cat "$DEST/packages")" = "${versions%$'\n'}" ] \
