@@ -5,6 +5,7 @@ Both cores use these same objects, so a ``Diff`` or a pickle made with one core
 is understood by the other, and their views' set operations cannot drift apart.
 """
 
+import operator
 from typing import Any, Iterable, NamedTuple, Tuple
 
 __all__ = [
@@ -140,6 +141,14 @@ def _intersect(self: Any, other: Any) -> "set[Any]":
     return result
 
 
+def _updated(first: Any, update: Any, second: Any) -> "set[Any]":
+    """``set(first)`` changed in place by ``update(result, second)``: how dict's
+    views compute ``|``, ``-`` and ``^`` (either operand may be the view)."""
+    result = set(first)
+    update(result, second)
+    return result
+
+
 def _all_contained_in(inner: Iterable[Any], outer: Any) -> bool:
     for item in inner:
         if item not in outer:
@@ -147,23 +156,28 @@ def _all_contained_in(inner: Iterable[Any], outer: Any) -> bool:
     return True
 
 
+# dictview_richcompare: for each operator, the test on the two lengths, and
+# whether the other operand's items must be in the view (rather than the reverse).
+_COMPARISONS = {
+    "eq": (operator.eq, False),
+    "lt": (operator.lt, False),
+    "le": (operator.le, False),
+    "gt": (operator.gt, True),
+    "ge": (operator.ge, True),
+}
+
+
 def _compare(self: Any, other: Any, op: str) -> Any:
     """dictview_richcompare (the C core calls ViewSetOps's methods on its own
     views, which are not ViewSetOps instances: no method lookups on self)."""
     if not (isinstance(other, (set, frozenset)) or _is_view_set(other)):
         return NotImplemented
-    len_self, len_other = len(self), len(other)
-    if op == "eq":
-        return len_self == len_other and _all_contained_in(self, other)
     if op == "ne":
-        return not (len_self == len_other and _all_contained_in(self, other))
-    if op == "lt":
-        return len_self < len_other and _all_contained_in(self, other)
-    if op == "le":
-        return len_self <= len_other and _all_contained_in(self, other)
-    if op == "gt":
-        return len_self > len_other and _all_contained_in(other, self)
-    return len_self >= len_other and _all_contained_in(other, self)  # ge
+        return not _compare(self, other, "eq")
+    lengths_allow, reverse = _COMPARISONS[op]
+    if not lengths_allow(len(self), len(other)):
+        return False
+    return _all_contained_in(other, self) if reverse else _all_contained_in(self, other)
 
 
 class ViewSetOps:
@@ -181,36 +195,24 @@ class ViewSetOps:
     __rand__ = __and__
 
     def __or__(self, other: Any) -> "set[Any]":
-        result = set(self)  # type: ignore[call-overload]
-        result.update(other)
-        return result
+        return _updated(self, set.update, other)
 
     def __ror__(self, other: Any) -> "set[Any]":
-        result = set(other)
-        result.update(self)  # type: ignore[call-overload]
-        return result
+        return _updated(other, set.update, self)
 
     def __sub__(self, other: Any) -> "set[Any]":
-        result = set(self)  # type: ignore[call-overload]
-        result.difference_update(other)
-        return result
+        return _updated(self, set.difference_update, other)
 
     def __rsub__(self, other: Any) -> "set[Any]":
-        result = set(other)
-        result.difference_update(self)  # type: ignore[call-overload]
-        return result
+        return _updated(other, set.difference_update, self)
 
     def __xor__(self, other: Any) -> "set[Any]":
         if isinstance(self, _items_types) and isinstance(other, _items_types):
             return _items_xor(self, other)
-        result = set(self)  # type: ignore[call-overload]
-        result.symmetric_difference_update(other)
-        return result
+        return _updated(self, set.symmetric_difference_update, other)
 
     def __rxor__(self, other: Any) -> "set[Any]":
-        result = set(other)
-        result.symmetric_difference_update(self)  # type: ignore[call-overload]
-        return result
+        return _updated(other, set.symmetric_difference_update, self)
 
     def isdisjoint(self, other: Any) -> bool:
         """Return True if the view and other have no elements in common."""
