@@ -3,6 +3,7 @@
 #
 # Usage: bash scripts/debian-python.sh 3.15              prints the interpreter's path
 #        bash scripts/debian-python.sh --cppflags 3.15   prints the -I flags C builds need
+#        bash scripts/debian-python.sh --venv 3.15 DIR   makes a venv with pip in DIR
 #
 # pyenv on this machine stops at 3.13; sid ships python3.14 and python3.15 as
 # binary packages built against a newer glibc than the host's.  So this script
@@ -26,11 +27,15 @@
 set -euo pipefail
 
 want_cppflags=""
+venv_dir=""
 if [ "${1:-}" = "--cppflags" ]; then
     want_cppflags=1
     shift
+elif [ "${1:-}" = "--venv" ]; then
+    venv_dir=${3:?usage: debian-python.sh --venv 3.X DIR}
+    set -- "$2"
 fi
-V=${1:?usage: debian-python.sh [--cppflags] 3.X}
+V=${1:?usage: debian-python.sh [--cppflags] 3.X | --venv 3.X DIR}
 case "$V" in
     3.[0-9]|3.[0-9][0-9]) ;;
     *) echo "debian-python.sh: not a Python version: $V" >&2; exit 2 ;;
@@ -44,6 +49,16 @@ ROOTFS=$DEST/root
 PYBIN=$ROOTFS/usr/bin/python$V
 
 log() { echo "debian-python.sh: $*" >&2; }
+
+if [ -n "$venv_dir" ]; then
+    # Debian's ensurepip looks for the host's wheels: make the venv without
+    # pip and bootstrap pip from the wheel fetched with the interpreter.
+    python=$(bash "$0" "$V")
+    "$python" -m venv --without-pip "$venv_dir"
+    wheel=$(ls "$(dirname "$python")"/../share/python-wheels/pip-*.whl | head -n1)
+    "$venv_dir/bin/python" "$wheel/pip" install -q --disable-pip-version-check --no-index "$wheel"
+    exit 0
+fi
 
 if [ -n "$want_cppflags" ]; then
     # Debian's python3.X/pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>;

@@ -141,11 +141,7 @@ for v in $VERSIONS; do
         rm -rf "$venv"
         echo "== python $v: creating $venv"
         if [ -n "$debian" ]; then
-            # Debian's ensurepip looks for the host's wheels: bootstrap pip
-            # from the wheel fetched with the interpreter instead.
-            "$python" -m venv --without-pip "$venv"
-            wheel=$(ls "$(dirname "$python")"/../share/python-wheels/pip-*.whl | head -n1)
-            "$venv/bin/python" "$wheel/pip" install "${PIP_FLAGS[@]}" --no-index "$wheel"
+            bash "$ROOT/scripts/debian-python.sh" --venv "$v" "$venv"
         else
             "$python" -m venv "$venv"
         fi
