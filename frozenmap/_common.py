@@ -84,8 +84,8 @@ def restore_evolver(items: Any, core: str = "") -> Any:
 # messages to the same set methods they call.  The pure core's views inherit it;
 # the C core calls its methods (views.c, view_set_op).
 
-_dict_keys_type = type({}.keys())
-_dict_items_type = type({}.items())
+_dict_keys_type: type = type({}.keys())
+_dict_items_type: type = type({}.items())
 _keys_types: Tuple[type, ...] = (_dict_keys_type,)
 _items_types: Tuple[type, ...] = (_dict_items_type,)
 _builtin_frozendict = getattr(_builtins, "frozendict", None)
@@ -131,7 +131,7 @@ def _intersect(self: Any, other: Any) -> "set[Any]":
     """_PyDictView_Intersect; ``self`` is the view (either operand of ``&``)."""
     len_self = len(self)
     if type(other) is set and len_self <= len(other):
-        return other.intersection(self)  # type: ignore[no-any-return]
+        return other.intersection(self)
     if _is_view_set(other) and len(other) > len_self:
         self, other = other, self
     result: "set[Any]" = set()
@@ -217,7 +217,7 @@ class ViewSetOps:
     def isdisjoint(self, other: Any) -> bool:
         """Return True if the view and other have no elements in common."""
         if self is other:
-            return len(self) == 0  # type: ignore[arg-type]
+            return len(self) == 0
         if isinstance(other, (set, frozenset)) or _is_view_set(other):
             if len(other) > len(self):  # type: ignore[arg-type]
                 self, other = other, self

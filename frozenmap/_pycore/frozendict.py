@@ -402,6 +402,7 @@ class frozendict:
 
     copy.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
 
+    @classmethod
     def fromkeys(
         cls, iterable: Iterable[Any] = _NOARG, value: Any = None, /, *extra: Any, **kwargs: Any
     ) -> "frozendict":
@@ -430,9 +431,6 @@ class frozendict:
         for key in iterable:
             t._assoc(key, value)
         return cls(t._publish(frozendict))
-
-    fromkeys.__signature__ = _signature_of(lambda cls, iterable, value=None, /: None)  # type: ignore[attr-defined]
-    fromkeys = classmethod(fromkeys)  # type: ignore[assignment]
 
     # --- equality and hashing --------------------------------------------------------
 
@@ -564,9 +562,9 @@ class frozendict:
     def __ror__(self, other: Any) -> Any:
         if isinstance(other, OrderedDict):
             # OrderedDict's | takes the builtin frozendict (3.15): the same here
-            result = other.__class__(other)
-            result.update(self)
-            return result
+            ordered = other.__class__(other)
+            ordered.update(self)
+            return ordered
         if isinstance(other, dict):
             result = dict.copy(other)
             result.update(self._items())
@@ -698,6 +696,10 @@ class frozendict:
         lines += order_dump(self._order, 1)
         return "\n".join(lines)
 
+
+frozendict.__dict__["fromkeys"].__func__.__signature__ = _signature_of(
+    lambda cls, iterable, value=None, /: None
+)
 
 # The fields are read-only from outside (``__setattr__`` refuses them); the core
 # writes them through the slot descriptors.
