@@ -78,10 +78,21 @@ def _bench_results_markdown():
         return (order.index(name) if name in order else len(order), name)
 
     parts = []
-    for path in sorted(glob.glob(os.path.join(_BENCH_DIR, "*.json"))):
+    # results.json (the full run, with the charts) first, then the others
+    # (results-3.15.json: a run on 3.15, with the builtin frozendict).
+    paths = sorted(
+        glob.glob(os.path.join(_BENCH_DIR, "*.json")),
+        key=lambda path: (os.path.basename(path) != "results.json", path),
+    )
+    for path in paths:
         with open(path, encoding="utf-8") as f:
-            report = bench.render_report(json.load(f))
-        parts.append("```text\n%s\n```" % report)
+            data = json.load(f)
+        meta = data["meta"]
+        parts.append(
+            "**%s**, n = %s:"
+            % (meta["machine"]["python"], ", ".join("{:,}".format(n) for n in meta["sizes"]))
+        )
+        parts.append("```text\n%s\n```" % bench.render_report(data))
     for path in sorted(glob.glob(os.path.join(_BENCH_DIR, "*.png")), key=rank):
         name = os.path.splitext(os.path.basename(path))[0]
         title = titles.get(name, name.replace("-", " "))

@@ -609,6 +609,29 @@ def _equal(lib, w):
     return Case("a == b", {}, _pairs(lib, w), w.pool_limit(lib), target="a, b")
 
 
+def _equal_at(last: bool):
+    """``==`` of the base map and a version whose first (or last) key differs.
+
+    A dict-backed ``==`` walks one side in insertion order and stops at the
+    first mismatch, so an edit of the first key favours it; the last key makes
+    it walk everything.  frozenmap's cost does not depend on the position.
+    """
+
+    def case(lib, w):
+        if w.n == 0:
+            return None
+        k = "key%d" % (w.n - 1 if last else 0)
+
+        def make(c):
+            base = w.base(lib)
+            derive = lib.setter(base)
+            return [(base, derive(k, w.data[k] + w.n + 1 + i)) for i in range(c)]
+
+        return Case("a == b", {}, make, w.pool_limit(lib), target="a, b")
+
+    return case
+
+
 def _diff(lib, w):
     if lib.differ is None:
         return None
@@ -693,6 +716,8 @@ OPERATIONS = [
     Operation("keep", "& 10 keys", "s", _with("keeper", "keysets"), asv_count=10),
     Operation("batch", "evolver: 100 edits, freeze", "s", _with("batcher", "batches")),
     Operation("equal", "== one edit apart", "s", _equal),
+    Operation("equal_first", "== one edit apart, first key", "s", _equal_at(False)),
+    Operation("equal_last", "== one edit apart, last key", "s", _equal_at(True)),
     Operation("diff", "diff one edit apart", "s", _diff),
     Operation("hash_fresh", "hash(), fresh", "s", _hash(False)),
     Operation("hash_derived", "hash(), derived version", "s", _hash(True)),

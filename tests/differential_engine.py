@@ -293,6 +293,11 @@ class ModelBackend:
         return a.d == b.d
 
     def hash(self, fd):
+        # The builtin hashes each pair in insertion order, so the first
+        # unhashable value raises its own TypeError; hash(frozenset(...))
+        # rewords it on 3.15 ("cannot use 'tuple' as a set element (...)").
+        for pair in fd.d.items():
+            hash(pair)
         return hash(frozenset(fd.d.items()))
 
     def repr(self, fd):

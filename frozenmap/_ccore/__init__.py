@@ -12,5 +12,6 @@ from ._cfrozenmap import Evolver, frozendict  # noqa: F401  (ImportError if not 
 _Mapping.register(frozendict)
 _MutableMapping.register(Evolver)
 _common.register_frozendict_type(frozendict)
+_common.register_view_types(type(frozendict().keys()), type(frozendict().items()))
 
 __all__ = ["frozendict", "Evolver"]

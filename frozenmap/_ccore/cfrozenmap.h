@@ -96,7 +96,7 @@ typedef struct {
     PyObject *restore;              /* frozenmap._common.restore */
     PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
     PyObject *common;               /* the frozenmap._common module */
-    PyObject *abc_set;              /* collections.abc.Set (the views' set ops) */
+    PyObject *view_set_ops;         /* _common.ViewSetOps (the views' set ops) */
     PyObject *builtin_iter;         /* builtins.iter (iterator pickles) */
     PyObject *str_keys;             /* interned "keys" */
     PyObject *str_items;            /* interned "items" */
@@ -136,6 +136,8 @@ fm_check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t ma
  * rewritten to PEP 814's "cannot use 'T' as a frozendict key (...)"; other
  * exceptions pass through unchanged. */
 int hashing_key_hash(PyObject *key, Py_uhash_t *out);
+/* type(obj)'s name as C's %T prints it (PEP 737).  New ref or NULL. */
+PyObject *hashing_type_name(PyObject *obj);
 /* hashing_key_hash with a C-only fast path for exact str keys whose hash is
  * already cached in the object (what dict's lookup does too): no call. */
 static inline int

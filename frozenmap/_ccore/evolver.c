@@ -538,6 +538,17 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
             return -1;
         }
         PyObject *it = PyObject_GetIter(keys);
+        if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+            /* the builtin's (3.15) message */
+            PyObject *mapping_name = hashing_type_name(arg);
+            PyObject *keys_name = hashing_type_name(keys);
+            if (mapping_name != NULL && keys_name != NULL) {
+                PyErr_Format(PyExc_TypeError, "%U.keys() must return an iterable, not %U",
+                             mapping_name, keys_name);
+            }
+            Py_XDECREF(mapping_name);
+            Py_XDECREF(keys_name);
+        }
         Py_DECREF(keys);
         if (it == NULL) {
             return -1;

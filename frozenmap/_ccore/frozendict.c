@@ -1204,6 +1204,8 @@ fd_discard(PyObject *op, PyObject *key)
     return fd_delete_impl(op, key, 1);
 }
 
+static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);
+
 static PyObject *
 fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -1212,14 +1214,22 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     }
     if (Py_IS_TYPE(op, st->frozendict_type)) {
+        /* The builtin's order: frozendict() | frozendict() is the right side. */
+        if (FD(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
+            return Py_NewRef(other);
+        }
         if ((PyDict_CheckExact(other) && PyDict_GET_SIZE(other) == 0)
             || (Py_IS_TYPE(other, st->frozendict_type) && FD(other)->len == 0)) {
             return Py_NewRef(op);
         }
-        if (FD(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
-            return Py_NewRef(other);
-        }
     }
+    return fd_or_merge(st, op, other);
+}
+
+/* A new exact frozendict: op's items, then other's (a dict or any frozendict). */
+static PyObject *
+fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
+{
     transient t;
     if (fd_transient(st, op, &t) < 0) {
         return NULL;
@@ -1275,6 +1285,21 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 static PyObject *
 fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
 {
+    if (PyODict_Check(other)) {
+        /* OrderedDict's | accepts the builtin frozendict (3.15): the same
+         * for ours, type(other)(other) updated with op. */
+        PyObject *result = PyObject_CallOneArg((PyObject *)Py_TYPE(other), other);
+        if (result == NULL) {
+            return NULL;
+        }
+        PyObject *r = PyObject_CallMethod(result, "update", "O", op);
+        if (r == NULL) {
+            Py_DECREF(result);
+            return NULL;
+        }
+        Py_DECREF(r);
+        return result;
+    }
     if (PyDict_Check(other)) {
         PyObject *result = PyDict_Copy(other);
         if (result == NULL) {
@@ -1305,12 +1330,31 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
     if (foreign < 0) {
         return NULL;
     }
-    if (foreign) {
+#if PY_VERSION_HEX >= 0x030F0000
+    if (foreign && PyFrozenDict_Check(other)) {
+        /* builtin | ours: the left side's type, as dict | frozendict is a
+         * dict; the builtin's own | does the rest. */
+        PyObject *items = PyDict_New();
+        if (items == NULL || PyDict_Update(items, op) < 0) {
+            Py_XDECREF(items);
+            return NULL;
+        }
+        PyObject *r = PyNumber_Or(other, items);
+        Py_DECREF(items);
+        return r;
+    }
+#endif
+    if (foreign && fd_type_check(st, other)) {
+        /* (only reached by a direct fd.__ror__(x) call) x | fd, with the
+         * shortcuts only for an exact x, as the builtin's slot does */
+        return fd_or_impl(st, other, op);
+    }
+    if (foreign) {   /* the other core's: a new frozendict */
         PyObject *left = PyObject_CallOneArg((PyObject *)st->frozendict_type, other);
         if (left == NULL) {
             return NULL;
         }
-        PyObject *r = fd_or_impl(st, left, op);
+        PyObject *r = fd_or_merge(st, left, op);
         Py_DECREF(left);
         return r;
     }

@@ -23,7 +23,7 @@
 
 /* The fully qualified type name as C's %T prints it ("module.Qualname",
  * just "Qualname" for builtins and __main__, PEP 737).  New ref or NULL. */
-static PyObject *
+PyObject *
 hashing_type_name(PyObject *obj)
 {
     PyObject *tp = (PyObject *)Py_TYPE(obj);

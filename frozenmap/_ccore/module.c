@@ -59,7 +59,7 @@ fm_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->restore);
     Py_VISIT(st->restore_evolver);
     Py_VISIT(st->common);
-    Py_VISIT(st->abc_set);
+    Py_VISIT(st->view_set_ops);
     Py_VISIT(st->builtin_iter);
     return 0;
 }
@@ -79,7 +79,7 @@ fm_clear(PyObject *module)
     Py_CLEAR(st->restore);
     Py_CLEAR(st->restore_evolver);
     Py_CLEAR(st->common);
-    Py_CLEAR(st->abc_set);
+    Py_CLEAR(st->view_set_ops);
     Py_CLEAR(st->builtin_iter);
     Py_CLEAR(st->str_keys);
     Py_CLEAR(st->str_items);
@@ -184,7 +184,7 @@ fm_exec(PyObject *module)
     if ((st->diff_type = PyObject_GetAttrString(st->common, "Diff")) == NULL
         || (st->restore = PyObject_GetAttrString(st->common, "restore")) == NULL
         || (st->restore_evolver = PyObject_GetAttrString(st->common, "restore_evolver")) == NULL
-        || (st->abc_set = fm_import_attr("collections.abc", "Set")) == NULL
+        || (st->view_set_ops = PyObject_GetAttrString(st->common, "ViewSetOps")) == NULL
         || (st->builtin_iter = fm_import_attr("builtins", "iter")) == NULL) {
         return -1;
     }

@@ -2,10 +2,10 @@
  * an Evolver.  Mirrors frozenmap/_pycore/views.py.
  *
  * The keys and items views are set-like: their set operations and
- * comparisons are collections.abc.Set's own methods called on the view (as
- * the pure core inherits them from KeysView/ItemsView), so both cores give
- * the same results; the views are registered as KeysView/ItemsView/
- * ValuesView.  Iteration walks the order trie with an order_cursor: no
+ * comparisons are frozenmap._common.ViewSetOps's methods called on the view
+ * (the pure core's views inherit that class), which follow dict's views step
+ * for step, so both cores give dict's results and exceptions; the views are
+ * registered as KeysView/ItemsView/ValuesView.  Iteration walks the order trie with an order_cursor: no
  * lookups, no user code.
  */
 #include "cfrozenmap.h"
@@ -96,6 +96,12 @@ view_iter_next(PyObject *op)
             Py_INCREF(t);
             Py_DECREF(ok);
             Py_DECREF(ov);
+#if PY_VERSION_HEX >= 0x030E0000
+            /* 3.14+ tuples cache their hash: forget the previous pair's, or
+             * set(...).difference_update(fd.items()) tests stale hashes
+             * (dict's iterator does the same in _PyTuple_Recycle). */
+            ((PyTupleObject *)t)->ob_hash = -1;
+#endif
             /* The GC may have untracked it while it held atoms only. */
             if (!PyObject_GC_IsTracked(t)) {
                 PyObject_GC_Track(t);
@@ -314,7 +320,7 @@ view_items_contains(PyObject *op, PyObject *item)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2
         || VIEW(op)->mapping == NULL) {
         return 0;
     }
@@ -353,12 +359,12 @@ view_values_contains(PyObject *op, PyObject *value)
     return r;
 }
 
-/* collections.abc.Set.<name>(self, other) */
+/* _common.ViewSetOps.<name>(self, other) */
 static PyObject *
 view_set_op(PyObject *self, PyObject *other, const char *name)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(self));
-    PyObject *fn = PyObject_GetAttrString(st->abc_set, name);
+    PyObject *fn = PyObject_GetAttrString(st->view_set_ops, name);
     if (fn == NULL) {
         return NULL;
     }

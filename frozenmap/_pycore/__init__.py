@@ -31,5 +31,6 @@ from .frozendict import frozendict
 _Mapping.register(frozendict)
 _MutableMapping.register(Evolver)
 _common.register_frozendict_type(frozendict)
+_common.register_view_types(type(frozendict().keys()), type(frozendict().items()))
 
 __all__ = ["frozendict", "Evolver"]

@@ -14,13 +14,15 @@ from __future__ import annotations
 import builtins
 import copy as _copy
 import copyreg
+import inspect
 import threading
+from collections import OrderedDict
 from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
 
 from .. import _common
 from .evolver import Evolver, Transient
-from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
+from .hashing import _type_name, hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
@@ -58,6 +60,47 @@ _repr_running = threading.local()
 # --- helpers shared with the Evolver ---------------------------------------------
 
 
+_builtin_frozendict: Any = getattr(builtins, "frozendict", None)
+
+# The builtin's methods check their arguments in C, with argument clinic's
+# wording; these few take *args/**kwargs to say the same (their
+# __signature__ is the real one, for inspect and stubtest).
+_NOARG: Any = object()
+
+
+def _signature_of(fn: Any) -> inspect.Signature:
+    return inspect.signature(fn)
+
+
+def _call_error(name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]) -> TypeError:
+    """The builtin's TypeError for a bad call of ``frozendict.<name>()``."""
+    if kwargs:
+        return TypeError("frozendict.%s() takes no keyword arguments" % name)
+    if at_most == 0:
+        return TypeError("frozendict.%s() takes no arguments (%d given)" % (name, given))
+    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
+    return TypeError(
+        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
+    )
+
+
+def _no_dict_suffix() -> str:
+    """What this Python adds to "'X' object has no attribute 'y'" when X has no
+    ``__dict__`` ("and no __dict__ for setting new attributes" on 3.13+)."""
+
+    class Probe:
+        __slots__ = ()
+
+    try:
+        Probe().y = 1  # type: ignore[attr-defined]
+    except AttributeError as exc:
+        return str(exc)[len("'Probe' object has no attribute 'y'") :]
+    return ""  # pragma: no cover
+
+
+_NO_DICT_SUFFIX = _no_dict_suffix()
+
+
 def _foreign_frozendict_types() -> Tuple[type, ...]:
     """frozendict types other than this core's: the other core's, the builtin."""
     return _common.frozendict_types
@@ -93,7 +136,14 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
             for key, value in items:
                 t._assoc(key, value)
     elif hasattr(arg, "keys"):
-        for key in arg.keys():
+        keys = arg.keys()
+        try:
+            it = iter(keys)
+        except TypeError:
+            raise TypeError(  # the builtin's (3.15) message
+                "%s.keys() must return an iterable, not %s" % (_type_name(arg), _type_name(keys))
+            ) from None
+        for key in it:
             t._assoc(key, arg[key])
     else:
         for index, element in enumerate(arg):
@@ -265,7 +315,15 @@ class frozendict:
     def __setattr__(self, name: str, value: Any) -> None:
         if name in frozendict.__slots__:
             raise AttributeError("'%s' object attribute '%s' is read-only" % (type(self).__name__, name))
-        object.__setattr__(self, name, value)
+        try:
+            object.__setattr__(self, name, value)
+        except AttributeError as exc:
+            # object.__setattr__ called from a __setattr__ leaves out what a
+            # plain instance without __dict__ says (3.13+), and the C core says.
+            text = str(exc)
+            if _NO_DICT_SUFFIX and not hasattr(self, "__dict__") and not text.endswith(_NO_DICT_SUFFIX):
+                raise AttributeError(text + _NO_DICT_SUFFIX, name=name, obj=self) from None
+            raise
 
     def __delattr__(self, name: str) -> None:
         if name in frozendict.__slots__:
@@ -302,7 +360,7 @@ class frozendict:
                 return missing(self, key)
         raise KeyError(key)
 
-    def get(self, key: Any, default: Any = None, /) -> Any:
+    def get(self, key: Any = _NOARG, default: Any = None, /, *extra: Any, **kwargs: Any) -> Any:
         """Return the value for ``key`` if present, else ``default``.
 
         Cost: O(log32 n).
@@ -310,8 +368,12 @@ class frozendict:
         >>> frozendict(a=1).get('b', 0)
         0
         """
+        if key is _NOARG or extra or kwargs:
+            raise _call_error("get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
         entry = champ_find(self._root, key_hash(key), key)
         return default if entry is None else entry[3]
+
+    get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
     def __contains__(self, key: object) -> bool:
         return champ_find(self._root, key_hash(key), key) is not None
@@ -330,15 +392,21 @@ class frozendict:
         # ``case frozendict(x)`` binds x to the subject, as for dict(x).
         return self
 
-    def copy(self) -> "frozendict":
+    def copy(self, *args: Any, **kwargs: Any) -> "frozendict":
         """Return an exact frozendict with the same items (``self`` if exact).
 
         Cost: O(1).
         """
+        if args or kwargs:
+            raise _call_error("copy", 0, 0, len(args), kwargs)
         return self._exact()
 
+    copy.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
+
     @classmethod
-    def fromkeys(cls, iterable: Iterable[Any], value: Any = None, /) -> "frozendict":
+    def fromkeys(
+        cls, iterable: Iterable[Any] = _NOARG, value: Any = None, /, *extra: Any, **kwargs: Any
+    ) -> "frozendict":
         """A new frozendict mapping every key of ``iterable`` to ``value``.
 
         On a subclass, as in PEP 814: ``cls()`` is called first, its items are
@@ -348,6 +416,8 @@ class frozendict:
         >>> frozendict.fromkeys('ab', 0)
         frozendict({'a': 0, 'b': 0})
         """
+        if iterable is _NOARG or extra or kwargs:
+            raise _call_error("fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
         if cls is frozendict:
             t = Transient()
             for key in iterable:
@@ -480,10 +550,11 @@ class frozendict:
         if not _is_anydict(other):
             return NotImplemented
         if type(self) is frozendict:
-            if not other and (type(other) is dict or type(other) is frozendict):
-                return self
+            # The builtin's order: frozendict() | frozendict() is the right side.
             if not self._len and type(other) is frozendict:
                 return other
+            if not other and (type(other) is dict or type(other) is frozendict):
+                return self
         t = self._transient()
         changed = False
         for key, value in other.items():
@@ -494,12 +565,27 @@ class frozendict:
         return t._publish(frozendict)
 
     def __ror__(self, other: Any) -> Any:
+        if isinstance(other, OrderedDict):
+            # OrderedDict's | takes the builtin frozendict (3.15): the same here
+            ordered = other.__class__(other)
+            ordered.update(self)
+            return ordered
         if isinstance(other, dict):
             result = dict.copy(other)
             result.update(self._items())
             return result
-        if isinstance(other, _foreign_frozendict_types()):
-            return frozendict(other) | self
+        if _builtin_frozendict is not None and isinstance(other, _builtin_frozendict):
+            # builtin | ours: the left side's type, as dict | frozendict is a dict
+            return other | dict(self._items())
+        if isinstance(other, frozendict):
+            # (only reached by a direct fd.__ror__(x) call) x | fd, with the
+            # shortcuts only for an exact x, as the builtin's slot does
+            return frozendict.__or__(other, self)
+        if isinstance(other, _foreign_frozendict_types()):  # the other core's: a new one
+            t = Transient()
+            merge_into(t, other, None)
+            merge_into(t, self, None)
+            return t._publish(frozendict)
         return NotImplemented
 
     def __sub__(self, keys: Iterable[Any]) -> "frozendict":
@@ -700,6 +786,10 @@ class frozendict:
         lines += order_dump(self._order, 1)
         return "\n".join(lines)
 
+
+frozendict.__dict__["fromkeys"].__func__.__signature__ = _signature_of(
+    lambda cls, iterable, value=None, /: None
+)
 
 # The fields are read-only from outside (``__setattr__`` refuses them); the core
 # writes them through the slot descriptors.

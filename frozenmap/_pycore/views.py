@@ -3,6 +3,8 @@
 ``keys()``, ``values()`` and ``items()`` return live views like ``dict``'s: the
 keys and items views are set-like (``&``, ``|``, ``-``, ``^`` return plain
 ``set`` objects, comparisons work against any set), the values view is not.
+Their set operations are ``_common.ViewSetOps``, shared with the C core, which
+follows dict's views step for step (same results, same exceptions).
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
@@ -20,6 +22,8 @@ from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, Iterator
+
+from .._common import ViewSetOps
 
 __all__ = [
     "frozendict_keys",
@@ -95,7 +99,7 @@ class _View:
         return MappingProxyType(self._mapping)
 
 
-class frozendict_keys(_View, KeysView):  # type: ignore[type-arg]
+class frozendict_keys(_View, ViewSetOps, KeysView):  # type: ignore[type-arg]
     """A set-like view of a mapping's keys, in insertion order.  Cost: O(1)."""
 
     __slots__ = ()
@@ -124,14 +128,14 @@ class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
         return "dict_values(%r)" % (list(self),)
 
 
-class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
+class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
     """A set-like view of a mapping's ``(key, value)`` pairs.  Cost: O(1)."""
 
     __slots__ = ()
 
 
     def __contains__(self, item: object) -> bool:
-        if type(item) is not tuple or len(item) != 2:
+        if not isinstance(item, tuple) or len(item) != 2:
             return False
         entry = self._mapping._lookup(item[0])
         if entry is None:

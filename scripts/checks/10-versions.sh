@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# The test suite (both cores) on every other CPython of 3.10, 3.12 and 3.13 the
-# machine provides (the main run of scripts/test.sh covers its own version).
+# The test suite (both cores) on every other CPython of 3.10 to 3.15 (the main
+# run of scripts/test.sh covers its own version).  3.10-3.13 come from the
+# machine (pyenv or python3.X on PATH); 3.14 and 3.15, when the machine has
+# none, are fetched from Debian's development suite by scripts/debian-python.sh
+# (cached in ~/.cache/frozenmap-python between runs).
 #
 # Each version gets its own venv, $ROOT/.venv-3.X, kept between runs, and a
 # fresh non-editable install of frozenmap[test] built from a clean copy of the
 # tree (no build/ directory, no stale in-place *.so).  Versions run one after
 # the other: the machine has 2 cores.  A version that is not installed is
-# skipped with a message; one that is installed but fails to build or test
-# fails the check after the others have run.
+# skipped with a message; one that is installed (or fetched) but fails to
+# build or test fails the check after the others have run, and so does a
+# failure to fetch 3.14 or 3.15.
 #
 # Environment (from scripts/test.sh): ROOT, VENV, PY.  Also:
 #   FROZENMAP_REQUIRE_C=1        passed through: the C core must build and import
-#   FROZENMAP_VERSIONS="3.10 3.13"   the versions to try (default: 3.10 3.12 3.13)
+#   FROZENMAP_VERSIONS="3.10 3.15"   the versions to try (default: 3.10 to 3.15)
+#   FROZENMAP_FETCH_PYTHON=0     do not fetch 3.14/3.15 from Debian (skip them
+#                                when the machine has none)
 #   HYPOTHESIS_PROFILE           default "ci" (bounded), as CI=true selects
 #   FROZENMAP_CHECK_TIMEOUT      seconds allowed per version (default 900)
 #   FROZENMAP_VERSIONS_BUDGET    seconds allowed for all versions (default 2100)
@@ -19,7 +25,8 @@ set -euo pipefail
 
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${VENV:-$ROOT/.venv}
-VERSIONS=${FROZENMAP_VERSIONS:-3.10 3.12 3.13}
+VERSIONS=${FROZENMAP_VERSIONS:-3.10 3.11 3.12 3.13 3.14 3.15}
+FETCHABLE=" 3.14 3.15 "
 LIMIT=${FROZENMAP_CHECK_TIMEOUT:-900}
 BUDGET=${FROZENMAP_VERSIONS_BUDGET:-2100}
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
@@ -100,6 +107,18 @@ for v in $VERSIONS; do
         continue
     fi
     python=$(find_python "$v")
+    debian=""
+    if [ -z "$python" ] && [[ "$FETCHABLE" == *" $v "* ]] && [ "${FROZENMAP_FETCH_PYTHON:-1}" != 0 ]; then
+        echo "== python $v: not on this machine, fetching it from Debian (scripts/debian-python.sh)"
+        if python=$(bash "$ROOT/scripts/debian-python.sh" "$v") && python_is "$python" "$v"; then
+            debian=1
+        else
+            echo "FAIL: python $v: could not be fetched from Debian"
+            SUMMARY+=("$v: fetch failed")
+            FAILED=1
+            continue
+        fi
+    fi
     if [ -z "$python" ]; then
         echo "== python $v: not installed on this machine (pyenv or python$v), skipped"
         SUMMARY+=("$v: not installed, skipped")
@@ -121,12 +140,22 @@ for v in $VERSIONS; do
     else
         rm -rf "$venv"
         echo "== python $v: creating $venv"
-        "$python" -m venv "$venv"
+        if [ -n "$debian" ]; then
+            bash "$ROOT/scripts/debian-python.sh" --venv "$v" "$venv"
+        else
+            "$python" -m venv "$venv"
+        fi
+    fi
+    # Debian's pyconfig.h sits in a multiarch folder the compiler must be told
+    # of: CPPFLAGS adds to the interpreter's flags, where CFLAGS would replace them.
+    cppflags=${CPPFLAGS:-}
+    if [ -n "$debian" ]; then
+        cppflags="$cppflags $(bash "$ROOT/scripts/debian-python.sh" --cppflags "$v")"
     fi
     status=ok
     # A forced rebuild of frozenmap itself (FROZENMAP_REQUIRE_C passes through
     # the environment), then its test dependencies, as scripts/test.sh does.
-    if ! (timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
+    if ! (CPPFLAGS=$cppflags timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
               --force-reinstall --no-deps --no-cache-dir "$WORK/src" \
           && timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"); then
         echo "FAIL: python $v: installing frozenmap[test] failed"
