@@ -387,17 +387,21 @@ def test_no_shortcut_for_subclass_or_non_frozendict_operands(fd):
     result = sub | {}
     assert type(result) is fd and result is not sub and result == sub
     m = fd(a=1)
-    result = m | FrozenDict()
-    assert type(result) is fd and result is not m and result == m
+    result = m | FrozenDict(a=2)
+    assert type(result) is fd and result is not m and result == {"a": 2}
+    # Our deliberate difference (docs/pep814.md, I5): a right side that adds
+    # nothing (here: nothing at all) gives the left side back, subclass or not.
+    assert m | FrozenDict() is m
     result = fd() | {"a": 1}
     assert type(result) is fd and result == {"a": 1}
 
 
-def test_or_with_equal_values_is_still_a_new_object(fd):
-    m = fd(a=1)
-    result = m | {"a": 1}
-    assert result == m
+def test_or_with_equal_but_distinct_values_is_a_new_object(fd):
+    m = fd(a=[1])
+    result = m | {"a": [1]}
+    assert result == m and result is not m
     assert type(result) is fd
+    assert m | {"a": m["a"]} is m  # the very same value: nothing changes
 
 
 # --- H1: hash(fd) == hash(frozenset(fd.items())) -------------------------------------------
