@@ -112,6 +112,30 @@ fm_state *fm_state_of_type(PyTypeObject *tp);
 /* The same for any type: NULL (no error set) when tp is not ours. */
 fm_state *fm_find_state(PyTypeObject *tp);
 
+/* What a type really is, whatever its metaclass says (module.c).  A
+ * metaclass can make __name__, __qualname__, __module__ and __mro__ return
+ * anything, so the C core never asks the type object for them by attribute:
+ * these read its fields, as CPython's own machinery does (typeinfo.py in the
+ * pure core reads the same fields through type's own descriptors). */
+/* PyType_GetName (3.11+): the real __name__.  New ref or NULL. */
+PyObject *fm_type_name(PyTypeObject *tp);
+/* The fully qualified name as %T prints it ("module.Qualname", just
+ * "Qualname" for builtins, __main__, or a type whose own __module__ is
+ * missing or not a str).  New ref or NULL. */
+PyObject *fm_type_fullname(PyTypeObject *tp);
+/* _PyType_Lookup: name in the dicts of tp's MRO.  Borrowed, or NULL with no
+ * error set when absent (NULL with an error only if interning name fails). */
+PyObject *fm_type_lookup(PyTypeObject *tp, const char *name);
+/* _PyObject_LookupSpecial: the special method name of obj's type, bound to
+ * obj.  New ref, or NULL: absent when no error is set. */
+PyObject *fm_lookup_special(PyObject *obj, const char *name);
+/* Whether tp is a subtype of base by its real MRO (PyType_IsSubtype). */
+static inline int
+fm_is_subtype(PyTypeObject *tp, PyObject *base)
+{
+    return PyType_Check(base) && PyType_IsSubtype(tp, (PyTypeObject *)base);
+}
+
 
 /* Whether a METH_FASTCALL method called name got between min and max
  * positional arguments: 0, or -1 with CPython's TypeError ("get expected at

@@ -405,16 +405,18 @@ fd_subscript(PyObject *op, PyObject *key)
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (!Py_IS_TYPE(op, st->frozendict_type)) {
-        PyObject *missing = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__missing__");
+        /* Looked up as dict does (on the class's MRO, bound like any special
+         * method), not as an attribute of the type, which a metaclass
+         * controls. */
+        PyObject *missing = fm_lookup_special(op, "__missing__");
         if (missing != NULL) {
-            PyObject *res = PyObject_CallFunctionObjArgs(missing, op, key, NULL);
+            PyObject *res = PyObject_CallOneArg(missing, key);
             Py_DECREF(missing);
             return res;
         }
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        if (PyErr_Occurred()) {
             return NULL;
         }
-        PyErr_Clear();
     }
     fd_set_key_error(key);
     return NULL;
@@ -775,7 +777,9 @@ done:
 static PyObject *
 fd_repr(PyObject *op)
 {
-    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__name__");
+    /* tp_name, as the builtin prints (never __name__, which a metaclass can
+     * make anything); for a class made in Python that is its __name__. */
+    PyObject *name = PyUnicode_FromString(Py_TYPE(op)->tp_name);
     if (name == NULL) {
         return NULL;
     }
@@ -826,7 +830,9 @@ fd_subclass_state(fm_state *st, PyObject *op)
         state = Py_NewRef(Py_None);
     }
     PyObject *slots = PyDict_New();
-    PyObject *mro = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__mro__");
+    /* The real MRO (a metaclass can make __mro__ anything), held: the
+     * getattr calls below run user code, which may reassign __bases__. */
+    PyObject *mro = Py_XNewRef(Py_TYPE(op)->tp_mro);
     if (slots == NULL || mro == NULL) {
         goto error;
     }
@@ -863,7 +869,7 @@ fd_subclass_state(fm_state *st, PyObject *op)
                 && PyUnicode_READ_CHAR(name, 1) == '_'
                 && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
                      && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
-                PyObject *cname = PyObject_GetAttrString(cls, "__name__");
+                PyObject *cname = fm_type_name((PyTypeObject *)cls);
                 PyObject *stripped = cname ? PyObject_CallMethod(cname, "lstrip", "s", "_") : NULL;
                 Py_XDECREF(cname);
                 if (stripped == NULL) {
@@ -871,7 +877,10 @@ fd_subclass_state(fm_state *st, PyObject *op)
                     Py_DECREF(names);
                     goto error;
                 }
-                Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
+                /* Python's name mangling: none in a class named only '_'s. */
+                if (PyUnicode_GET_LENGTH(stripped) > 0) {
+                    Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
+                }
                 Py_DECREF(stripped);
                 if (name == NULL) {
                     Py_DECREF(names);
@@ -950,7 +959,9 @@ fd_reduce(PyObject *op, PyObject *unused)
     return r;
 }
 
-/* copy._reconstruct(self, memo, *self.__reduce_ex__(4)) */
+/* copy._reconstruct(self, memo, *self.__reduce_ex__(4)), as copy.copy and
+ * copy.deepcopy do it: a string (a global name, legal for pickle) means the
+ * object is its own copy; anything but a tuple is a TypeError. */
 static PyObject *
 fd_reconstruct(PyObject *op, PyObject *memo)
 {
@@ -958,9 +969,25 @@ fd_reconstruct(PyObject *op, PyObject *memo)
     if (rv == NULL) {
         return NULL;
     }
+    if (PyUnicode_Check(rv)) {
+        Py_DECREF(rv);
+        return Py_NewRef(op);
+    }
+    if (!PyTuple_Check(rv)) {
+        PyObject *name = fm_type_fullname(Py_TYPE(op));
+        PyObject *got = name ? fm_type_fullname(Py_TYPE(rv)) : NULL;
+        if (got != NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "%U.__reduce_ex__() must return a string or a tuple, not %U",
+                         name, got);
+        }
+        Py_XDECREF(name);
+        Py_XDECREF(got);
+        Py_DECREF(rv);
+        return NULL;
+    }
     PyObject *recon = fm_import_attr("copy", "_reconstruct");
-    if (recon == NULL || !PyTuple_Check(rv)) {
-        Py_XDECREF(recon);
+    if (recon == NULL) {
         Py_DECREF(rv);
         return NULL;
     }

@@ -21,35 +21,6 @@
 #  define XXROTATE(x) ((x << 13) | (x >> 19))
 #endif
 
-/* The fully qualified type name as C's %T prints it ("module.Qualname",
- * just "Qualname" for builtins and __main__, PEP 737).  New ref or NULL. */
-static PyObject *
-hashing_type_name(PyObject *obj)
-{
-    PyObject *tp = (PyObject *)Py_TYPE(obj);
-    PyObject *module = PyObject_GetAttrString(tp, "__module__");
-    if (module == NULL) {
-        return NULL;
-    }
-    PyObject *qualname = PyObject_GetAttrString(tp, "__qualname__");
-    if (qualname == NULL) {
-        Py_DECREF(module);
-        return NULL;
-    }
-    PyObject *result;
-    if (PyUnicode_Check(module)
-        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0
-        && PyUnicode_CompareWithASCIIString(module, "__main__") != 0) {
-        result = PyUnicode_FromFormat("%U.%U", module, qualname);
-    }
-    else {
-        result = Py_NewRef(qualname);
-    }
-    Py_DECREF(module);
-    Py_DECREF(qualname);
-    return result;
-}
-
 int
 hashing_key_hash(PyObject *key, Py_uhash_t *out)
 {
@@ -70,7 +41,7 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
     if (tb != NULL && value != NULL) {
         PyException_SetTraceback(value, tb);
     }
-    PyObject *name = hashing_type_name(key);
+    PyObject *name = fm_type_fullname(Py_TYPE(key));
     if (name == NULL) {
         Py_XDECREF(type);
         Py_XDECREF(value);

@@ -44,7 +44,15 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
-from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
+from .typeinfo import lookup_special, type_dict, type_fullname, type_lookup, type_mro, type_name
+from .views import (
+    mapping_items,
+    mapping_iter,
+    mapping_keys,
+    mapping_len,
+    mapping_reversed,
+    mapping_values,
+)
 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
@@ -170,17 +178,23 @@ def _subclass_state(obj: Any) -> Any:
     """A subclass instance's ``__dict__`` and slot values, as pickle stores them."""
     state = getattr(obj, "__dict__", None) or None
     slots = {}
-    for cls in type(obj).__mro__:
+    # The real MRO, dicts and names: a metaclass can make __mro__, __dict__
+    # and __name__ anything.
+    for cls in type_mro(type(obj)):
         if cls is frozendict:
             break
-        names = cls.__dict__.get("__slots__", ())
-        if isinstance(names, str):
+        names = type_dict(cls).get("__slots__", ())
+        if issubclass(type(names), str):
             names = (names,)
+        else:
+            names = tuple(names)
         for name in names:
-            if name in ("__dict__", "__weakref__"):
+            if not issubclass(type(name), str) or name in ("__dict__", "__weakref__"):
                 continue
             if name.startswith("__") and not name.endswith("__"):
-                name = "_%s%s" % (cls.__name__.lstrip("_"), name)
+                stripped = type_name(cls).lstrip("_")
+                if stripped:  # Python's name mangling: none in a class named only '_'s
+                    name = "_%s%s" % (stripped, name)
             try:
                 slots[name] = getattr(obj, name)
             except AttributeError:
@@ -188,6 +202,21 @@ def _subclass_state(obj: Any) -> Any:
     if slots:
         return (state, slots)
     return state
+
+
+def _reconstruct(obj: Any, memo: Any) -> Any:
+    """``copy._reconstruct(obj, memo, *obj.__reduce_ex__(4))``, as ``copy`` does
+    it: a string (a global name, legal for pickle) means ``obj`` is its own
+    copy; anything but a tuple is a ``TypeError``."""
+    rv = obj.__reduce_ex__(4)
+    if issubclass(type(rv), str):
+        return obj
+    if not issubclass(type(rv), tuple):
+        raise TypeError(
+            "%s.__reduce_ex__() must return a string or a tuple, not %s"
+            % (type_fullname(type(obj)), type_fullname(type(rv)))
+        )
+    return _copy._reconstruct(obj, memo, *rv)  # type: ignore[attr-defined]
 
 
 # --- the type --------------------------------------------------------------------
@@ -296,9 +325,12 @@ class frozendict:
         if entry is not None:
             return entry[3]
         if type(self) is not frozendict:
-            missing = getattr(type(self), "__missing__", None)
-            if missing is not None:
-                return missing(self, key)
+            # Looked up as dict does (on the class's MRO, bound like any
+            # special method), not as an attribute of the type, which a
+            # metaclass controls.
+            found, missing = lookup_special(self, "__missing__")
+            if found:
+                return missing(key)
         raise KeyError(key)
 
     def get(self, key: Any, default: Any = None, /) -> Any:
@@ -400,7 +432,9 @@ class frozendict:
     # --- repr, pickle, copy ----------------------------------------------------------
 
     def __repr__(self) -> str:
-        return items_repr(self, type(self).__name__)
+        # The real name, as the builtin prints tp_name (a metaclass can make
+        # __name__ anything).
+        return items_repr(self, type_name(type(self)))
 
     def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
         return (dict(self._items()),)
@@ -417,11 +451,11 @@ class frozendict:
     def __copy__(self) -> "frozendict":
         if type(self) is frozendict:
             return self
-        return _copy._reconstruct(self, None, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+        return _reconstruct(self, None)  # type: ignore[no-any-return]
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
         if type(self) is not frozendict:
-            return _copy._reconstruct(self, memo, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+            return _reconstruct(self, memo)  # type: ignore[no-any-return]
         items = {_copy.deepcopy(k, memo): _copy.deepcopy(v, memo) for k, v in self._items()}
         existing = memo.get(id(self))
         if existing is not None:

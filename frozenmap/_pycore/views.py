@@ -27,6 +27,7 @@ __all__ = [
     "frozendict_items",
     "frozendict_iterator",
     "mapping_iter",
+    "mapping_len",
     "mapping_reversed",
     "mapping_keys",
     "mapping_values",
@@ -145,6 +146,15 @@ class frozendict_items(_View, ItemsView):  # type: ignore[type-arg]
 
 # The read methods frozendict and Evolver share (bound as class attributes in
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
+
+
+def mapping_len(mapping: Any) -> int:
+    """The stored length of a frozendict or Evolver (``_len``).
+
+    What ``repr``, ``==`` and the views use: like ``dict``'s own operations,
+    they never call a subclass's ``__len__``.
+    """
+    return mapping._len  # type: ignore[no-any-return]
 
 
 def mapping_iter(self: Any) -> Iterator[Any]:
