@@ -176,6 +176,11 @@ hashing_key_hash_fast(PyObject *key, Py_uhash_t *out)
 #endif
     return hashing_key_hash(key, out);
 }
+/* The unsigned hash of key into *out when computing it runs no Python code
+ * (str, int, float, complex, bytes, frozenset, None, the default identity
+ * hash, and tuples of those): 1.  Else 0 (nothing is called).  Such a hash
+ * cannot have changed since the key was stored. */
+int hashing_pure_key_hash(PyObject *key, Py_uhash_t *out);
 /* hash((key, value)) from the stored key hash; calls hash(value); 0 or -1. */
 int hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out);
 Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
@@ -343,6 +348,11 @@ champ_node *champ_empty_root(fm_state *st);
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
  * Runs the keys' __eq__ (stored_key == key); root may be NULL (empty). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
+/* The entry holding this very key object, found by identity alone: runs
+ * no __eq__ and no __hash__ (a stored key is never hashed again).  With the
+ * key's hash known (h), O(log32 n); with h NULL, a scan of every entry, O(n).
+ * NULL when absent. */
+champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key);
 /* Return node with *entry stored, replacing the entry old (as returned by
  * champ_find on this very trie) or adding it (old == NULL).  Runs no user
  * code.  With owner nonzero (a transient), nodes only the caller reaches are
@@ -517,6 +527,14 @@ PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 PyObject *fd_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int fd_is_anydict(fm_state *st, PyObject *obj);
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+PyObject *fd_foreign_base(fm_state *st, PyObject *obj);
+/* The stored length of a frozendict or Evolver (never a subclass's __len__,
+ * which dict's own operations never consult either). */
+Py_ssize_t fd_mapping_len(fm_state *st, PyObject *mapping);
+/* qsort order of champ_entry copies by seq (insertion order). */
+int fd_compare_seq(const void *x, const void *y);
 /* The order root of a frozendict or the snapshot of an Evolver (new ref or
  * NULL), for iteration. */
 order_node *fd_mapping_order(fm_state *st, PyObject *mapping);

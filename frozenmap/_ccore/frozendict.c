@@ -548,59 +548,117 @@ done:
 
 /* --- equality and hashing ------------------------------------------------ */
 
+PyObject *
+fd_foreign_base(fm_state *st, PyObject *obj)
+{
+    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    if (types == NULL) {
+        return NULL;
+    }
+    PyObject *found = NULL;
+    if (PyTuple_Check(types)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+            PyObject *base = PyTuple_GET_ITEM(types, i);
+            /* By the real type: PyObject_IsInstance would believe a
+             * __class__ property. */
+            if (base != (PyObject *)st->frozendict_type
+                && fm_is_subtype(Py_TYPE(obj), base)) {
+                found = Py_NewRef(base);
+                break;
+            }
+        }
+    }
+    Py_DECREF(types);
+    return found;
+}
+
 int
 fd_is_anydict(fm_state *st, PyObject *obj)
 {
     if (PyDict_Check(obj) || fd_type_check(st, obj)) {
         return 1;
     }
-    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
-    if (types == NULL) {
-        return -1;
+    PyObject *foreign = fd_foreign_base(st, obj);
+    if (foreign == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
     }
-    int r = PyTuple_Check(types) && PyTuple_GET_SIZE(types)
-            ? PyObject_IsInstance(obj, types) : 0;
-    Py_DECREF(types);
-    return r;
+    Py_DECREF(foreign);
+    return 1;
+}
+
+Py_ssize_t
+fd_mapping_len(fm_state *st, PyObject *mapping)
+{
+    return fd_type_check(st, mapping) ? FD(mapping)->len : evolver_len(mapping);
+}
+
+/* How often an Evolver changed size (0 for anything else). */
+static uint64_t
+fd_resized_of(fm_state *st, PyObject *mapping)
+{
+    return evolver_check(st, mapping) ? evolver_resized(mapping) : 0;
 }
 
 PyObject *
 fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
 {
-    int ok = fd_is_anydict(st, b);
-    if (ok < 0) {
-        return NULL;
+    /* As dict's own ==: both sides are read from their own storage, never
+     * through a subclass's __len__, get or __getitem__.  b is ours (a
+     * frozendict or an Evolver), a dict (any subclass), or another core's or
+     * the builtin frozendict, read through that base type's methods. */
+    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
+    order_node *order = NULL;
+    int own = fd_type_check(st, b) || evolver_check(st, b);
+    Py_ssize_t lb;
+    if (own) {
+        lb = fd_mapping_len(st, b);
     }
-    if (!ok && !evolver_check(st, b)) {
-        Py_RETURN_NOTIMPLEMENTED;
+    else if (PyDict_Check(b)) {
+        lb = PyDict_GET_SIZE(b);
     }
-    Py_ssize_t la = PyObject_Size(a), lb = PyObject_Size(b);
-    if (la < 0 || lb < 0) {
-        return NULL;
+    else {
+        foreign = fd_foreign_base(st, b);
+        if (foreign == NULL) {
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+        }
+        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
+        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
+        Py_XDECREF(n);
+        if (lb == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        get = PyObject_GetAttrString(foreign, "get");
+        if (get == NULL) {
+            goto done;
+        }
     }
-    if (la != lb) {
-        Py_RETURN_FALSE;
+    if (fd_mapping_len(st, a) != lb) {
+        result = Py_NewRef(Py_False);
+        goto done;
     }
-    order_node *order = fd_mapping_order(st, a);
+    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        goto done;
+    }
+    /* An Evolver on either side that changes size meanwhile (from a key's or
+     * a value's __eq__) stops the walk, as it stops an iterator. */
+    uint64_t resized_a = fd_resized_of(st, a), resized_b = fd_resized_of(st, b);
+    order = fd_mapping_order(st, a);
     order_cursor c;
     order_cursor_init(&c, order, 0);
-    PyObject *k, *v, *result = Py_True;
-    PyObject *get = PyDict_CheckExact(b) ? NULL : PyObject_GetAttrString(b, "get");
-    if (!PyDict_CheckExact(b) && get == NULL) {
-        Py_XDECREF(order);
-        return NULL;
-    }
-    PyObject *missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        Py_XDECREF(get);
-        Py_XDECREF(order);
-        return NULL;
-    }
+    PyObject *k, *v;
+    result = Py_True;
     while (order_cursor_next(&c, &k, &v)) {
         PyObject *other;
         Py_INCREF(k);
         Py_INCREF(v);
-        if (get == NULL) {
+        if (own) {
+            champ_entry *e;
+            int found = fd_mapping_lookup(st, b, k, &e);
+            other = found > 0 ? Py_NewRef(e->value)
+                    : found == 0 ? Py_NewRef(missing) : NULL;
+        }
+        else if (get == NULL) {
             other = PyDict_GetItemWithError(b, k);
             if (other == NULL && !PyErr_Occurred()) {
                 other = missing;
@@ -608,7 +666,7 @@ fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
             Py_XINCREF(other);
         }
         else {
-            other = PyObject_CallFunctionObjArgs(get, k, missing, NULL);
+            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
         }
         int r;
         if (other == NULL) {
@@ -623,15 +681,23 @@ fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
         Py_XDECREF(other);
         Py_DECREF(k);
         Py_DECREF(v);
+        if (r >= 0 && (fd_resized_of(st, a) != resized_a
+                       || fd_resized_of(st, b) != resized_b)) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            r = -1;
+        }
         if (r <= 0) {
             result = r < 0 ? NULL : Py_False;
             break;
         }
     }
-    Py_DECREF(missing);
+    result = Py_XNewRef(result);
+done:
+    Py_XDECREF(foreign);
     Py_XDECREF(get);
+    Py_XDECREF(missing);
     Py_XDECREF(order);
-    return Py_XNewRef(result);
+    return result;
 }
 
 static PyObject *
@@ -719,11 +785,8 @@ fd_hash(PyObject *op)
 PyObject *
 fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
 {
-    Py_ssize_t len = PyObject_Size(mapping);
-    if (len < 0) {
-        return NULL;
-    }
-    if (len == 0) {
+    /* The stored length: a subclass's __len__ is never consulted. */
+    if (fd_mapping_len(st, mapping) == 0) {
         return PyUnicode_FromFormat("%U()", name);
     }
     int rec = Py_ReprEnter(mapping);
@@ -1159,42 +1222,8 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
         return NULL;
     }
     PyObject *result = NULL;
-    int r;
-    if (fd_type_check(st, other)) {
-        order_node *order = (order_node *)Py_XNewRef(FD(other)->order);
-        order_cursor c;
-        order_cursor_init(&c, order, 0);
-        PyObject *k, *v;
-        r = 0;
-        while (order_cursor_next(&c, &k, &v)) {
-            if (transient_assoc(st, &t, k, v) < 0) {
-                r = -1;
-                break;
-            }
-        }
-        Py_XDECREF(order);
-    }
-    else {
-        PyObject *items = PyObject_CallMethodNoArgs(other, st->str_items);
-        PyObject *it = items ? PyObject_GetIter(items) : NULL;
-        Py_XDECREF(items);
-        r = it == NULL ? -1 : 0;
-        PyObject *item;
-        while (it != NULL && (item = PyIter_Next(it)) != NULL) {
-            r = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2
-                ? transient_assoc(st, &t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1))
-                : (PyErr_SetString(PyExc_TypeError, "items() must yield pairs"), -1);
-            Py_DECREF(item);
-            if (r < 0) {
-                break;
-            }
-        }
-        if (it != NULL && r >= 0 && PyErr_Occurred()) {
-            r = -1;
-        }
-        Py_XDECREF(it);
-    }
-    if (r >= 0) {
+    /* other is read as dict | other reads it (dict_update_arg). */
+    if (transient_merge(st, &t, other, NULL, NULL, NULL) == 0) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
     transient_clear(&t);
@@ -1312,7 +1341,7 @@ fd_nb_sub(PyObject *a, PyObject *b)
     return result;
 }
 
-static int
+int
 fd_compare_seq(const void *x, const void *y)
 {
     uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;

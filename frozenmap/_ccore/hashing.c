@@ -76,6 +76,44 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
     return -1;
 }
 
+#define HASHING_PURE_DEPTH 8
+
+static int
+hashing_is_pure(PyObject *key, int depth)
+{
+    hashfunc hash = Py_TYPE(key)->tp_hash;
+    if (hash == PyUnicode_Type.tp_hash || hash == PyLong_Type.tp_hash
+        || hash == PyFloat_Type.tp_hash || hash == PyComplex_Type.tp_hash
+        || hash == PyBytes_Type.tp_hash || hash == PyFrozenSet_Type.tp_hash
+        || hash == PyBaseObject_Type.tp_hash || hash == Py_TYPE(Py_None)->tp_hash) {
+        return 1;
+    }
+    if (hash != PyTuple_Type.tp_hash || !PyTuple_Check(key) || depth >= HASHING_PURE_DEPTH) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+        if (!hashing_is_pure(PyTuple_GET_ITEM(key, i), depth + 1)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+hashing_pure_key_hash(PyObject *key, Py_uhash_t *out)
+{
+    if (!hashing_is_pure(key, 0)) {
+        return 0;
+    }
+    Py_hash_t h = PyObject_Hash(key);
+    if (h == -1) {   /* cannot happen for these types; be safe */
+        PyErr_Clear();
+        return 0;
+    }
+    *out = (Py_uhash_t)h;
+    return 1;
+}
+
 int
 hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out)
 {

@@ -71,8 +71,26 @@ def _foreign_frozendict_types() -> Tuple[type, ...]:
 
 
 def _is_anydict(obj: Any) -> bool:
-    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``."""
-    return isinstance(obj, (dict, frozendict)) or isinstance(obj, _foreign_frozendict_types())
+    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``.
+
+    By its real type: ``isinstance`` would believe a ``__class__`` property.
+    """
+    cls = type(obj)
+    return issubclass(cls, (dict, frozendict)) or _foreign_base(cls) is not None
+
+
+def _foreign_base(cls: type) -> Any:
+    """The frozendict type of another core (or the builtin) that ``cls`` derives
+    from, or None."""
+    for base in _foreign_frozendict_types():
+        if base is not frozendict and issubclass(cls, base):
+            return base
+    return None
+
+
+def _default_iter(cls: type, base: type) -> bool:
+    """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
+    return type_lookup(cls, "__iter__")[1] is type_dict(base)["__iter__"]
 
 
 def _sequence_error(index: int) -> TypeError:
@@ -86,21 +104,37 @@ def _sequence_error(index: int) -> TypeError:
 def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None:
     """Add ``arg`` (as ``dict(arg)`` reads it) and then ``kwargs`` to ``t``.
 
-    An exact dict or any frozendict is read directly; an object with ``keys``
-    through ``keys()`` and ``obj[key]``; anything else as an iterable of pairs,
-    with ``dict``'s errors.  Later duplicates win; the first key object stays.
+    As ``dict.update`` does (``dict_merge``): a frozendict of this core, and a
+    dict or another core's frozendict (subclasses included) that does not
+    override ``__iter__``, are read from their own storage -- overridden
+    ``keys``, ``items``, ``__getitem__`` are never called; another object with
+    ``keys`` is read through ``keys()`` and ``obj[key]``; anything else as an
+    iterable of pairs, with ``dict``'s errors.  Later duplicates win; the first
+    key object stays.
     """
-    if isinstance(arg, frozendict) or type(arg) is dict or isinstance(
-        arg, _foreign_frozendict_types()
-    ):
-        if not t.length and type(arg) is dict:
+    cls = type(arg)
+    foreign = None
+    if issubclass(cls, frozendict):
+        _merge_frozendict(t, arg)
+    elif issubclass(cls, dict) and _default_iter(cls, dict):
+        if not t.length and cls is dict:
             _bulk_load(t, arg)
         else:
-            items: Any = getattr(arg, "items")()
-            for key, value in items:
+            for key, value in dict.items(arg):
                 t._assoc(key, value)
-    elif hasattr(arg, "keys"):
-        for key in arg.keys():
+    elif (foreign := _foreign_base(cls)) is not None and _default_iter(cls, foreign):
+        for key, value in foreign.items(arg):
+            t._assoc(key, value)
+    elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
+        keys = keys_method()
+        try:
+            it = iter(keys)
+        except TypeError:
+            raise TypeError(
+                "%s.keys() returned a non-iterable (type %s)"
+                % (type_name(cls), type_name(type(keys)))
+            ) from None
+        for key in list(it):  # all the keys first, then the lookups, as dict does
             t._assoc(key, arg[key])
     else:
         for index, element in enumerate(arg):
@@ -118,6 +152,13 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
     if kwargs:
         for key, value in kwargs.items():
             t._assoc(key, value)
+
+
+def _merge_frozendict(t: Transient, source: "frozendict") -> None:
+    """Add a frozendict's items in its order, with their stored hashes: stored
+    keys are never hashed again."""
+    for entry in sorted(champ_entries(source._root), key=_seq_of):
+        t._assoc_hashed(entry[0], entry[2], entry[3])
 
 
 def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
@@ -142,24 +183,53 @@ def mapping_equal(a: Any, b: Any) -> Any:
     """``a == b`` for a frozendict or Evolver ``a``, following ``dict``'s rules.
 
     Order is ignored; the other operand must be a dict, a frozendict (any) or an
-    Evolver, otherwise the answer is ``NotImplemented``.
+    Evolver, otherwise the answer is ``NotImplemented``.  As in ``dict``'s own
+    ``==``, both sides are read from their own storage: a subclass's ``__len__``,
+    ``get`` or ``__getitem__`` is never called.  An Evolver on either side that
+    changes size meanwhile (from a key's or value's ``__eq__``) raises
+    ``RuntimeError``.
     """
-    if not (_is_anydict(b) or isinstance(b, Evolver)):
-        return NotImplemented
-    if len(a) != len(b):
+    cls = type(b)
+    if issubclass(cls, (frozendict, Evolver)):
+        b_len = mapping_len(b)
+        b_get = _stored_get
+    elif issubclass(cls, dict):
+        b_len = dict.__len__(b)
+        b_get = dict.get
+    else:
+        foreign = _foreign_base(cls)
+        if foreign is None:
+            return NotImplemented
+        b_len = foreign.__len__(b)
+        b_get = foreign.get
+    if mapping_len(a) != b_len:
         return False
+    a_resized = _resized_of(a)
+    b_resized = _resized_of(b)
     for key, value in a._items():
-        other = b.get(key, _MISSING)
-        if other is _MISSING:
-            return False
-        if not (value is other or value == other):
+        other = b_get(b, key, _MISSING)
+        equal = other is not _MISSING and (value is other or value == other)
+        if _resized_of(a) != a_resized or _resized_of(b) != b_resized:
+            raise RuntimeError("Evolver changed size during iteration")
+        if not equal:
             return False
     return True
 
 
+def _stored_get(mapping: Any, key: Any, default: Any) -> Any:
+    """``get`` of a frozendict or Evolver of this core, never a subclass's."""
+    entry = mapping._lookup(key)
+    return default if entry is None else entry[3]
+
+
+def _resized_of(mapping: Any) -> int:
+    """How often an Evolver changed size (-1 for anything else)."""
+    return mapping._resized if issubclass(type(mapping), Evolver) else -1
+
+
 def items_repr(mapping: Any, name: str) -> str:
     """``Name({k: v, ...})``, ``Name()`` when empty, ``Name({...})`` on recursion."""
-    if not len(mapping):
+    if not mapping_len(mapping):
         return "%s()" % name
     running = getattr(_repr_running, "ids", None)
     if running is None:
@@ -258,7 +328,7 @@ class frozendict:
             raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
         if args:
             arg = args[0]
-            if not kwargs and isinstance(arg, frozendict):
+            if not kwargs and issubclass(type(arg), frozendict):
                 if cls is frozendict and type(arg) is frozendict:
                     return arg
                 return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
@@ -385,7 +455,7 @@ class frozendict:
                 t._assoc(key, value)
             return t._publish(frozendict)  # type: ignore[no-any-return]
         start = cls()
-        if not isinstance(start, frozendict):
+        if not issubclass(type(start), frozendict):
             for key in iterable:
                 start[key] = value
             return start
@@ -397,7 +467,7 @@ class frozendict:
     # --- equality and hashing --------------------------------------------------------
 
     def __eq__(self, other: object) -> Any:
-        if isinstance(other, frozendict):
+        if issubclass(type(other), frozendict):
             if self is other:
                 return True
             if self._len != other._len:
@@ -513,21 +583,22 @@ class frozendict:
         if not _is_anydict(other):
             return NotImplemented
         if type(self) is frozendict:
-            if not other and (type(other) is dict or type(other) is frozendict):
+            if (type(other) is dict and not dict.__len__(other)) or (
+                type(other) is frozendict and not other._len
+            ):
                 return self
             if not self._len and type(other) is frozendict:
                 return other
         t = self._transient()
-        for key, value in other.items():
-            t._assoc(key, value)
+        merge_into(t, other, None)  # as dict | other reads other
         return t._publish(frozendict)
 
     def __ror__(self, other: Any) -> Any:
-        if isinstance(other, dict):
+        if issubclass(type(other), dict):
             result = dict.copy(other)
             result.update(self._items())
             return result
-        if isinstance(other, _foreign_frozendict_types()):
+        if _is_anydict(other):
             return frozendict(other) | self
         return NotImplemented
 
@@ -598,7 +669,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).diff({'b': 3, 'c': 4})
         Diff(added=frozendict({'c': 4}), removed=frozendict({'a': 1}), changed=frozendict({'b': (2, 3)}))
         """
-        if isinstance(other, frozendict):
+        if issubclass(type(other), frozendict):
             added: List[Entry] = []
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []

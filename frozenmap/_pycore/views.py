@@ -6,7 +6,7 @@ keys and items views are set-like (``&``, ``|``, ``-``, ``^`` return plain
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
-A view asks its mapping for four things only: ``len()``, ``_items()`` and
+A view asks its mapping for four things only: ``_len``, ``_items()`` and
 ``_items_reversed()`` (iterators of ``(key, value)`` in insertion order, walking
 the order trie with no lookups) and ``_lookup(key)`` (the key-trie entry or
 None).  Iteration never calls user code.
@@ -66,8 +66,10 @@ class frozendict_iterator:
         return max(self._remaining, 0)
 
     def __reduce__(self) -> Any:
-        rest = list(self._walk)
-        self._walk = iter(rest)
+        walk = self._walk
+        rest = list(walk)  # an Evolver's walk raises RuntimeError if it changed size
+        rewound = getattr(walk, "_rewound", None)  # an Evolver's: keeps checking
+        self._walk = iter(rest) if rewound is None else rewound(rest)
         select = self._select
         return (iter, ([item if select is None else select(item) for item in rest],))
 
@@ -80,15 +82,19 @@ class _View:
     _select: Any = None  # what an iterator yields of each (key, value)
 
     def __len__(self) -> int:
-        return len(self._mapping)
+        return mapping_len(self._mapping)
 
     def __iter__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items(), self._select, len(self._mapping))
+        return frozendict_iterator(self._mapping._items(), self._select, mapping_len(self._mapping))
 
     def __reversed__(self) -> Iterator[Any]:
         return frozendict_iterator(
-            self._mapping._items_reversed(), self._select, len(self._mapping)
+            self._mapping._items_reversed(), self._select, mapping_len(self._mapping)
         )
+
+    def __reduce__(self) -> Any:
+        # Like dict's views (and the C core's): a view is not pickled or copied.
+        raise TypeError("cannot pickle '%s' object" % type(self).__name__)
 
     @property
     def mapping(self) -> "MappingProxyType[Any, Any]":
