@@ -190,6 +190,7 @@ def mapping_equal(a: Any, b: Any) -> Any:
     ``RuntimeError``.
     """
     cls = type(b)
+    b_get: Any
     if issubclass(cls, (frozendict, Evolver)):
         b_len = mapping_len(b)
         b_get = _stored_get
@@ -454,11 +455,11 @@ class frozendict:
             for key in iterable:
                 t._assoc(key, value)
             return t._publish(frozendict)  # type: ignore[no-any-return]
-        start = cls()
+        start: Any = cls()
         if not issubclass(type(start), frozendict):
             for key in iterable:
                 start[key] = value
-            return start
+            return start  # type: ignore[no-any-return]
         t = start._transient()
         for key in iterable:
             t._assoc(key, value)
@@ -467,14 +468,15 @@ class frozendict:
     # --- equality and hashing --------------------------------------------------------
 
     def __eq__(self, other: object) -> Any:
-        if issubclass(type(other), frozendict):
-            if self is other:
+        if issubclass(type(other), frozendict):  # (not isinstance: see _is_anydict)
+            that: Any = other
+            if self is that:
                 return True
-            if self._len != other._len:
+            if self._len != that._len:
                 return False
-            if self._hash is not None and other._hash is not None and self._hash != other._hash:
+            if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
-            return champ_equal(self._root, other._root)
+            return champ_equal(self._root, that._root)
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
