@@ -380,7 +380,11 @@ class Evolver(Transient):
         return default
 
     def popitem(self) -> Tuple[Any, Any]:
-        """Remove and return the last ``(key, value)`` added (LIFO).  Cost: O(log n)."""
+        """Remove and return the last ``(key, value)`` added (LIFO).
+
+        As ``dict.popitem``, the key is not hashed again.  Cost: O(log n); O(n)
+        for a key whose hash runs Python code (a class defining ``__hash__``).
+        """
         self._begin()
         try:
             item = order_last(self.order)
