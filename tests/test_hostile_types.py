@@ -656,3 +656,60 @@ def test_hostile_types_against_every_operation(spec):
         assert c.keys() == py.keys()
         for name in c:
             assert c[name] == py[name], (name, c[name], py[name])
+
+
+class LyingStr(str):
+    """A str subclass a class's __name__ can be set to: its methods lie."""
+
+    def lstrip(self, *args):
+        return 12345
+
+    def __str__(self):
+        return "lie"
+
+    def __eq__(self, other):
+        raise CrashError("__eq__")
+
+    __hash__ = str.__hash__
+
+
+def test_a_str_subclass_as_name_is_read_as_plain_text(core):
+    # __name__ and __qualname__ accept str subclasses; their methods never run.
+    class Sub(core.frozendict):
+        __slots__ = ("__p",)
+
+    Sub.__name__ = LyingStr("__Sub")
+    Sub.__qualname__ = LyingStr("Qual")
+    x = Sub({1: 2})
+    x._Sub__p = 5
+    assert repr(x) == "__Sub({1: 2})"
+    assert copy.copy(x)._Sub__p == 5
+
+    class Key:
+        __hash__ = None
+
+    Key.__qualname__ = LyingStr("KeyQual")
+    with pytest.raises(TypeError, match=r"cannot use '%s\.KeyQual' as a frozendict key" % __name__):
+        core.frozendict().set(Key(), 1)
+
+
+def test_diff_looks_up_get_once_and_only_swallows_attribute_error(core):
+    class Mapping(dict):
+        lookups = 0
+
+        @property
+        def get(self):
+            Mapping.lookups += 1
+            return dict(self).get
+
+    fd = core.frozendict({1: 1, 2: 2})
+    assert fd.diff(Mapping({1: 1, 3: 3})) == ({3: 3}, {2: 2}, {})
+    assert Mapping.lookups == 1
+
+    class Raising(dict):
+        @property
+        def get(self):
+            raise CrashError("get")
+
+    with pytest.raises(CrashError):
+        fd.diff(Raising({1: 1}))

@@ -926,14 +926,22 @@ fd_subclass_state(fm_state *st, PyObject *op)
                 || PyUnicode_CompareWithASCIIString(name, "__weakref__") == 0) {
                 continue;
             }
-            Py_INCREF(name);
+            /* An exact str (a str subclass's __hash__ or __eq__ never runs). */
+            name = PyUnicode_FromObject(name);
+            if (name == NULL) {
+                Py_DECREF(names);
+                goto error;
+            }
             Py_ssize_t n = PyUnicode_GET_LENGTH(name);
             if (n > 2 && PyUnicode_READ_CHAR(name, 0) == '_'
                 && PyUnicode_READ_CHAR(name, 1) == '_'
                 && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
                      && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
+                /* str.lstrip itself: __name__ may be a str subclass. */
                 PyObject *cname = fm_type_name((PyTypeObject *)cls);
-                PyObject *stripped = cname ? PyObject_CallMethod(cname, "lstrip", "s", "_") : NULL;
+                PyObject *stripped = cname ? PyObject_CallMethod((PyObject *)&PyUnicode_Type,
+                                                                 "lstrip", "Os", cname, "_")
+                                           : NULL;
                 Py_XDECREF(cname);
                 if (stripped == NULL) {
                     Py_DECREF(name);
@@ -1523,19 +1531,14 @@ fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
     if (missing == NULL) {
         goto done;
     }
-    {
-        PyObject *name = PyUnicode_FromString("get");
-        if (name == NULL) {
+    /* other.get, looked up once; only an AttributeError means there is none
+     * (PyObject_HasAttr would swallow any exception). */
+    get = PyObject_GetAttrString(other, "get");
+    if (get == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
             goto done;
         }
-        int has = PyObject_HasAttr(other, name);
-        if (has) {
-            get = PyObject_GetAttr(other, name);
-        }
-        Py_DECREF(name);
-        if (has && get == NULL) {
-            goto done;
-        }
+        PyErr_Clear();
     }
     order_cursor c;
     order_cursor_init(&c, order, 0);

@@ -260,7 +260,10 @@ def _subclass_state(obj: Any) -> Any:
         else:
             names = tuple(names)
         for name in names:
-            if not issubclass(type(name), str) or name in ("__dict__", "__weakref__"):
+            if not issubclass(type(name), str):
+                continue
+            name = str.__str__(name)  # an exact str: a subclass's methods never run
+            if name in ("__dict__", "__weakref__"):
                 continue
             if name.startswith("__") and not name.endswith("__"):
                 stripped = type_name(cls).lstrip("_")
@@ -744,8 +747,10 @@ def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
     """``diff`` against any mapping: one pass over each side."""
     removed = Transient()
     changed = Transient()
+    # other.get, looked up once; only an AttributeError means there is none
+    get = getattr(other, "get", _MISSING)
     for key, old in fd._items():
-        new = other.get(key, _MISSING) if hasattr(other, "get") else _MISSING
+        new = _MISSING if get is _MISSING else get(key, _MISSING)
         if new is _MISSING:
             if key in other:
                 new = other[key]
@@ -756,7 +761,7 @@ def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
             changed._assoc(key, (old, new))
     added = Transient()
     for key in other:
-        if key not in fd:
+        if fd._lookup(key) is None:  # (never a subclass's __contains__)
             added._assoc(key, other[key])
     return _common.Diff(
         added._publish(frozendict), removed._publish(frozendict), changed._publish(frozendict)

@@ -25,23 +25,32 @@ type_mro: Any = type.__dict__["__mro__"].__get__
 """``tp_mro``: the real method resolution order of a type."""
 type_dict: Any = type.__dict__["__dict__"].__get__
 """``tp_dict`` (a read-only proxy)."""
-type_name: Any = type.__dict__["__name__"].__get__
-"""``PyType_GetName``: the real ``__name__`` (``tp_name`` of a class made in Python)."""
+_type_name: Any = type.__dict__["__name__"].__get__
 _type_qualname: Any = type.__dict__["__qualname__"].__get__
 _type_module: Any = type.__dict__["__module__"].__get__
+
+
+def type_name(cls: type) -> str:
+    """``PyType_GetName``: the real ``__name__`` (``tp_name`` of a class made in
+    Python), as an exact ``str`` (``__name__`` may be set to a str subclass,
+    whose methods are then never called)."""
+    return str.__str__(_type_name(cls))
 
 
 def type_fullname(cls: type) -> str:
     """The fully qualified name, as C's ``%T`` prints it: ``module.Qualname``,
     just ``Qualname`` for ``builtins`` and ``__main__`` or when the type's own
     ``__module__`` is missing or not a string."""
-    qualname = _type_qualname(cls)
+    qualname = str.__str__(_type_qualname(cls))  # exact str, as %U reads it
     try:
         module = _type_module(cls)
     except AttributeError:
-        return qualname  # type: ignore[no-any-return]
-    if type(module) is not str or module in ("builtins", "__main__"):
-        return qualname  # type: ignore[no-any-return]
+        return qualname
+    if not issubclass(type(module), str):
+        return qualname
+    module = str.__str__(module)
+    if module in ("builtins", "__main__"):
+        return qualname
     return "%s.%s" % (module, qualname)
 
 
