@@ -713,3 +713,35 @@ def test_diff_looks_up_get_once_and_only_swallows_attribute_error(core):
 
     with pytest.raises(CrashError):
         fd.diff(Raising({1: 1}))
+
+
+class EditingRepr:
+    """A value whose __repr__ (or a key whose __hash__) adds to an evolver."""
+
+    evolver = None
+
+    def __repr__(self):
+        self.edit()
+        return "EditingRepr()"
+
+    def __hash__(self):
+        self.edit()
+        return 1
+
+    def edit(self):
+        e, EditingRepr.evolver = EditingRepr.evolver, None
+        if e is not None:
+            e["added"] = 1
+
+
+@pytest.mark.parametrize("where", [0, 2])
+def test_every_walk_over_an_evolver_that_runs_user_code_detects_a_change(core, where):
+    # repr (a __repr__) and pickling (dict() hashes the keys): the pure core
+    # raised, C printed or pickled the stale snapshot.
+    for op in (repr, lambda e: e.__reduce__(), lambda e: pickle.dumps(e)):
+        e = core.frozendict({(EditingRepr() if i == where else i): i for i in range(3)}).evolve()
+        e[99] = EditingRepr()
+        EditingRepr.evolver = e
+        with pytest.raises(RuntimeError, match="Evolver changed size during iteration"):
+            op(e)
+        assert "added" in e

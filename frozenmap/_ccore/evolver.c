@@ -934,6 +934,11 @@ evolver_as_dict(fm_state *st, PyObject *op)
     order_node *order = evolver_snapshot(op, &resized);
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
+    /* The keys' __hash__ ran: a change meanwhile stops it, as in iteration. */
+    if (d != NULL && evolver_resized(op) != resized) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+        Py_CLEAR(d);
+    }
     return d;
 }
 

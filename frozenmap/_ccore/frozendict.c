@@ -806,6 +806,8 @@ fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     order_cursor_init(&c, order, 0);
     PyObject *k, *v;
     int failed = 0;
+    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
+    uint64_t resized = fd_resized_of(st, mapping);
     while (order_cursor_next(&c, &k, &v)) {
         PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
         if (part == NULL || PyList_Append(parts, part) < 0) {
@@ -814,6 +816,11 @@ fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
             break;
         }
         Py_DECREF(part);
+        if (fd_resized_of(st, mapping) != resized) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            failed = 1;
+            break;
+        }
     }
     Py_LeaveRecursiveCall();
     if (failed) {
