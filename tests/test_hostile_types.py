@@ -544,7 +544,9 @@ def operations(core, x, make):
         "diff(x)": lambda: fd.diff(x),
         "copy.copy": lambda: copy.copy(x),
         "copy.deepcopy": lambda: copy.deepcopy(x),
-        "pickle": lambda: pickle.loads(pickle.dumps(x, 2)),
+        "pickle": lambda: [pickle.loads(pickle.dumps(x, p)) for p in (0, 2, 5)],
+        "ev==x": lambda: fd.evolve().__eq__(x),
+        "ev.update(x)": lambda: _updated(core.Evolver(), x),
         "unhashable key": lambda: fd.set(_unhashable_key_like(type(x))(), 1),
     }
     cls = type(x)  # (isinstance would ask a hostile __class__)
@@ -581,8 +583,8 @@ def operations(core, x, make):
     return ops
 
 
-def _updated(fd, x):
-    e = fd.evolve()
+def _updated(fd_or_evolver, x):
+    e = fd_or_evolver.evolve() if hasattr(fd_or_evolver, "evolve") else fd_or_evolver
     e.update(x)
     return e.freeze()
 
