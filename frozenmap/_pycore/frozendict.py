@@ -90,7 +90,7 @@ def _foreign_base(cls: type) -> Any:
 
 def _default_iter(cls: type, base: type) -> bool:
     """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
-    return type_lookup(cls, "__iter__")[1] is type_dict(base)["__iter__"]
+    return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
 
 
 def _sequence_error(index: int) -> TypeError:
@@ -113,7 +113,6 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
     key object stays.
     """
     cls = type(arg)
-    foreign = None
     if issubclass(cls, frozendict):
         _merge_frozendict(t, arg)
     elif issubclass(cls, dict) and _default_iter(cls, dict):
@@ -209,7 +208,7 @@ def mapping_equal(a: Any, b: Any) -> Any:
     b_resized = _resized_of(b)
     for key, value in a._items():
         other = b_get(b, key, _MISSING)
-        equal = other is not _MISSING and (value is other or value == other)
+        equal = other is not _MISSING and (value is other or bool(value == other))
         if _resized_of(a) != a_resized or _resized_of(b) != b_resized:
             raise RuntimeError("Evolver changed size during iteration")
         if not equal:
