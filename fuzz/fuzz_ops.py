@@ -134,6 +134,8 @@ def decode(data):
             ops.append((code, ver, edits))
         elif code in (de.HASH, de.REPR, de.ITER):
             ops.append((code, r.byte()))
+        elif code == de.HOSTILE:
+            ops.append((code, r.byte(), r.byte(), r.pairs()))
         else:  # FROMKEYS
             ops.append((code, r.keys(), r.value()))
     return ops
@@ -189,6 +191,9 @@ def encode(ops):
                 pairs(ps)
         elif code in (de.HASH, de.REPR, de.ITER):
             out.append(op[1] % 256)
+        elif code == de.HOSTILE:
+            out += bytes([op[1] % 256, op[2] % 256])
+            pairs(op[3])
         else:
             keys(op[1])
             out.append(op[2])
@@ -275,7 +280,7 @@ def _canonical(op):
         return op
     op = list(op)
     op[1] %= 256
-    if code in (de.OR, de.DIFF, de.DIFF_DICT, de.EQ):
+    if code in (de.OR, de.DIFF, de.DIFF_DICT, de.EQ, de.HOSTILE):
         op[2] %= 256
     return tuple(op)
 

@@ -34,6 +34,11 @@ Operation codes (``op[0]``)::
     ITER i              items, reversed keys, values, len
     LOOKUP i k          get, in, []
     FROMKEYS keys v     frozendict.fromkeys(keys, v)
+    HOSTILE i h pairs   every operation that reads another mapping (==, |, the
+                        constructor, update(), diff, and x | fd) fed a hostile
+                        operand: HOSTILE_TYPES[h] made from pairs (dict
+                        subclasses and mapping-likes whose methods return
+                        wrong types, raise, lie or edit themselves)
 
 Every op that makes a version appends it to the versions list; ``i`` and
 ``j`` are taken modulo its length.
@@ -43,7 +48,7 @@ import math
 import sys
 
 from fault_helpers import M61, EqBomb, HashBomb, TypeErrorHash
-from helpers import HashKey, unhashable_key_message
+from helpers import CrashError, HashKey, unhashable_key_message
 
 NAN = float("nan")
 EQBOMB = EqBomb(77)
@@ -60,11 +65,11 @@ KEYS = GOOD_KEYS + BAD_KEYS
 VALUES = [0, 1, "v", None, NAN, [], 1.0, True, (1, []), "w", 2, -2]
 
 (BUILD, BUILD_DICT, SET, DELETE, DISCARD, OR, OR_DICT, SUB, AND, EVOLVE, DIFF, DIFF_DICT,
- EQ, HASH, REPR, ITER, LOOKUP, FROMKEYS) = range(18)  # fmt: skip
-N_OPS = 18
+ EQ, HASH, REPR, ITER, LOOKUP, FROMKEYS, HOSTILE) = range(19)  # fmt: skip
+N_OPS = 19
 OP_NAMES = [
     "BUILD", "BUILD_DICT", "SET", "DELETE", "DISCARD", "OR", "OR_DICT", "SUB", "AND", "EVOLVE",
-    "DIFF", "DIFF_DICT", "EQ", "HASH", "REPR", "ITER", "LOOKUP", "FROMKEYS",
+    "DIFF", "DIFF_DICT", "EQ", "HASH", "REPR", "ITER", "LOOKUP", "FROMKEYS", "HOSTILE",
 ]  # fmt: skip
 
 # Evolver edit codes: (code, k, v, pairs)
@@ -124,6 +129,110 @@ def capture(fn, *args):
 
 def raised(exc):
     return ("raise", type(exc).__name__, str(exc))
+
+
+# --- hostile operands ----------------------------------------------------------------------
+# dict's own operations read a dict subclass from its storage unless it
+# overrides __iter__ (then through keys() and d[key]), and never call its
+# __len__, items() or get(); the model runs dict's operations on the same
+# objects, so it predicts every answer and every error message.
+
+
+class ItemsAsLists(dict):
+    def items(self):
+        return [[k, v] for k, v in dict.items(self)]
+
+
+class LyingDict(dict):
+    """Overrides what dict's merge and == never call."""
+
+    def items(self):
+        raise CrashError("items")
+
+    def keys(self):
+        return 12345
+
+    def get(self, key, default=None):
+        return "lie"
+
+    def __getitem__(self, key):
+        return "lie"
+
+    def __len__(self):
+        return 0
+
+
+class IterKeysDict(dict):
+    """Overrides __iter__: read through keys() (reversed here) and d[key]."""
+
+    def __iter__(self):
+        return iter(list(dict.keys(self))[::-1])
+
+    def keys(self):
+        return list(dict.keys(self))[::-1]
+
+    def __getitem__(self, key):
+        return ("got", dict.__getitem__(self, key))
+
+
+class IterKeysInt(LyingDict):
+    """Overrides __iter__ too: now keys() is read, and it is not iterable."""
+
+    def __iter__(self):
+        return iter(())
+
+
+class IterKeysRaise(IterKeysDict):
+    def keys(self):
+        raise CrashError("keys")
+
+
+class GetitemRaises(IterKeysDict):
+    def __getitem__(self, key):
+        raise CrashError("__getitem__")
+
+
+class SelfEditingDict(IterKeysDict):
+    """keys() adds a key and changes a value before dict reads the values."""
+
+    def keys(self):
+        dict.__setitem__(self, "added", "by keys()")
+        for k in list(dict.keys(self))[:1]:
+            dict.__setitem__(self, k, "changed")
+        return list(dict.keys(self))
+
+
+class KeysMapping:
+    """Not a dict: a mapping through keys() and [] only."""
+
+    def __init__(self, pairs):
+        self.d = dict(pairs)
+
+    def keys(self):
+        return list(self.d)
+
+    def __getitem__(self, key):
+        return self.d[key]
+
+
+class ClaimsToBeADict(KeysMapping):
+    """isinstance(x, dict) is True through __class__; it is not a dict."""
+
+    @property
+    def __class__(self):
+        return dict
+
+
+HOSTILE_TYPES = [ItemsAsLists, LyingDict, IterKeysDict, IterKeysInt, IterKeysRaise, GetitemRaises,
+                 SelfEditingDict, KeysMapping, ClaimsToBeADict]  # fmt: skip
+
+
+def hostile(h, pairs):
+    """A new HOSTILE_TYPES[h] holding pairs, or an exception (unhashable keys)."""
+    try:
+        return HOSTILE_TYPES[h % len(HOSTILE_TYPES)](pairs_of(pairs))
+    except Exception as exc:
+        return exc
 
 
 # --- the dict model ---------------------------------------------------------------------
@@ -331,6 +440,28 @@ class ModelBackend:
             d[k] = v
         return DictModel(d)
 
+    def hostile(self, fd, make):
+        """What dict's operations do with the operand (None: only cores compare)."""
+        is_dict = issubclass(type(make()), dict)
+
+        def updated():
+            tmp = dict(fd.d)
+            tmp.update(make())
+            return DictModel(tmp)
+
+        def ror():
+            result = dict.copy(make())
+            result.update(fd.d)
+            return result
+
+        return (
+            capture(lambda: dict.__eq__(fd.d, make())),
+            capture(lambda: DictModel(fd.d | make())) if is_dict else None,
+            capture(lambda: DictModel(dict(make()))),
+            capture(updated),
+            capture(ror) if is_dict else None,
+        )
+
 
 class CoreBackend:
     """Runs the operations on one core's frozendict and Evolver."""
@@ -403,6 +534,20 @@ class CoreBackend:
 
     def fromkeys(self, keys, v):
         return self._made(self.fd.fromkeys(keys, v))
+
+    def hostile(self, fd, make):
+        def updated():
+            e = fd.evolve()
+            e.update(make())
+            return self._made(e.freeze())
+
+        return (
+            capture(lambda: fd.__eq__(make())),
+            capture(lambda: self._made(fd | make())),
+            capture(lambda: self._made(self.fd(make()))),
+            capture(updated),
+            capture(lambda: make() | fd),
+        ), capture(lambda: self.diff(fd, make()))
 
 
 # --- running a sequence ------------------------------------------------------------------------
@@ -541,6 +686,16 @@ def _run_one(backend, model, versions, op, observe):
             )
         elif code == LOOKUP:
             return (("ok",) + backend.lookup(_pick(versions, op[1]), key(op[2])), None)
+        elif code == HOSTILE:
+            fd = _pick(versions, op[1])
+            if isinstance(hostile(op[2], op[3]), Exception):
+                return (("skip",), None)
+            make = lambda: hostile(op[2], op[3])  # noqa: E731  (a fresh one each time)
+            if model:
+                return (("hostile",) + backend.hostile(fd, make), None)
+            seen, diff = backend.hostile(fd, make)
+            # the model predicts what it can (None where only cores compare)
+            return (("hostile",) + seen, (seen, diff))
         else:  # FROMKEYS
             made = backend.fromkeys([key(k) for k in op[1]], value(op[2]))
     except Exception as exc:
@@ -586,8 +741,23 @@ def compare(runs, ops):
                 core_model_part = per[name][0]
                 if model_part == ("order-dependent",) or core_model_part == ("order-dependent",):
                     continue
-                if core_model_part != model_part:
+                if not _model_agrees(model_part, core_model_part):
                     raise AssertionError(_mismatch(ops, index, "model", per["model"], name, per[name]))
+
+
+def _model_agrees(model_part, core_part):
+    """A HOSTILE observation's None parts are for the cores only; and whether
+    == with a key whose __eq__ raises ends in the exception or in False
+    depends on the order of __eq__ calls (see _lenient)."""
+    if model_part[:1] != ("hostile",) or core_part[:1] != ("hostile",):
+        return model_part == core_part
+    for i, (m, c) in enumerate(zip(model_part, core_part)):
+        if m is None or m == c:
+            continue
+        if i == 1 and "CrashError" in (m[1:2] + c[1:2]):
+            continue
+        return False
+    return len(model_part) == len(core_part)
 
 
 def _mismatch(ops, index, a_name, a, b_name, b):
@@ -605,6 +775,8 @@ def _mismatch(ops, index, a_name, a, b_name, b):
 def describe(op):
     """A readable form of one op, for failure messages."""
     code = op[0] % N_OPS
+    if code == HOSTILE:
+        return "HOSTILE(%r, %s, %r)" % (op[1], HOSTILE_TYPES[op[2] % len(HOSTILE_TYPES)].__name__, op[3])
     return "%s%r" % (OP_NAMES[code], tuple(op[1:]))
 
 

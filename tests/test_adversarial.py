@@ -645,7 +645,9 @@ def test_fault_at_every_call_into_user_code(core, op, error):
     for n in range(1, calls + 1):
         propagated += _run_with_fault(core, op, n, error)
     # every fault outside the hash accumulator must reach the caller
-    assert propagated >= 1 or calls == 0
+    # (popitem never hashes its key again: its only call is the value's
+    # __hash__ for the accumulator, whose faults are absorbed)
+    assert propagated >= 1 or calls == 0 or op is op_e_popitem
 
 
 def test_the_sweeps_reach_every_kind_of_call(core):

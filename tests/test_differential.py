@@ -55,6 +55,7 @@ operation = st.one_of(
     st.tuples(st.just(de.ITER), version),
     st.tuples(st.just(de.LOOKUP), version, key_index),
     st.tuples(st.just(de.FROMKEYS), key_list, value_index),
+    st.tuples(st.just(de.HOSTILE), version, st.integers(0, len(de.HOSTILE_TYPES) - 1), pairs),
 )
 operations = st.lists(operation, min_size=3, max_size=60)
 

@@ -112,6 +112,30 @@ fm_state *fm_state_of_type(PyTypeObject *tp);
 /* The same for any type: NULL (no error set) when tp is not ours. */
 fm_state *fm_find_state(PyTypeObject *tp);
 
+/* What a type really is, whatever its metaclass says (module.c).  A
+ * metaclass can make __name__, __qualname__, __module__ and __mro__ return
+ * anything, so the C core never asks the type object for them by attribute:
+ * these read its fields, as CPython's own machinery does (typeinfo.py in the
+ * pure core reads the same fields through type's own descriptors). */
+/* PyType_GetName (3.11+): the real __name__.  New ref or NULL. */
+PyObject *fm_type_name(PyTypeObject *tp);
+/* The fully qualified name as %T prints it ("module.Qualname", just
+ * "Qualname" for builtins, __main__, or a type whose own __module__ is
+ * missing or not a str).  New ref or NULL. */
+PyObject *fm_type_fullname(PyTypeObject *tp);
+/* _PyType_Lookup: name in the dicts of tp's MRO.  Borrowed, or NULL with no
+ * error set when absent (NULL with an error only if interning name fails). */
+PyObject *fm_type_lookup(PyTypeObject *tp, const char *name);
+/* _PyObject_LookupSpecial: the special method name of obj's type, bound to
+ * obj.  New ref, or NULL: absent when no error is set. */
+PyObject *fm_lookup_special(PyObject *obj, const char *name);
+/* Whether tp is a subtype of base by its real MRO (PyType_IsSubtype). */
+static inline int
+fm_is_subtype(PyTypeObject *tp, PyObject *base)
+{
+    return PyType_Check(base) && PyType_IsSubtype(tp, (PyTypeObject *)base);
+}
+
 
 /* Whether a METH_FASTCALL method called name got between min and max
  * positional arguments: 0, or -1 with CPython's TypeError ("get expected at
@@ -136,8 +160,6 @@ fm_check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t ma
  * rewritten to PEP 814's "cannot use 'T' as a frozendict key (...)"; other
  * exceptions pass through unchanged. */
 int hashing_key_hash(PyObject *key, Py_uhash_t *out);
-/* type(obj)'s name as C's %T prints it (PEP 737).  New ref or NULL. */
-PyObject *hashing_type_name(PyObject *obj);
 /* hashing_key_hash with a C-only fast path for exact str keys whose hash is
  * already cached in the object (what dict's lookup does too): no call. */
 static inline int
@@ -154,6 +176,11 @@ hashing_key_hash_fast(PyObject *key, Py_uhash_t *out)
 #endif
     return hashing_key_hash(key, out);
 }
+/* The unsigned hash of key into *out when computing it runs no Python code
+ * (str, int, float, complex, bytes, frozenset, None, the default identity
+ * hash, and tuples of those): 1.  Else 0 (nothing is called).  Such a hash
+ * cannot have changed since the key was stored. */
+int hashing_pure_key_hash(PyObject *key, Py_uhash_t *out);
 /* hash((key, value)) from the stored key hash; calls hash(value); 0 or -1. */
 int hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out);
 Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
@@ -321,6 +348,11 @@ champ_node *champ_empty_root(fm_state *st);
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
  * Runs the keys' __eq__ (stored_key == key); root may be NULL (empty). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
+/* The entry holding this very key object, found by identity alone: runs
+ * no __eq__ and no __hash__ (a stored key is never hashed again).  With the
+ * key's hash known (h), O(log32 n); with h NULL, a scan of every entry, O(n).
+ * NULL when absent. */
+champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key);
 /* Return node with *entry stored, replacing the entry old (as returned by
  * champ_find on this very trie) or adding it (old == NULL).  Runs no user
  * code.  With owner nonzero (a transient), nodes only the caller reaches are
@@ -505,6 +537,14 @@ PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 PyObject *fd_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int fd_is_anydict(fm_state *st, PyObject *obj);
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+PyObject *fd_foreign_base(fm_state *st, PyObject *obj);
+/* The stored length of a frozendict or Evolver (never a subclass's __len__,
+ * which dict's own operations never consult either). */
+Py_ssize_t fd_mapping_len(fm_state *st, PyObject *mapping);
+/* qsort order of champ_entry copies by seq (insertion order). */
+int fd_compare_seq(const void *x, const void *y);
 /* The order root of a frozendict or the snapshot of an Evolver (new ref or
  * NULL), for iteration. */
 order_node *fd_mapping_order(fm_state *st, PyObject *mapping);

@@ -204,7 +204,10 @@
     "Remove ``key`` and return its value (or ``default``; else KeyError)."
 
 #define EV_DOC_POPITEM \
-    "Remove and return the last ``(key, value)`` added (LIFO).  Cost: O(log n)."
+    "Remove and return the last ``(key, value)`` added (LIFO).\n" \
+    "\n" \
+    "As ``dict.popitem``, the key is not hashed again.  Cost: O(log n); O(n)\n" \
+    "for a key whose hash runs Python code (a class defining ``__hash__``)."
 
 #define EV_DOC_SET \
     "Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."

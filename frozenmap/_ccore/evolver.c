@@ -450,10 +450,13 @@ transient_merge_pairs_iter(fm_state *st, transient *t, PyObject *it)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* Merge base.items(arg): arg read through its base type's own storage, as
+ * dict_merge reads a dict (never a subclass's items(), keys() or
+ * __getitem__). */
 static int
-transient_merge_items_of(fm_state *st, transient *t, PyObject *arg)
+transient_merge_items_of(fm_state *st, transient *t, PyObject *base, PyObject *arg)
 {
-    PyObject *items = PyObject_CallMethodNoArgs(arg, st->str_items);
+    PyObject *items = PyObject_CallMethodOneArg(base, st->str_items, arg);
     if (items == NULL) {
         return -1;
     }
@@ -465,6 +468,12 @@ transient_merge_items_of(fm_state *st, transient *t, PyObject *arg)
     int r = transient_merge_pairs_iter(st, t, it);
     Py_DECREF(it);
     return r;
+}
+
+static int
+transient_collect_entry(champ_entry *e, void *arg)
+{
+    return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
 }
 
 /* hasattr(obj, name) as Python spells it: only AttributeError means no. */
@@ -484,6 +493,40 @@ transient_hasattr(PyObject *obj, PyObject *name, PyObject **out)
     return 1;
 }
 
+/* Whether tp iterates as base does (it does not override __iter__): then
+ * dict_merge reads it from base's storage.  1, 0 or -1. */
+static int
+transient_default_iter(PyTypeObject *tp, PyObject *base)
+{
+    PyObject *mine = fm_type_lookup(tp, "__iter__");
+    if (mine == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *theirs = fm_type_lookup((PyTypeObject *)base, "__iter__");
+    if (theirs == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    return mine == theirs;
+}
+
+/* Add a version's items in its order with their stored hashes: stored keys
+ * are never hashed again (the entries borrow from src, held by the caller). */
+static int
+transient_merge_version(fm_state *st, transient *t, fd_object *src)
+{
+    champ_difflist entries = {0};
+    int r = champ_foreach(src->root, transient_collect_entry, &entries);
+    if (r == 0 && entries.len > 1) {
+        qsort(entries.items, entries.len, sizeof(champ_entry), fd_compare_seq);
+    }
+    for (Py_ssize_t i = 0; r == 0 && i < entries.len; i++) {
+        champ_entry *e = &entries.items[i];
+        r = transient_assoc_hashed(st, t, e->hash, e->key, e->value) < 0 ? -1 : 0;
+    }
+    champ_difflist_free(&entries);
+    return r;
+}
+
 static int
 transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
 {
@@ -499,32 +542,29 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
             t->acc_valid = fd_acc(src, &t->acc);
             return 0;   /* src's references on the roots make edits copy */
         }
-        order_cursor c;
-        order_node *order = (order_node *)Py_XNewRef(src->order);
-        order_cursor_init(&c, order, 0);
-        PyObject *k, *v;
-        int r = 0;
-        while (order_cursor_next(&c, &k, &v)) {
-            if (transient_assoc(st, t, k, v) < 0) {
-                r = -1;
-                break;
-            }
-        }
-        Py_XDECREF(order);
-        return r;
+        return transient_merge_version(st, t, src);
     }
     if (PyDict_CheckExact(arg)) {
         if (t->len == 0 && t->next_seq == 0) {
             return transient_bulk_load(st, t, arg);
         }
-        return transient_merge_items_of(st, t, arg);
+        return transient_merge_items_of(st, t, (PyObject *)&PyDict_Type, arg);
     }
-    int anydict = fd_is_anydict(st, arg);
-    if (anydict < 0) {
+    /* A dict subclass, or another core's or the builtin frozendict (any
+     * subclass), that does not override __iter__: read from its storage, as
+     * dict_merge does.  Otherwise the generic paths below. */
+    PyObject *base = PyDict_Check(arg) ? Py_NewRef((PyObject *)&PyDict_Type)
+                                       : fd_foreign_base(st, arg);
+    if (base == NULL && PyErr_Occurred()) {
         return -1;
     }
-    if (anydict && !PyDict_Check(arg)) {   /* another core's, the builtin */
-        return transient_merge_items_of(st, t, arg);
+    if (base != NULL) {
+        int plain = transient_default_iter(Py_TYPE(arg), base);
+        int r = plain > 0 ? transient_merge_items_of(st, t, base, arg) : plain;
+        Py_DECREF(base);
+        if (plain != 0) {
+            return r;
+        }
     }
     PyObject *keys_method;
     int has = transient_hasattr(arg, st->str_keys, &keys_method);
@@ -539,33 +579,39 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
         }
         PyObject *it = PyObject_GetIter(keys);
         if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
-            /* the builtin's (3.15) message */
-            PyObject *mapping_name = hashing_type_name(arg);
-            PyObject *keys_name = hashing_type_name(keys);
+#if PY_VERSION_HEX >= 0x030F0000
+            /* dict's (and the builtin frozendict's) message on 3.15 */
+            PyObject *mapping_name = fm_type_fullname(Py_TYPE(arg));
+            PyObject *keys_name = fm_type_fullname(Py_TYPE(keys));
             if (mapping_name != NULL && keys_name != NULL) {
                 PyErr_Format(PyExc_TypeError, "%U.keys() must return an iterable, not %U",
                              mapping_name, keys_name);
             }
             Py_XDECREF(mapping_name);
             Py_XDECREF(keys_name);
+#else
+            PyErr_Clear();   /* dict's own message (PyMapping_Keys) */
+            PyErr_Format(PyExc_TypeError, "%s.keys() returned a non-iterable (type %s)",
+                         Py_TYPE(arg)->tp_name, Py_TYPE(keys)->tp_name);
+#endif
         }
         Py_DECREF(keys);
-        if (it == NULL) {
+        /* All the keys first, then the lookups, as dict_merge does. */
+        PyObject *list = it == NULL ? NULL : PySequence_List(it);
+        Py_XDECREF(it);
+        if (list == NULL) {
             return -1;
         }
-        PyObject *key;
-        while ((key = PyIter_Next(it)) != NULL) {
+        int r = 0;
+        for (Py_ssize_t i = 0; r == 0 && i < PyList_GET_SIZE(list); i++) {
+            PyObject *key = Py_NewRef(PyList_GET_ITEM(list, i));
             PyObject *value = PyObject_GetItem(arg, key);
-            int r = value == NULL ? -1 : transient_assoc(st, t, key, value);
+            r = value == NULL || transient_assoc(st, t, key, value) < 0 ? -1 : 0;
             Py_XDECREF(value);
             Py_DECREF(key);
-            if (r < 0) {
-                Py_DECREF(it);
-                return -1;
-            }
         }
-        Py_DECREF(it);
-        return PyErr_Occurred() ? -1 : 0;
+        Py_DECREF(list);
+        return r;
     }
     PyObject *it = PyObject_GetIter(arg);
     if (it == NULL) {
@@ -1071,6 +1117,11 @@ evolver_as_dict(fm_state *st, PyObject *op)
     order_node *order = evolver_snapshot(op, &resized);
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
+    /* The keys' __hash__ ran: a change meanwhile stops it, as in iteration. */
+    if (d != NULL && evolver_resized(op) != resized) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+        Py_CLEAR(d);
+    }
     return d;
 }
 
@@ -1206,17 +1257,26 @@ evolver_popitem(PyObject *op, PyObject *unused)
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     PyObject *k, *v;
-    if (!order_last(self->t.order, &k, &v)) {
-        PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
-    }
-    else {
-        Py_INCREF(k);
-        Py_INCREF(v);
-        if (evolver_begin(self) == 0) {
+    /* The last item is read under the edit lock: another thread's edit may
+     * run until we hold it. */
+    if (evolver_begin(self) == 0) {
+        if (!order_last(self->t.order, &k, &v)) {
+            PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
+            evolver_finish(self, 0);
+        }
+        else {
+            Py_INCREF(k);
+            Py_INCREF(v);
+            /* As dict.popitem, the key is not hashed again: its entry is
+             * found by identity (see champ_find_stored). */
             Py_uhash_t h;
-            champ_entry *e;
-            int r = transient_lookup(&self->t, k, &h, &e);
-            if (r == 0 || (r > 0 && e->key != k)) {
+            int known = hashing_pure_key_hash(k, &h);
+            champ_entry *e = champ_find_stored(self->t.root, known ? &h : NULL, k);
+            if (e == NULL && known) {
+                e = champ_find_stored(self->t.root, NULL, k);
+            }
+            int r = 1;
+            if (e == NULL) {
                 PyErr_SetString(PyExc_SystemError, "popitem: tries disagree");
                 r = -1;
             }
@@ -1224,10 +1284,10 @@ evolver_popitem(PyObject *op, PyObject *unused)
                 self->resized++;
                 result = PyTuple_Pack(2, k, v);
             }
-            evolver_end(self);
+            evolver_finish(self, result != NULL);
+            Py_DECREF(k);
+            Py_DECREF(v);
         }
-        Py_DECREF(k);
-        Py_DECREF(v);
     }
     FM_END_CS();
     return result;

@@ -487,16 +487,18 @@ fd_subscript(PyObject *op, PyObject *key)
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (!Py_IS_TYPE(op, st->frozendict_type)) {
-        PyObject *missing = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__missing__");
+        /* Looked up as dict does (on the class's MRO, bound like any special
+         * method), not as an attribute of the type, which a metaclass
+         * controls. */
+        PyObject *missing = fm_lookup_special(op, "__missing__");
         if (missing != NULL) {
-            PyObject *res = PyObject_CallFunctionObjArgs(missing, op, key, NULL);
+            PyObject *res = PyObject_CallOneArg(missing, key);
             Py_DECREF(missing);
             return res;
         }
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        if (PyErr_Occurred()) {
             return NULL;
         }
-        PyErr_Clear();
     }
     fd_set_key_error(key);
     return NULL;
@@ -628,59 +630,120 @@ done:
 
 /* --- equality and hashing ------------------------------------------------ */
 
+PyObject *
+fd_foreign_base(fm_state *st, PyObject *obj)
+{
+    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    if (types == NULL) {
+        return NULL;
+    }
+    PyObject *found = NULL;
+    if (PyTuple_Check(types)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+            PyObject *base = PyTuple_GET_ITEM(types, i);
+            /* By the real type: PyObject_IsInstance would believe a
+             * __class__ property. */
+            if (base != (PyObject *)st->frozendict_type
+                && fm_is_subtype(Py_TYPE(obj), base)) {
+                found = Py_NewRef(base);
+                break;
+            }
+        }
+    }
+    Py_DECREF(types);
+    return found;
+}
+
 int
 fd_is_anydict(fm_state *st, PyObject *obj)
 {
     if (PyDict_Check(obj) || fd_type_check(st, obj)) {
         return 1;
     }
-    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
-    if (types == NULL) {
-        return -1;
+    PyObject *foreign = fd_foreign_base(st, obj);
+    if (foreign == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
     }
-    int r = PyTuple_Check(types) && PyTuple_GET_SIZE(types)
-            ? PyObject_IsInstance(obj, types) : 0;
-    Py_DECREF(types);
-    return r;
+    Py_DECREF(foreign);
+    return 1;
+}
+
+Py_ssize_t
+fd_mapping_len(fm_state *st, PyObject *mapping)
+{
+    return fd_type_check(st, mapping) ? FD(mapping)->len : evolver_len(mapping);
+}
+
+/* How often an Evolver changed size (0 for anything else). */
+static uint64_t
+fd_resized_of(fm_state *st, PyObject *mapping)
+{
+    return evolver_check(st, mapping) ? evolver_resized(mapping) : 0;
 }
 
 PyObject *
 fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
 {
-    int ok = fd_is_anydict(st, b);
-    if (ok < 0) {
-        return NULL;
+    /* As dict's own ==: both sides are read from their own storage, never
+     * through a subclass's __len__, get or __getitem__.  b is ours (a
+     * frozendict or an Evolver), a dict (any subclass), or another core's or
+     * the builtin frozendict, read through that base type's methods. */
+    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
+    order_node *order = NULL;
+    int own = fd_type_check(st, b) || evolver_check(st, b);
+    Py_ssize_t lb;
+    if (own) {
+        lb = fd_mapping_len(st, b);
     }
-    if (!ok && !evolver_check(st, b)) {
-        Py_RETURN_NOTIMPLEMENTED;
+    else if (PyDict_Check(b)) {
+        lb = PyDict_GET_SIZE(b);
     }
-    Py_ssize_t la = PyObject_Size(a), lb = PyObject_Size(b);
-    if (la < 0 || lb < 0) {
-        return NULL;
+    else {
+        foreign = fd_foreign_base(st, b);
+        if (foreign == NULL) {
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+        }
+        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
+        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
+        Py_XDECREF(n);
+        if (lb == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        get = PyObject_GetAttrString(foreign, "get");
+        if (get == NULL) {
+            goto done;
+        }
     }
-    if (la != lb) {
-        Py_RETURN_FALSE;
+    if (fd_mapping_len(st, a) != lb) {
+        result = Py_NewRef(Py_False);
+        goto done;
     }
-    order_node *order = fd_mapping_order(st, a);
+    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        goto done;
+    }
+    /* An Evolver on either side that changes size meanwhile (from a key's or
+     * a value's __eq__) stops the walk, as it stops an iterator. */
+    uint64_t resized_a = fd_resized_of(st, a), resized_b = fd_resized_of(st, b);
+    order = fd_mapping_order(st, a);
     order_cursor c;
     order_cursor_init(&c, order, 0);
-    PyObject *k, *v, *result = Py_True;
-    PyObject *get = PyDict_CheckExact(b) ? NULL : PyObject_GetAttrString(b, "get");
-    if (!PyDict_CheckExact(b) && get == NULL) {
-        Py_XDECREF(order);
-        return NULL;
-    }
-    PyObject *missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        Py_XDECREF(get);
-        Py_XDECREF(order);
-        return NULL;
-    }
+    PyObject *k, *v;
+    result = Py_True;
     while (order_cursor_next(&c, &k, &v)) {
         PyObject *other;
         Py_INCREF(k);
         Py_INCREF(v);
-        if (get == NULL) {
+        if (own) {
+            int found = fd_mapping_get(st, b, k, &other);
+            if (found == 0) {
+                other = Py_NewRef(missing);
+            }
+            else if (found < 0) {
+                other = NULL;
+            }
+        }
+        else if (get == NULL) {
             other = PyDict_GetItemWithError(b, k);
             if (other == NULL && !PyErr_Occurred()) {
                 other = missing;
@@ -688,7 +751,7 @@ fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
             Py_XINCREF(other);
         }
         else {
-            other = PyObject_CallFunctionObjArgs(get, k, missing, NULL);
+            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
         }
         int r;
         if (other == NULL) {
@@ -703,15 +766,23 @@ fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
         Py_XDECREF(other);
         Py_DECREF(k);
         Py_DECREF(v);
+        if (r >= 0 && (fd_resized_of(st, a) != resized_a
+                       || fd_resized_of(st, b) != resized_b)) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            r = -1;
+        }
         if (r <= 0) {
             result = r < 0 ? NULL : Py_False;
             break;
         }
     }
-    Py_DECREF(missing);
+    result = Py_XNewRef(result);
+done:
+    Py_XDECREF(foreign);
     Py_XDECREF(get);
+    Py_XDECREF(missing);
     Py_XDECREF(order);
-    return Py_XNewRef(result);
+    return result;
 }
 
 static PyObject *
@@ -799,11 +870,8 @@ fd_hash(PyObject *op)
 PyObject *
 fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
 {
-    Py_ssize_t len = PyObject_Size(mapping);
-    if (len < 0) {
-        return NULL;
-    }
-    if (len == 0) {
+    /* The stored length: a subclass's __len__ is never consulted. */
+    if (fd_mapping_len(st, mapping) == 0) {
         return PyUnicode_FromFormat("%U()", name);
     }
     int rec = Py_ReprEnter(mapping);
@@ -823,6 +891,8 @@ fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     order_cursor_init(&c, order, 0);
     PyObject *k, *v;
     int failed = 0;
+    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
+    uint64_t resized = fd_resized_of(st, mapping);
     while (order_cursor_next(&c, &k, &v)) {
         PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
         if (part == NULL || PyList_Append(parts, part) < 0) {
@@ -831,6 +901,11 @@ fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
             break;
         }
         Py_DECREF(part);
+        if (fd_resized_of(st, mapping) != resized) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            failed = 1;
+            break;
+        }
     }
     Py_LeaveRecursiveCall();
     if (failed) {
@@ -857,7 +932,9 @@ done:
 static PyObject *
 fd_repr(PyObject *op)
 {
-    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__name__");
+    /* tp_name, as the builtin prints (never __name__, which a metaclass can
+     * make anything); for a class made in Python that is its __name__. */
+    PyObject *name = PyUnicode_FromString(Py_TYPE(op)->tp_name);
     if (name == NULL) {
         return NULL;
     }
@@ -908,7 +985,9 @@ fd_subclass_state(fm_state *st, PyObject *op)
         state = Py_NewRef(Py_None);
     }
     PyObject *slots = PyDict_New();
-    PyObject *mro = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__mro__");
+    /* The real MRO (a metaclass can make __mro__ anything), held: the
+     * getattr calls below run user code, which may reassign __bases__. */
+    PyObject *mro = Py_XNewRef(Py_TYPE(op)->tp_mro);
     if (slots == NULL || mro == NULL) {
         goto error;
     }
@@ -939,21 +1018,32 @@ fd_subclass_state(fm_state *st, PyObject *op)
                 || PyUnicode_CompareWithASCIIString(name, "__weakref__") == 0) {
                 continue;
             }
-            Py_INCREF(name);
+            /* An exact str (a str subclass's __hash__ or __eq__ never runs). */
+            name = PyUnicode_FromObject(name);
+            if (name == NULL) {
+                Py_DECREF(names);
+                goto error;
+            }
             Py_ssize_t n = PyUnicode_GET_LENGTH(name);
             if (n > 2 && PyUnicode_READ_CHAR(name, 0) == '_'
                 && PyUnicode_READ_CHAR(name, 1) == '_'
                 && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
                      && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
-                PyObject *cname = PyObject_GetAttrString(cls, "__name__");
-                PyObject *stripped = cname ? PyObject_CallMethod(cname, "lstrip", "s", "_") : NULL;
+                /* str.lstrip itself: __name__ may be a str subclass. */
+                PyObject *cname = fm_type_name((PyTypeObject *)cls);
+                PyObject *stripped = cname ? PyObject_CallMethod((PyObject *)&PyUnicode_Type,
+                                                                 "lstrip", "Os", cname, "_")
+                                           : NULL;
                 Py_XDECREF(cname);
                 if (stripped == NULL) {
                     Py_DECREF(name);
                     Py_DECREF(names);
                     goto error;
                 }
-                Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
+                /* Python's name mangling: none in a class named only '_'s. */
+                if (PyUnicode_GET_LENGTH(stripped) > 0) {
+                    Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
+                }
                 Py_DECREF(stripped);
                 if (name == NULL) {
                     Py_DECREF(names);
@@ -1032,7 +1122,9 @@ fd_reduce(PyObject *op, PyObject *unused)
     return r;
 }
 
-/* copy._reconstruct(self, memo, *self.__reduce_ex__(4)) */
+/* copy._reconstruct(self, memo, *self.__reduce_ex__(4)), as copy.copy and
+ * copy.deepcopy do it: a string (a global name, legal for pickle) means the
+ * object is its own copy; anything but a tuple is a TypeError. */
 static PyObject *
 fd_reconstruct(PyObject *op, PyObject *memo)
 {
@@ -1040,9 +1132,25 @@ fd_reconstruct(PyObject *op, PyObject *memo)
     if (rv == NULL) {
         return NULL;
     }
+    if (PyUnicode_Check(rv)) {
+        Py_DECREF(rv);
+        return Py_NewRef(op);
+    }
+    if (!PyTuple_Check(rv)) {
+        PyObject *name = fm_type_fullname(Py_TYPE(op));
+        PyObject *got = name ? fm_type_fullname(Py_TYPE(rv)) : NULL;
+        if (got != NULL) {
+            PyErr_Format(PyExc_TypeError,
+                         "%U.__reduce_ex__() must return a string or a tuple, not %U",
+                         name, got);
+        }
+        Py_XDECREF(name);
+        Py_XDECREF(got);
+        Py_DECREF(rv);
+        return NULL;
+    }
     PyObject *recon = fm_import_attr("copy", "_reconstruct");
-    if (recon == NULL || !PyTuple_Check(rv)) {
-        Py_XDECREF(recon);
+    if (recon == NULL) {
         Py_DECREF(rv);
         return NULL;
     }
@@ -1235,46 +1343,12 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
         return NULL;
     }
     PyObject *result = NULL;
-    int r, changed = 0;   /* changed: some value is not already there */
-    if (fd_type_check(st, other)) {
-        order_node *order = (order_node *)Py_XNewRef(FD(other)->order);
-        order_cursor c;
-        order_cursor_init(&c, order, 0);
-        PyObject *k, *v;
-        r = 0;
-        while (order_cursor_next(&c, &k, &v)) {
-            int a = transient_assoc(st, &t, k, v);
-            if (a < 0) {
-                r = -1;
-                break;
-            }
-            changed |= a;
-        }
-        Py_XDECREF(order);
-    }
-    else {
-        PyObject *items = PyObject_CallMethodNoArgs(other, st->str_items);
-        PyObject *it = items ? PyObject_GetIter(items) : NULL;
-        Py_XDECREF(items);
-        r = it == NULL ? -1 : 0;
-        PyObject *item;
-        while (it != NULL && (item = PyIter_Next(it)) != NULL) {
-            r = PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2
-                ? transient_assoc(st, &t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1))
-                : (PyErr_SetString(PyExc_TypeError, "items() must yield pairs"), -1);
-            Py_DECREF(item);
-            if (r < 0) {
-                break;
-            }
-            changed |= r;
-        }
-        if (it != NULL && r >= 0 && PyErr_Occurred()) {
-            r = -1;
-        }
-        Py_XDECREF(it);
-    }
-    if (r >= 0) {
-        /* Nothing new (every value already there, by identity): self. */
+    /* other is read as dict | other reads it (dict_update_arg). */
+    if (transient_merge(st, &t, other, NULL, NULL, NULL) == 0) {
+        /* t started from op's roots, which op also holds, so any change
+         * copied a root: the same roots mean every value was already there
+         * (by identity), and the result is op itself. */
+        int changed = t.root != FD(op)->root || t.order != FD(op)->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type)
                          : fd_exact(st, op);
     }
@@ -1427,7 +1501,7 @@ fd_nb_sub(PyObject *a, PyObject *b)
     return result;
 }
 
-static int
+int
 fd_compare_seq(const void *x, const void *y)
 {
     uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
@@ -1627,19 +1701,14 @@ fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
     if (missing == NULL) {
         goto done;
     }
-    {
-        PyObject *name = PyUnicode_FromString("get");
-        if (name == NULL) {
+    /* other.get, looked up once; only an AttributeError means there is none
+     * (PyObject_HasAttr would swallow any exception). */
+    get = PyObject_GetAttrString(other, "get");
+    if (get == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
             goto done;
         }
-        int has = PyObject_HasAttr(other, name);
-        if (has) {
-            get = PyObject_GetAttr(other, name);
-        }
-        Py_DECREF(name);
-        if (has && get == NULL) {
-            goto done;
-        }
+        PyErr_Clear();
     }
     order_cursor c;
     order_cursor_init(&c, order, 0);

@@ -21,35 +21,6 @@
 #  define XXROTATE(x) ((x << 13) | (x >> 19))
 #endif
 
-/* The fully qualified type name as C's %T prints it ("module.Qualname",
- * just "Qualname" for builtins and __main__, PEP 737).  New ref or NULL. */
-PyObject *
-hashing_type_name(PyObject *obj)
-{
-    PyObject *tp = (PyObject *)Py_TYPE(obj);
-    PyObject *module = PyObject_GetAttrString(tp, "__module__");
-    if (module == NULL) {
-        return NULL;
-    }
-    PyObject *qualname = PyObject_GetAttrString(tp, "__qualname__");
-    if (qualname == NULL) {
-        Py_DECREF(module);
-        return NULL;
-    }
-    PyObject *result;
-    if (PyUnicode_Check(module)
-        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0
-        && PyUnicode_CompareWithASCIIString(module, "__main__") != 0) {
-        result = PyUnicode_FromFormat("%U.%U", module, qualname);
-    }
-    else {
-        result = Py_NewRef(qualname);
-    }
-    Py_DECREF(module);
-    Py_DECREF(qualname);
-    return result;
-}
-
 int
 hashing_key_hash(PyObject *key, Py_uhash_t *out)
 {
@@ -70,7 +41,7 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
     if (tb != NULL && value != NULL) {
         PyException_SetTraceback(value, tb);
     }
-    PyObject *name = hashing_type_name(key);
+    PyObject *name = fm_type_fullname(Py_TYPE(key));
     if (name == NULL) {
         Py_XDECREF(type);
         Py_XDECREF(value);
@@ -103,6 +74,44 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
     PyErr_SetObject(PyExc_TypeError, exc);
     Py_DECREF(exc);
     return -1;
+}
+
+#define HASHING_PURE_DEPTH 8
+
+static int
+hashing_is_pure(PyObject *key, int depth)
+{
+    hashfunc hash = Py_TYPE(key)->tp_hash;
+    if (hash == PyUnicode_Type.tp_hash || hash == PyLong_Type.tp_hash
+        || hash == PyFloat_Type.tp_hash || hash == PyComplex_Type.tp_hash
+        || hash == PyBytes_Type.tp_hash || hash == PyFrozenSet_Type.tp_hash
+        || hash == PyBaseObject_Type.tp_hash || hash == Py_TYPE(Py_None)->tp_hash) {
+        return 1;
+    }
+    if (hash != PyTuple_Type.tp_hash || !PyTuple_Check(key) || depth >= HASHING_PURE_DEPTH) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+        if (!hashing_is_pure(PyTuple_GET_ITEM(key, i), depth + 1)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int
+hashing_pure_key_hash(PyObject *key, Py_uhash_t *out)
+{
+    if (!hashing_is_pure(key, 0)) {
+        return 0;
+    }
+    Py_hash_t h = PyObject_Hash(key);
+    if (h == -1) {   /* cannot happen for these types; be safe */
+        PyErr_Clear();
+        return 0;
+    }
+    *out = (Py_uhash_t)h;
+    return 1;
 }
 
 int

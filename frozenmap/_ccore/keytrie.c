@@ -202,6 +202,57 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
     }
 }
 
+typedef struct {
+    PyObject *key;
+    champ_entry *found;
+} champ_stored_scan;
+
+static int
+champ_is_stored_key(champ_entry *e, void *arg)
+{
+    champ_stored_scan *scan = arg;
+    if (e->key != scan->key) {
+        return 0;
+    }
+    scan->found = e;
+    return 1;
+}
+
+champ_entry *
+champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
+{
+    if (node == NULL) {
+        return NULL;
+    }
+    if (h == NULL) {
+        champ_stored_scan scan = {key, NULL};
+        champ_foreach(node, champ_is_stored_key, &scan);
+        return scan.found;
+    }
+    int shift = 0;
+    for (;;) {
+        uint32_t bit = CHAMP_BIT(*h, shift);
+        if (node->datamap & bit) {
+            champ_entry *e = &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)];
+            return e->key == key ? e : NULL;
+        }
+        if (!(node->nodemap & bit)) {
+            return NULL;
+        }
+        node = CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)];
+        shift += CHAMP_BITS;
+        if (CHAMP_IS_COLLISION(node)) {
+            champ_collision *c = (champ_collision *)node;
+            for (Py_ssize_t i = 0; i < c->count; i++) {
+                if (c->entries[i].key == key) {
+                    return &c->entries[i];
+                }
+            }
+            return NULL;
+        }
+    }
+}
+
 /* --- insertion ----------------------------------------------------------- */
 
 /* The canonical subtree at shift holding two entries of distinct keys. */

@@ -44,6 +44,84 @@ fm_state_of_type(PyTypeObject *tp)
     return fm_find_state(tp);
 }
 
+/* --- what a type really is (see cfrozenmap.h) ------------------------------ */
+
+/* The part of a static type's tp_name after its last dot. */
+static const char *
+fm_static_type_name(PyTypeObject *tp)
+{
+    const char *dot = strrchr(tp->tp_name, '.');
+    return dot != NULL ? dot + 1 : tp->tp_name;
+}
+
+PyObject *
+fm_type_name(PyTypeObject *tp)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyType_GetName(tp);
+#else
+    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
+        return Py_NewRef(((PyHeapTypeObject *)tp)->ht_name);
+    }
+    return PyUnicode_FromString(fm_static_type_name(tp));
+#endif
+}
+
+PyObject *
+fm_type_fullname(PyTypeObject *tp)
+{
+    /* CPython's type_fullyqualname (what %T prints, 3.13+). */
+    if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
+        return PyUnicode_FromString(tp->tp_name);
+    }
+    PyObject *qualname = ((PyHeapTypeObject *)tp)->ht_qualname;
+    PyObject *key = PyUnicode_InternFromString("__module__");
+    if (key == NULL) {
+        return NULL;
+    }
+    /* The type's own __module__ (borrowed: nothing below runs user code). */
+    PyObject *module = PyDict_GetItemWithError(tp->tp_dict, key);
+    Py_DECREF(key);
+    if (module == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (module != NULL && PyUnicode_Check(module)
+        && PyUnicode_CompareWithASCIIString(module, "builtins") != 0
+        && PyUnicode_CompareWithASCIIString(module, "__main__") != 0) {
+        return PyUnicode_FromFormat("%U.%U", module, qualname);
+    }
+    return Py_NewRef(qualname);
+}
+
+PyObject *
+fm_type_lookup(PyTypeObject *tp, const char *name)
+{
+    PyObject *key = PyUnicode_InternFromString(name);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *r = _PyType_Lookup(tp, key);
+    Py_DECREF(key);
+    return r;
+}
+
+PyObject *
+fm_lookup_special(PyObject *obj, const char *name)
+{
+    PyObject *attr = fm_type_lookup(Py_TYPE(obj), name);
+    if (attr == NULL) {
+        return NULL;
+    }
+    descrgetfunc get = Py_TYPE(attr)->tp_descr_get;
+    if (get == NULL) {
+        return Py_NewRef(attr);
+    }
+    Py_INCREF(attr);   /* the binding may run code that drops it from the type */
+    PyObject *bound = get(attr, obj, (PyObject *)Py_TYPE(obj));
+    Py_DECREF(attr);
+    return bound;
+}
+
 static int
 fm_traverse(PyObject *module, visitproc visit, void *arg)
 {

@@ -69,16 +69,29 @@ view_iter_select(int kind, PyObject *k, PyObject *v)
     }
 }
 
+/* Whether the Evolver iterated changed size (RuntimeError set): checked
+ * before each step and not consumed, so every later call raises too, as
+ * dict's iterators do, until the walk has reached its end. */
+static int
+view_iter_stale(iter_object *it)
+{
+    if (it->evolver != NULL && it->cursor.depth >= 0
+        && evolver_resized(it->evolver) != it->resized) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+        return 1;
+    }
+    return 0;
+}
+
 static PyObject *
 view_iter_next(PyObject *op)
 {
     iter_object *it = ITER(op);
     PyObject *k, *v;
-    if (!order_cursor_next(&it->cursor, &k, &v)) {
+    if (view_iter_stale(it)) {
         return NULL;
     }
-    if (it->evolver != NULL && evolver_resized(it->evolver) != it->resized) {
-        PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+    if (!order_cursor_next(&it->cursor, &k, &v)) {
         return NULL;
     }
     it->remaining--;
@@ -130,6 +143,9 @@ view_iter_reduce(PyObject *op, PyObject *unused)
 {
     iter_object *it = ITER(op);
     fm_state *st = fm_state_of_type(Py_TYPE(op));
+    if (view_iter_stale(it)) {   /* as next() would (and dict's __reduce__) */
+        return NULL;
+    }
     order_cursor copy = it->cursor;   /* pickling does not consume it */
     PyObject *rest = PyList_New(0), *k, *v;
     if (rest == NULL) {
@@ -233,7 +249,9 @@ view_kind(fm_state *st, PyObject *op)
 static Py_ssize_t
 view_len(PyObject *op)
 {
-    return PyObject_Size(VIEW(op)->mapping);
+    /* The stored length: a subclass's __len__ is never consulted. */
+    PyObject *mapping = VIEW(op)->mapping;
+    return mapping == NULL ? 0 : fd_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
 }
 
 static PyObject *
@@ -422,8 +440,18 @@ view_from_iterable(PyObject *cls, PyObject *it)
     return PySet_New(it);
 }
 
+/* Like dict's views, a view is not pickled or copied (whatever the
+ * protocol: copyreg would otherwise try protocols 0 and 1 by other means). */
+static PyObject *
+view_reduce(PyObject *op, PyObject *unused)
+{
+    PyErr_Format(PyExc_TypeError, "cannot pickle '%s' object", Py_TYPE(op)->tp_name);
+    return NULL;
+}
+
 static PyMethodDef view_setlike_methods[] = {
     {"__reversed__", view_reversed, METH_NOARGS, NULL},
+    {"__reduce__", view_reduce, METH_NOARGS, NULL},
     {"isdisjoint", view_isdisjoint, METH_O,
      "Return True if the view and other have no elements in common."},
     {"_from_iterable", view_from_iterable, METH_O | METH_CLASS, NULL},
@@ -432,6 +460,7 @@ static PyMethodDef view_setlike_methods[] = {
 
 static PyMethodDef view_values_methods[] = {
     {"__reversed__", view_reversed, METH_NOARGS, NULL},
+    {"__reduce__", view_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 

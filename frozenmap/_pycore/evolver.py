@@ -30,13 +30,14 @@ import threading
 from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
-from .hashing import acc_replace, key_hash
+from .hashing import acc_replace, key_hash, pure_key_hash
 from .paths import path_delete, path_get, path_set, path_update
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
     Entry,
     champ_find,
+    champ_find_stored,
     champ_identical,
     champ_put,
     champ_remove,
@@ -119,7 +120,10 @@ class Transient:
 
     def _assoc(self, key: Any, value: Any) -> bool:
         """Set ``key`` to ``value``; False if it already held that very object."""
-        h = key_hash(key)
+        return self._assoc_hashed(key_hash(key), key, value)
+
+    def _assoc_hashed(self, h: int, key: Any, value: Any) -> bool:
+        """``_assoc`` for a key whose hash is known (a stored key)."""
         old = champ_find(self.root, h, key)
         if old is None:
             acc = acc_replace(self.acc, h, None, value, False, True)
@@ -170,6 +174,38 @@ class Transient:
         return cls._from_parts(self.root, self.order, self.length, self.next_seq, self.acc)
 
 
+class _Snapshot:
+    """A walk over an Evolver's items that raises ``RuntimeError`` once the
+    Evolver changed size, and again on every later call, as dict's iterators
+    do (until the walk has reached its end)."""
+
+    __slots__ = ("_evolver", "_resized", "_walk", "_done")
+
+    def __init__(self, evolver: "Evolver", resized: int, walk: Iterator[Tuple[Any, Any]]) -> None:
+        self._evolver = evolver
+        self._resized = resized
+        self._walk = walk
+        self._done = False
+
+    def __iter__(self) -> "_Snapshot":
+        return self
+
+    def __next__(self) -> Tuple[Any, Any]:
+        if self._done:
+            raise StopIteration
+        if self._evolver._resized != self._resized:
+            raise RuntimeError("Evolver changed size during iteration")
+        try:
+            return next(self._walk)
+        except StopIteration:
+            self._done = True
+            raise
+
+    def _rewound(self, rest: Any) -> "_Snapshot":
+        """The same walk over ``rest`` (what an iterator's ``__reduce__`` read)."""
+        return _Snapshot(self._evolver, self._resized, iter(rest))
+
+
 class Evolver(Transient):
     """A mutable ``MutableMapping`` over a private copy-on-write version.
 
@@ -190,26 +226,21 @@ class Evolver(Transient):
 
     __slots__ = ("_busy", "_resized", "_frozen", "_lock", "_reading", "_origin")
 
+    # The views and repr read the stored length as mapping._len (never a
+    # subclass's __len__): here that is Transient's length slot.
+    _len: Any = Transient.__dict__["length"]
+
     _shared = True
 
     __module__ = "frozenmap"
     __class_getitem__: Any = classmethod(GenericAlias)
     __hash__ = None  # type: ignore[assignment]
 
-    def __init__(self, source: Any = _MISSING) -> None:
-        from .frozendict import frozendict
-
-        if source is _MISSING:
-            source = frozendict()
-        elif not isinstance(source, frozendict):
-            source = frozendict(source)
-        frozen = source if type(source) is frozendict else None
-        if getattr(self, "_lock", None) is not None:
-            self._restart(source, frozen)
-            return
-        Transient.__init__(
-            self, source._root, source._order, source._len, source._next_seq, source._acc
-        )
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Evolver":
+        # An empty, usable evolver even without __init__ (as in the C core,
+        # and as dict.__new__(dict) is an empty dict).
+        self = object.__new__(cls)
+        Transient.__init__(self, acc=0)
         self._busy = False
         self._resized = 0
         self._reading = 0
@@ -217,13 +248,25 @@ class Evolver(Transient):
         # (the C core has a lock of its own; the GIL does not make a
         # multi-step Python edit atomic, so this core locks too).
         self._lock = threading.RLock()
-        self._frozen = frozen
+        self._frozen = None
         # The last version published (or the source): freeze() returns it
         # when the edits since then cancel out.
-        self._origin = frozen
+        self._origin = None
+        return self
+
+    def __init__(self, source: Any = _MISSING) -> None:
+        from .frozendict import frozendict
+
+        if source is _MISSING:
+            source = frozendict()
+        elif not issubclass(type(source), frozendict):
+            source = frozendict(source)
+        frozen = source if type(source) is frozendict else None
+        self._restart(source, frozen)
 
     def _restart(self, source: Any, frozen: Any) -> None:
-        """``__init__`` on a live evolver: a clean restart, as one edit."""
+        """Install ``source``'s contents as one edit (``__init__``, also on a
+        live evolver: a clean restart; ``RuntimeError`` inside an edit)."""
         self._begin()
         try:
             # Install the new state before the old one is released: the
@@ -293,22 +336,15 @@ class Evolver(Transient):
     def __contains__(self, key: object) -> bool:
         return self._lookup(key) is not None
 
-    def _snapshot(self, items: Iterator[Tuple[Any, Any]]) -> Iterator[Tuple[Any, Any]]:
-        resized = self._resized
-        for item in items:
-            if self._resized != resized:
-                raise RuntimeError("Evolver changed size during iteration")
-            yield item
-
     def _items(self) -> Iterator[Tuple[Any, Any]]:
         with self._lock:
             self._seal()  # the walk below sees nodes no edit will touch again
-            return self._snapshot(order_items(self.order))
+            return _Snapshot(self, self._resized, order_items(self.order))
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
         with self._lock:
             self._seal()
-            return self._snapshot(order_items_reversed(self.order))
+            return _Snapshot(self, self._resized, order_items_reversed(self.order))
 
     __iter__ = mapping_iter
     __reversed__ = mapping_reversed
@@ -383,14 +419,24 @@ class Evolver(Transient):
         return default
 
     def popitem(self) -> Tuple[Any, Any]:
-        """Remove and return the last ``(key, value)`` added (LIFO).  Cost: O(log n)."""
+        """Remove and return the last ``(key, value)`` added (LIFO).
+
+        As ``dict.popitem``, the key is not hashed again.  Cost: O(log n); O(n)
+        for a key whose hash runs Python code (a class defining ``__hash__``).
+        """
         self._begin()
         try:
             item = order_last(self.order)
             if item is None:
                 raise KeyError("popitem(): evolver is empty")
-            entry = champ_find(self.root, key_hash(item[0]), item[0])
-            assert entry is not None and entry[2] is item[0]
+            # As dict.popitem, the key is not hashed again: its entry is found
+            # by identity (see champ_find_stored).
+            key = item[0]
+            entry = champ_find_stored(self.root, pure_key_hash(key), key)
+            if entry is None:
+                entry = champ_find_stored(self.root, None, key)
+            if entry is None:
+                raise SystemError("popitem: tries disagree")
             self._remove_entry(entry)
             self._resized += 1
         finally:

@@ -15,6 +15,7 @@ import builtins
 import copy as _copy
 import copyreg
 import inspect
+import sys
 import threading
 from collections import OrderedDict
 from types import GenericAlias
@@ -22,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 
 from .. import _common
 from .evolver import Evolver, Transient
-from .hashing import _type_name, hash_finalize, key_hash, pair_hash, shuffle_bits
+from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
@@ -47,7 +48,15 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
-from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
+from .typeinfo import lookup_special, type_dict, type_fullname, type_lookup, type_mro, type_name
+from .views import (
+    mapping_items,
+    mapping_iter,
+    mapping_keys,
+    mapping_len,
+    mapping_reversed,
+    mapping_values,
+)
 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
@@ -107,8 +116,26 @@ def _foreign_frozendict_types() -> Tuple[type, ...]:
 
 
 def _is_anydict(obj: Any) -> bool:
-    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``."""
-    return isinstance(obj, (dict, frozendict)) or isinstance(obj, _foreign_frozendict_types())
+    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``.
+
+    By its real type: ``isinstance`` would believe a ``__class__`` property.
+    """
+    cls = type(obj)
+    return issubclass(cls, (dict, frozendict)) or _foreign_base(cls) is not None
+
+
+def _foreign_base(cls: type) -> Any:
+    """The frozendict type of another core (or the builtin) that ``cls`` derives
+    from, or None."""
+    for base in _foreign_frozendict_types():
+        if base is not frozendict and issubclass(cls, base):
+            return base
+    return None
+
+
+def _default_iter(cls: type, base: type) -> bool:
+    """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
+    return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
 
 
 def _sequence_error(index: int) -> TypeError:
@@ -119,31 +146,46 @@ def _sequence_error(index: int) -> TypeError:
     return exc
 
 
+def _keys_not_iterable(cls: type, keys_type: type) -> str:
+    """dict's message when ``keys()`` returns something not iterable."""
+    if sys.version_info >= (3, 15):
+        return "%s.keys() must return an iterable, not %s" % (
+            type_fullname(cls),
+            type_fullname(keys_type),
+        )
+    return "%s.keys() returned a non-iterable (type %s)" % (type_name(cls), type_name(keys_type))
+
+
 def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None:
     """Add ``arg`` (as ``dict(arg)`` reads it) and then ``kwargs`` to ``t``.
 
-    An exact dict or any frozendict is read directly; an object with ``keys``
-    through ``keys()`` and ``obj[key]``; anything else as an iterable of pairs,
-    with ``dict``'s errors.  Later duplicates win; the first key object stays.
+    As ``dict.update`` does (``dict_merge``): a frozendict of this core, and a
+    dict or another core's frozendict (subclasses included) that does not
+    override ``__iter__``, are read from their own storage -- overridden
+    ``keys``, ``items``, ``__getitem__`` are never called; another object with
+    ``keys`` is read through ``keys()`` and ``obj[key]``; anything else as an
+    iterable of pairs, with ``dict``'s errors.  Later duplicates win; the first
+    key object stays.
     """
-    if isinstance(arg, frozendict) or type(arg) is dict or isinstance(
-        arg, _foreign_frozendict_types()
-    ):
-        if not t.length and type(arg) is dict:
+    cls = type(arg)
+    if issubclass(cls, frozendict):
+        _merge_frozendict(t, arg)
+    elif issubclass(cls, dict) and _default_iter(cls, dict):
+        if not t.length and cls is dict:
             _bulk_load(t, arg)
         else:
-            items: Any = getattr(arg, "items")()
-            for key, value in items:
+            for key, value in dict.items(arg):
                 t._assoc(key, value)
-    elif hasattr(arg, "keys"):
-        keys = arg.keys()
+    elif (foreign := _foreign_base(cls)) is not None and _default_iter(cls, foreign):
+        for key, value in foreign.items(arg):
+            t._assoc(key, value)
+    elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
+        keys = keys_method()
         try:
             it = iter(keys)
         except TypeError:
-            raise TypeError(  # the builtin's (3.15) message
-                "%s.keys() must return an iterable, not %s" % (_type_name(arg), _type_name(keys))
-            ) from None
-        for key in it:
+            raise TypeError(_keys_not_iterable(cls, type(keys))) from None
+        for key in list(it):  # all the keys first, then the lookups, as dict does
             t._assoc(key, arg[key])
     else:
         for index, element in enumerate(arg):
@@ -161,6 +203,13 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
     if kwargs:
         for key, value in kwargs.items():
             t._assoc(key, value)
+
+
+def _merge_frozendict(t: Transient, source: "frozendict") -> None:
+    """Add a frozendict's items in its order, with their stored hashes: stored
+    keys are never hashed again."""
+    for entry in sorted(champ_entries(source._root), key=_seq_of):
+        t._assoc_hashed(entry[0], entry[2], entry[3])
 
 
 def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
@@ -185,24 +234,54 @@ def mapping_equal(a: Any, b: Any) -> Any:
     """``a == b`` for a frozendict or Evolver ``a``, following ``dict``'s rules.
 
     Order is ignored; the other operand must be a dict, a frozendict (any) or an
-    Evolver, otherwise the answer is ``NotImplemented``.
+    Evolver, otherwise the answer is ``NotImplemented``.  As in ``dict``'s own
+    ``==``, both sides are read from their own storage: a subclass's ``__len__``,
+    ``get`` or ``__getitem__`` is never called.  An Evolver on either side that
+    changes size meanwhile (from a key's or value's ``__eq__``) raises
+    ``RuntimeError``.
     """
-    if not (_is_anydict(b) or isinstance(b, Evolver)):
-        return NotImplemented
-    if len(a) != len(b):
+    cls = type(b)
+    b_get: Any
+    if issubclass(cls, (frozendict, Evolver)):
+        b_len = mapping_len(b)
+        b_get = _stored_get
+    elif issubclass(cls, dict):
+        b_len = dict.__len__(b)
+        b_get = dict.get
+    else:
+        foreign = _foreign_base(cls)
+        if foreign is None:
+            return NotImplemented
+        b_len = foreign.__len__(b)
+        b_get = foreign.get
+    if mapping_len(a) != b_len:
         return False
+    a_resized = _resized_of(a)
+    b_resized = _resized_of(b)
     for key, value in a._items():
-        other = b.get(key, _MISSING)
-        if other is _MISSING:
-            return False
-        if not (value is other or value == other):
+        other = b_get(b, key, _MISSING)
+        equal = other is not _MISSING and (value is other or bool(value == other))
+        if _resized_of(a) != a_resized or _resized_of(b) != b_resized:
+            raise RuntimeError("Evolver changed size during iteration")
+        if not equal:
             return False
     return True
 
 
+def _stored_get(mapping: Any, key: Any, default: Any) -> Any:
+    """``get`` of a frozendict or Evolver of this core, never a subclass's."""
+    entry = mapping._lookup(key)
+    return default if entry is None else entry[3]
+
+
+def _resized_of(mapping: Any) -> int:
+    """How often an Evolver changed size (-1 for anything else)."""
+    return mapping._resized if issubclass(type(mapping), Evolver) else -1
+
+
 def items_repr(mapping: Any, name: str) -> str:
     """``Name({k: v, ...})``, ``Name()`` when empty, ``Name({...})`` on recursion."""
-    if not len(mapping):
+    if not mapping_len(mapping):
         return "%s()" % name
     running = getattr(_repr_running, "ids", None)
     if running is None:
@@ -221,17 +300,26 @@ def _subclass_state(obj: Any) -> Any:
     """A subclass instance's ``__dict__`` and slot values, as pickle stores them."""
     state = getattr(obj, "__dict__", None) or None
     slots = {}
-    for cls in type(obj).__mro__:
+    # The real MRO, dicts and names: a metaclass can make __mro__, __dict__
+    # and __name__ anything.
+    for cls in type_mro(type(obj)):
         if cls is frozendict:
             break
-        names = cls.__dict__.get("__slots__", ())
-        if isinstance(names, str):
+        names = type_dict(cls).get("__slots__", ())
+        if issubclass(type(names), str):
             names = (names,)
+        else:
+            names = tuple(names)
         for name in names:
+            if not issubclass(type(name), str):
+                continue
+            name = str.__str__(name)  # an exact str: a subclass's methods never run
             if name in ("__dict__", "__weakref__"):
                 continue
             if name.startswith("__") and not name.endswith("__"):
-                name = "_%s%s" % (cls.__name__.lstrip("_"), name)
+                stripped = type_name(cls).lstrip("_")
+                if stripped:  # Python's name mangling: none in a class named only '_'s
+                    name = "_%s%s" % (stripped, name)
             try:
                 slots[name] = getattr(obj, name)
             except AttributeError:
@@ -239,6 +327,21 @@ def _subclass_state(obj: Any) -> Any:
     if slots:
         return (state, slots)
     return state
+
+
+def _reconstruct(obj: Any, memo: Any) -> Any:
+    """``copy._reconstruct(obj, memo, *obj.__reduce_ex__(4))``, as ``copy`` does
+    it: a string (a global name, legal for pickle) means ``obj`` is its own
+    copy; anything but a tuple is a ``TypeError``."""
+    rv = obj.__reduce_ex__(4)
+    if issubclass(type(rv), str):
+        return obj
+    if not issubclass(type(rv), tuple):
+        raise TypeError(
+            "%s.__reduce_ex__() must return a string or a tuple, not %s"
+            % (type_fullname(type(obj)), type_fullname(type(rv)))
+        )
+    return _copy._reconstruct(obj, memo, *rv)  # type: ignore[attr-defined]
 
 
 # --- the type --------------------------------------------------------------------
@@ -280,7 +383,7 @@ class frozendict:
             raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
         if args:
             arg = args[0]
-            if not kwargs and isinstance(arg, frozendict):
+            if not kwargs and issubclass(type(arg), frozendict):
                 if cls is frozendict and type(arg) is frozendict:
                     return arg
                 return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
@@ -355,9 +458,12 @@ class frozendict:
         if entry is not None:
             return entry[3]
         if type(self) is not frozendict:
-            missing = getattr(type(self), "__missing__", None)
-            if missing is not None:
-                return missing(self, key)
+            # Looked up as dict does (on the class's MRO, bound like any
+            # special method), not as an attribute of the type, which a
+            # metaclass controls.
+            found, missing = lookup_special(self, "__missing__")
+            if found:
+                return missing(key)
         raise KeyError(key)
 
     def get(self, key: Any = _NOARG, default: Any = None, /, *extra: Any, **kwargs: Any) -> Any:
@@ -423,11 +529,11 @@ class frozendict:
             for key in iterable:
                 t._assoc(key, value)
             return t._publish(frozendict)  # type: ignore[no-any-return]
-        start = cls()
-        if not isinstance(start, frozendict):
+        start: Any = cls()
+        if not issubclass(type(start), frozendict):
             for key in iterable:
                 start[key] = value
-            return start
+            return start  # type: ignore[no-any-return]
         t = start._transient()
         for key in iterable:
             t._assoc(key, value)
@@ -436,14 +542,15 @@ class frozendict:
     # --- equality and hashing --------------------------------------------------------
 
     def __eq__(self, other: object) -> Any:
-        if isinstance(other, frozendict):
-            if self is other:
+        if issubclass(type(other), frozendict):  # (not isinstance: see _is_anydict)
+            that: Any = other
+            if self is that:
                 return True
-            if self._len != other._len:
+            if self._len != that._len:
                 return False
-            if self._hash is not None and other._hash is not None and self._hash != other._hash:
+            if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
-            return champ_equal(self._root, other._root)
+            return champ_equal(self._root, that._root)
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
@@ -471,7 +578,9 @@ class frozendict:
     # --- repr, pickle, copy ----------------------------------------------------------
 
     def __repr__(self) -> str:
-        return items_repr(self, type(self).__name__)
+        # The real name, as the builtin prints tp_name (a metaclass can make
+        # __name__ anything).
+        return items_repr(self, type_name(type(self)))
 
     def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
         return (dict(self._items()),)
@@ -488,11 +597,11 @@ class frozendict:
     def __copy__(self) -> "frozendict":
         if type(self) is frozendict:
             return self
-        return _copy._reconstruct(self, None, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+        return _reconstruct(self, None)  # type: ignore[no-any-return]
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
         if type(self) is not frozendict:
-            return _copy._reconstruct(self, memo, *self.__reduce_ex__(4))  # type: ignore[attr-defined, no-any-return]
+            return _reconstruct(self, memo)  # type: ignore[no-any-return]
         items = {_copy.deepcopy(k, memo): _copy.deepcopy(v, memo) for k, v in self._items()}
         existing = memo.get(id(self))
         if existing is not None:
@@ -553,35 +662,35 @@ class frozendict:
             # The builtin's order: frozendict() | frozendict() is the right side.
             if not self._len and type(other) is frozendict:
                 return other
-            if not other and (type(other) is dict or type(other) is frozendict):
+            if (type(other) is dict and not dict.__len__(other)) or (
+                type(other) is frozendict and not other._len
+            ):
                 return self
         t = self._transient()
-        changed = False
-        for key, value in other.items():
-            if t._assoc(key, value):
-                changed = True
-        if not changed:  # every value already there, by identity
-            return self._exact()
+        merge_into(t, other, None)  # as dict | other reads other
+        if t.root is self._root and t.order is self._order:
+            return self._exact()  # every value already there, by identity
         return t._publish(frozendict)
 
     def __ror__(self, other: Any) -> Any:
-        if isinstance(other, OrderedDict):
+        cls = type(other)
+        if issubclass(cls, OrderedDict):
             # OrderedDict's | takes the builtin frozendict (3.15): the same here
-            ordered = other.__class__(other)
+            ordered = cls(other)
             ordered.update(self)
             return ordered
-        if isinstance(other, dict):
+        if issubclass(cls, dict):
             result = dict.copy(other)
             result.update(self._items())
             return result
-        if _builtin_frozendict is not None and isinstance(other, _builtin_frozendict):
+        if _builtin_frozendict is not None and issubclass(cls, _builtin_frozendict):
             # builtin | ours: the left side's type, as dict | frozendict is a dict
             return other | dict(self._items())
-        if isinstance(other, frozendict):
+        if issubclass(cls, frozendict):
             # (only reached by a direct fd.__ror__(x) call) x | fd, with the
             # shortcuts only for an exact x, as the builtin's slot does
             return frozendict.__or__(other, self)
-        if isinstance(other, _foreign_frozendict_types()):  # the other core's: a new one
+        if _is_anydict(other):  # the other core's: a new one
             t = Transient()
             merge_into(t, other, None)
             merge_into(t, self, None)
@@ -740,7 +849,7 @@ class frozendict:
         return _common.merge_with(self, fn, others)  # type: ignore[no-any-return]
 
     def _diff(self, other: Any) -> "_common.Diff":
-        if isinstance(other, frozendict):
+        if issubclass(type(other), frozendict):
             added: List[Entry] = []
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []
@@ -821,8 +930,10 @@ def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
     """``diff`` against any mapping: one pass over each side."""
     removed = Transient()
     changed = Transient()
+    # other.get, looked up once; only an AttributeError means there is none
+    get = getattr(other, "get", _MISSING)
     for key, old in fd._items():
-        new = other.get(key, _MISSING) if hasattr(other, "get") else _MISSING
+        new = _MISSING if get is _MISSING else get(key, _MISSING)
         if new is _MISSING:
             if key in other:
                 new = other[key]
@@ -833,7 +944,7 @@ def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
             changed._assoc(key, (old, new))
     added = Transient()
     for key in other:
-        if key not in fd:
+        if fd._lookup(key) is None:  # (never a subclass's __contains__)
             added._assoc(key, other[key])
     return _common.Diff(
         added._publish(frozendict), removed._publish(frozendict), changed._publish(frozendict)

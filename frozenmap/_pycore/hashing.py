@@ -18,9 +18,12 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
+from .typeinfo import type_fullname, type_lookup
+
 __all__ = [
     "MASK",
     "key_hash",
+    "pure_key_hash",
     "pair_hash",
     "shuffle_bits",
     "hash_finalize",
@@ -38,16 +41,6 @@ _XXPRIME_5 = 2870177450012600261
 _MASK64 = (1 << 64) - 1
 
 
-def _type_name(obj: Any) -> str:
-    """The fully qualified type name, as C's ``%T`` prints it (no module for
-    ``builtins`` and ``__main__``)."""
-    cls = type(obj)
-    module = cls.__module__
-    if module in ("builtins", "__main__"):
-        return cls.__qualname__
-    return "%s.%s" % (module, cls.__qualname__)
-
-
 def key_hash(key: Any) -> int:
     """Return the unsigned hash of ``key``, with PEP 814's unhashable-key message.
 
@@ -60,8 +53,38 @@ def key_hash(key: Any) -> int:
         if type(exc) is not TypeError:
             raise
         raise TypeError(
-            "cannot use '%s' as a frozendict key (%s)" % (_type_name(key), exc)
+            "cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc)
         ) from None
+
+
+def _hash_slot(cls: type) -> Any:
+    return type_lookup(cls, "__hash__")[1]
+
+
+# The __hash__ of types whose hash runs no Python code and never changes.
+_PURE_HASHES = tuple(
+    _hash_slot(cls) for cls in (str, int, float, complex, bytes, frozenset, object, type(None))
+)
+_TUPLE_HASH = _hash_slot(tuple)
+_PURE_DEPTH = 8
+
+
+def pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
+    """The unsigned hash of ``key`` if computing it runs no Python code (str,
+    int, float, bytes, frozenset, the default identity hash, and tuples of
+    those), else None.  Such a hash cannot have changed since the key was
+    stored, so it finds the key's entry without calling its ``__hash__``.
+    """
+    method = _hash_slot(type(key))
+    for pure in _PURE_HASHES:
+        if method is pure:
+            return hash(key) & MASK
+    if method is _TUPLE_HASH and depth < _PURE_DEPTH:
+        for item in tuple.__iter__(key):  # never a subclass's __iter__
+            if pure_key_hash(item, depth + 1) is None:
+                return None
+        return hash(key) & MASK
+    return None
 
 
 def pair_hash(khash: int, value: Any) -> int:

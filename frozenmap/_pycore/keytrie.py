@@ -145,6 +145,36 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
         shift += BITS
 
 
+def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
+    """The entry holding this very key object, found by identity alone: no
+    ``__eq__`` and no ``__hash__`` runs (a stored key is never hashed again).
+
+    With the key's hash known (``h``), O(log32 n); with ``h`` None, a scan of
+    every entry, O(n).
+    """
+    if h is None:
+        for entry in champ_entries(root):
+            if entry[2] is key:
+                return entry
+        return None
+    node: Node = root
+    shift = 0
+    while True:
+        if type(node) is CollisionNode:
+            for entry in node.entries:
+                if entry[2] is key:
+                    return entry
+            return None
+        bit = 1 << ((h >> shift) & DIGIT_MASK)
+        if node.datamap & bit:  # type: ignore[union-attr]
+            entry = node.entries[_index(node.datamap, bit)]  # type: ignore[union-attr]
+            return entry if entry[2] is key else None
+        if not node.nodemap & bit:  # type: ignore[union-attr]
+            return None
+        node = node.children[_index(node.nodemap, bit)]  # type: ignore[union-attr]
+        shift += BITS
+
+
 # --- insertion ---------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ follows dict's views step for step (same results, same exceptions).
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
-A view asks its mapping for four things only: ``len()``, ``_items()`` and
+A view asks its mapping for four things only: ``_len``, ``_items()`` and
 ``_items_reversed()`` (iterators of ``(key, value)`` in insertion order, walking
 the order trie with no lookups) and ``_lookup(key)`` (the key-trie entry or
 None).  Iteration never calls user code.
@@ -31,6 +31,7 @@ __all__ = [
     "frozendict_items",
     "frozendict_iterator",
     "mapping_iter",
+    "mapping_len",
     "mapping_reversed",
     "mapping_keys",
     "mapping_values",
@@ -69,8 +70,10 @@ class frozendict_iterator:
         return max(self._remaining, 0)
 
     def __reduce__(self) -> Any:
-        rest = list(self._walk)
-        self._walk = iter(rest)
+        walk = self._walk
+        rest = list(walk)  # an Evolver's walk raises RuntimeError if it changed size
+        rewound = getattr(walk, "_rewound", None)  # an Evolver's: keeps checking
+        self._walk = iter(rest) if rewound is None else rewound(rest)
         select = self._select
         return (iter, ([item if select is None else select(item) for item in rest],))
 
@@ -83,15 +86,19 @@ class _View:
     _select: Any = None  # what an iterator yields of each (key, value)
 
     def __len__(self) -> int:
-        return len(self._mapping)
+        return mapping_len(self._mapping)
 
     def __iter__(self) -> Iterator[Any]:
-        return frozendict_iterator(self._mapping._items(), self._select, len(self._mapping))
+        return frozendict_iterator(self._mapping._items(), self._select, mapping_len(self._mapping))
 
     def __reversed__(self) -> Iterator[Any]:
         return frozendict_iterator(
-            self._mapping._items_reversed(), self._select, len(self._mapping)
+            self._mapping._items_reversed(), self._select, mapping_len(self._mapping)
         )
+
+    def __reduce__(self) -> Any:
+        # Like dict's views (and the C core's): a view is not pickled or copied.
+        raise TypeError("cannot pickle '%s' object" % type(self).__name__)
 
     @property
     def mapping(self) -> "MappingProxyType[Any, Any]":
@@ -149,6 +156,15 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
 
 # The read methods frozendict and Evolver share (bound as class attributes in
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
+
+
+def mapping_len(mapping: Any) -> int:
+    """The stored length of a frozendict or Evolver (``_len``).
+
+    What ``repr``, ``==`` and the views use: like ``dict``'s own operations,
+    they never call a subclass's ``__len__``.
+    """
+    return mapping._len  # type: ignore[no-any-return]
 
 
 def mapping_iter(self: Any) -> Iterator[Any]:
