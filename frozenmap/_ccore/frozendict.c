@@ -1472,12 +1472,16 @@ fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
         if (name == NULL) {
             goto done;
         }
-        int has = PyObject_HasAttr(other, name);
-        if (has) {
-            get = PyObject_GetAttr(other, name);
-        }
+        /* as the pure core's hasattr(): only an AttributeError means "no
+         * get"; any other error (a MemoryError) propagates.  (PyObject_HasAttr
+         * would swallow it: unraisable on 3.13, silent before.) */
+#if PY_VERSION_HEX >= 0x030D0000
+        int has = PyObject_GetOptionalAttr(other, name, &get);
+#else
+        int has = _PyObject_LookupAttr(other, name, &get);
+#endif
         Py_DECREF(name);
-        if (has && get == NULL) {
+        if (has < 0) {
             goto done;
         }
     }
