@@ -95,16 +95,9 @@ fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # A clean copy of the tree (tracked and new files, no build/ or in-place *.so).
-mkdir -p "$WORK/src"
-if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
-        | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$WORK/src" -xf -
-else
-    tar -C "$ROOT" --exclude=./.git --exclude='./.venv*' --exclude=./build \
-        --exclude='*.egg-info' --exclude='*.so' --exclude='__pycache__' \
-        --exclude=./.hypothesis -cf - . | tar -C "$WORK/src" -xf -
-fi
-find "$WORK/src" -name '*.so' -delete
+# shellcheck source=scripts/lib/copy-source.sh
+. "$ROOT/scripts/lib/copy-source.sh"
+copy_source "$WORK/src"
 
 echo "== building the C core against the debug interpreter"
 if ! FROZENMAP_REQUIRE_C=1 timeout -k 30 900 "$VENV_DBG/bin/python" -m pip install "${PIP_FLAGS[@]}" \
