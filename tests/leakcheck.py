@@ -30,6 +30,14 @@ allocator, which is what ``PyObject_Malloc``/``PyObject_GC_New`` and
 count is always 0, so the check falls back to the number of blocks traced by
 ``tracemalloc``, which sees every domain, raw ``malloc`` included.
 
+On a debug interpreter (``sys.gettotalrefcount``, e.g. Debian's
+``python3.11d``; ``scripts/checks/55-refleaks-dbg.sh``) the total reference
+count is measured too, as CPython's ``regrtest -R`` does: a group leaks when
+either count grows above the tolerance in every batch.  The reference count
+sees what the block count cannot: a reference leaked to an object that exists
+anyway (``None``, a key, a type), which allocates nothing.  ``--refs off``
+turns it off.
+
 Then the cycle check: maps whose values refer back to the map (directly, or
 through an Evolver, a subclass instance's ``__dict__``, a view, an iterator, a
 ``Diff``) are built and dropped; a sentinel object inside each cycle must be
@@ -945,12 +953,18 @@ def cycle_colliding(ns, sentinel):
 class Counter:
     """Counts allocated blocks: pymalloc's count, or tracemalloc's under malloc."""
 
-    def __init__(self, metric):
+    def __init__(self, metric, refs="auto"):
         if metric == "auto":
             metric = "blocks" if sys.getallocatedblocks() > 0 else "tracemalloc"
         self.metric = metric
         if metric == "tracemalloc" and not tracemalloc.is_tracing():
             tracemalloc.start(1)
+        have_refs = hasattr(sys, "gettotalrefcount")  # debug builds only
+        if refs == "on" and not have_refs:
+            raise SystemExit("leakcheck: --refs on needs a debug interpreter (sys.gettotalrefcount)")
+        self.refs = have_refs and refs != "off"
+        # one reading per name, in this order, from each call
+        self.names = (() if metric == "none" else (metric,)) + (("refs",) if self.refs else ())
 
     def __call__(self):
         # The type attribute cache holds a strong reference to the name of each
@@ -962,14 +976,23 @@ class Counter:
         gc.collect()
         gc.collect()
         gc.collect()
+        readings = []
+        if self.refs:
+            readings.append(sys.gettotalrefcount())
         if self.metric == "blocks":
-            return sys.getallocatedblocks()
-        if self.metric == "tracemalloc":
+            readings.insert(0, sys.getallocatedblocks())
+        elif self.metric == "tracemalloc":
             snapshot = tracemalloc.take_snapshot()
-            n = len(snapshot.traces)
+            readings.insert(0, len(snapshot.traces))
             del snapshot
-            return n
-        return 0
+        return tuple(readings)
+
+    def growth(self, before, after):
+        """The growth of each count from reading ``before`` to ``after``."""
+        return tuple(a - b for a, b in zip(after, before))
+
+    def describe(self, growth):
+        return ", ".join("%+d %s" % (g, name) for g, name in zip(growth, self.names)) or "not counted"
 
 
 def load_core(name):
@@ -1038,6 +1061,12 @@ def g_selftest_leak(ns):
     _selftest_sink.append(ns.frozendict(a=len(_selftest_sink)))
 
 
+def g_selftest_refleak(ns):
+    """Leaks one reference per round to an object that exists anyway (no new
+    block: only the total reference count sees it)."""
+    _selftest_sink.append(ns.frozendict)
+
+
 def cycle_selftest_uncollectable(ns, sentinel):
     """A 'cycle' kept alive from outside, as one the GC cannot see would be."""
     lst = [sentinel]
@@ -1047,12 +1076,13 @@ def cycle_selftest_uncollectable(ns, sentinel):
 
 
 def run_group(ns, name, fn, count, args):
-    """Run one group; return its growth in the last batch, or an error message.
+    """Run one group; return "ok (growth)", "leaked: ..." or "operation failed: ...".
 
     A group leaks when every one of ``1 + args.confirm`` batches of
-    ``args.rounds`` rounds grows the count by more than the tolerance: an
-    operation that leaks leaks in every round, while a cache inside CPython
-    (pickle's, the type attribute cache, free lists) fills up and stops.
+    ``args.rounds`` rounds grows a count (blocks, or the total reference count
+    on a debug interpreter) by more than the tolerance: an operation that
+    leaks leaks in every round, while a cache inside CPython (pickle's, the
+    type attribute cache, free lists) fills up and stops.
     """
     try:
         for _ in range(args.warmup):
@@ -1063,24 +1093,26 @@ def run_group(ns, name, fn, count, args):
             for _ in range(args.rounds):
                 fn(ns)
             after = count()
-            growths.append(after - before)
+            growths.append(count.growth(before, after))
             before = after
-            if growths[-1] <= args.tolerance:
+            if all(g <= args.tolerance for g in growths[-1]):
                 break
-        else:
-            return "leaked: %s %s in %d batches of %d rounds (%.1f per round)" % (
-                " then ".join("%+d" % g for g in growths),
-                count.metric,
-                len(growths),
-                args.rounds,
-                (after - start) / float(len(growths) * args.rounds),
-            )
     except Exception as exc:  # an operation misbehaved: report it like a leak
         import traceback
 
         traceback.print_exc()
         return "operation failed: %s: %s" % (type(exc).__name__, exc)
-    return growths[-1] if len(growths) == 1 else "ok (%s)" % " then ".join("%+d" % g for g in growths)
+    total = count.growth(start, after)
+    leaks = [
+        "%s %s in %d batches of %d rounds (%.1f per round)"
+        % (" then ".join("%+d" % g[i] for g in growths), metric, len(growths), args.rounds,
+           total[i] / float(len(growths) * args.rounds))
+        for i, metric in enumerate(count.names)
+        if all(g[i] > args.tolerance for g in growths)
+    ]
+    if leaks:
+        return "leaked: " + "; ".join(leaks)
+    return "ok (%s)" % " then ".join(count.describe(g) for g in growths)
 
 
 def locate(ns, fn, rounds, top=5):
@@ -1153,9 +1185,10 @@ def check_cycles(ns, count, args, makers=None):
             errors.append(
                 "%s: %d of %d cycles not collected by gc.collect()" % (maker.__name__, alive, args.cycles)
             )
-        elif count.metric != "none" and after - baseline > args.tolerance:
+        elif any(g > args.tolerance for g in count.growth(baseline, after)):
             errors.append(
-                "%s: %+d %s after collecting %d cycles" % (maker.__name__, after - baseline, count.metric, args.cycles)
+                "%s: %s after collecting %d cycles"
+                % (maker.__name__, count.describe(count.growth(baseline, after)), args.cycles)
             )
         elif alive_before == 0 and args.verbose:
             print("   note: %s: cycles were freed without the cyclic GC" % maker.__name__)
@@ -1173,6 +1206,8 @@ def main(argv=None):
     parser.add_argument("--confirm", type=int, default=3,
                         help="extra batches run to confirm a growth before calling it a leak")
     parser.add_argument("--metric", choices=["auto", "blocks", "tracemalloc", "none"], default="auto")
+    parser.add_argument("--refs", choices=["auto", "on", "off"], default="auto",
+                        help="also count sys.gettotalrefcount() (auto: on a debug interpreter)")
     parser.add_argument("--quick", action="store_true", help="3 warm-up, 10 rounds (sanitizer runs)")
     parser.add_argument("--selftest", action="store_true", help="check that a planted leak is reported")
     parser.add_argument("--require-c", action="store_true",
@@ -1208,22 +1243,30 @@ def main(argv=None):
     else:
         cores[0].other, cores[1].other = cores[1].frozendict, cores[0].frozendict
 
-    count = Counter(args.metric)
+    count = Counter(args.metric, args.refs)
     print("== counting %s; %d warm-up + %d rounds per group, tolerance %d"
-          % (count.metric, args.warmup, args.rounds, args.tolerance))
+          % (" and ".join(count.names) or "nothing", args.warmup, args.rounds, args.tolerance))
     gc.collect()
 
     if args.selftest:
         ns = cores[0]
         result = run_group(ns, "selftest_leak", g_selftest_leak, count, args)
         _selftest_sink.clear()
-        if count.metric == "none":
+        if not count.names:
             print("== selftest skipped: no counter")
-        elif isinstance(result, str) and result.startswith("leaked"):
+        elif result.startswith("leaked"):
             print("== selftest ok: a planted leak of one object per round was reported (%s)" % result)
         else:
-            print("FAIL: selftest: a planted leak was not reported (growth %r)" % (result,))
+            print("FAIL: selftest: a planted leak was not reported (%s)" % (result,))
             return 1
+        if count.refs:
+            result = run_group(ns, "selftest_refleak", g_selftest_refleak, count, args)
+            _selftest_sink.clear()
+            if result.startswith("leaked") and "refs" in result:
+                print("== selftest ok: a planted reference leak was reported (%s)" % result)
+            else:
+                print("FAIL: selftest: a planted reference leak was not reported (%s)" % (result,))
+                return 1
         errors = check_cycles(ns, count, args, [cycle_selftest_uncollectable])
         _selftest_sink.clear()
         if errors and "not collected" in errors[0]:
@@ -1251,8 +1294,7 @@ def main(argv=None):
                 status = "ok" if not errors else "; ".join(errors)
                 result = None if not errors else status
             else:
-                result = run_group(ns, name, GROUPS[name], count, args)
-                status = result if isinstance(result, str) else "ok (%+d)" % (result or 0)
+                result = status = run_group(ns, name, GROUPS[name], count, args)
                 if status.startswith("ok"):
                     result = None
             line = "   %-6s %-18s %s  [%.1fs]" % (ns.name, name, status, time.monotonic() - t0)

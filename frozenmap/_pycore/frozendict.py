@@ -286,13 +286,14 @@ def items_repr(mapping: Any, name: str) -> str:
     running = getattr(_repr_running, "ids", None)
     if running is None:
         running = _repr_running.ids = set()
-    if id(mapping) in running:
+    key = id(mapping)  # made once: finally must not allocate, or the key would stay
+    if key in running:
         return "%s({...})" % name
-    running.add(id(mapping))
+    running.add(key)
     try:
         body = ", ".join("%r: %r" % item for item in mapping._items())
     finally:
-        running.discard(id(mapping))
+        running.discard(key)
     return "%s({%s})" % (name, body)
 
 

@@ -451,7 +451,10 @@ def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut) -> None:
         if va is not vb and va != vb:
             changed.append((ea, match))
     for rest in by_hash.values():
-        added.extend(rest)
+        # (not added.extend(rest): on CPython < 3.13, extending an empty list
+        # leaks a reference to the argument when the allocation fails)
+        for e in rest:
+            added.append(e)
 
 
 def champ_diff(a: Node, b: Node, out: DiffOut) -> None:

@@ -77,21 +77,9 @@ find_python() {
     done
 }
 
-# Copy the source tree as a clean clone would have it, plus uncommitted work:
-# no build/, no *.egg-info, no in-place built *.so, no venvs.
-copy_source() {
-    local dest=$1
-    mkdir -p "$dest"
-    if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-        (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
-            | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$dest" -xf -
-    else
-        tar -C "$ROOT" --exclude=./.git --exclude='./.venv*' --exclude=./build \
-            --exclude='*.egg-info' --exclude='*.so' --exclude='__pycache__' \
-            --exclude=./.hypothesis -cf - . | tar -C "$dest" -xf -
-    fi
-    find "$dest" -name '*.so' -delete
-}
+# copy_source DEST: a clean copy of the tree (no build/, no in-place *.so).
+# shellcheck source=scripts/lib/copy-source.sh
+. "$ROOT/scripts/lib/copy-source.sh"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
