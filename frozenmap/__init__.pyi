@@ -43,6 +43,8 @@ __all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "json_default", "t
 
 __version__: str
 IMPLEMENTATION: Literal["c", "python"]
+# Why that core was loaded (``python -m frozenmap`` prints it).
+_CORE_REASON: str
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")

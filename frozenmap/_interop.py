@@ -25,6 +25,11 @@ __all__ = ["json_default", "thaw", "install"]
 # --- serializers -----------------------------------------------------------------
 
 
+def _is_frozendict(obj: Any) -> bool:
+    """Is ``obj`` any core's frozendict, or the builtin one (3.15+)?"""
+    return isinstance(obj, _common.frozendict_types)
+
+
 def json_default(obj: Any, /) -> Any:
     """Serialize a frozendict as a JSON object: the ``default=`` hook for json.
 
@@ -41,7 +46,7 @@ def json_default(obj: Any, /) -> Any:
     >>> json.dumps({"cfg": frozendict(port=80, tags=("a", "b"))}, default=json_default)
     '{"cfg": {"port": 80, "tags": ["a", "b"]}}'
     """
-    if isinstance(obj, _common.frozendict_types):
+    if _is_frozendict(obj):
         return dict(obj)
     raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
 
@@ -72,7 +77,7 @@ def _thaw(obj: Any, memo: Dict[int, Any]) -> Any:
     if done is not None:
         return done
     result: Any
-    if isinstance(obj, dict) or isinstance(obj, _common.frozendict_types):
+    if isinstance(obj, dict) or _is_frozendict(obj):
         result = memo[id(obj)] = {}
         for key, value in obj.items():
             result[key] = _thaw(value, memo)
@@ -189,7 +194,7 @@ def __get_pydantic_core_schema__(cls: Any, source: Any, handler: Any, /) -> Any:
 
 def _unfreeze_one_level(value: Any) -> Any:
     # dict_schema takes only dicts in strict mode; a frozendict is as good.
-    if isinstance(value, _common.frozendict_types):
+    if _is_frozendict(value):
         return dict(value.items())
     return value
 
