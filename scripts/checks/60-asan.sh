@@ -74,16 +74,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # A clean copy of the tree (tracked and new files, no build/ or in-place *.so),
 # so that the sanitizer build never reuses objects from another build.
-mkdir -p "$WORK/src"
-if git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard \
-        | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$WORK/src" -xf -
-else
-    tar -C "$ROOT" --exclude=./.git --exclude='./.venv*' --exclude=./build \
-        --exclude='*.egg-info' --exclude='*.so' --exclude='__pycache__' \
-        --exclude=./.hypothesis -cf - . | tar -C "$WORK/src" -xf -
-fi
-find "$WORK/src" -name '*.so' -delete
+. "$ROOT/scripts/clean-copy.sh"
+clean_copy "$WORK/src"
 
 echo "== building the C core with $SANITIZE_FLAGS"
 if ! FROZENMAP_REQUIRE_C=1 FROZENMAP_EXTRA_CFLAGS="$SANITIZE_FLAGS" \
