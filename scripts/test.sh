@@ -35,7 +35,8 @@ echo "== installing frozenmap[test] into $VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$SRC"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "$SRC[test]"
-(cd / && "$VENV/bin/python" -c 'import frozenmap; print("== frozenmap", frozenmap.__version__, "default core:", frozenmap.IMPLEMENTATION)')
+# The version, the core that loads by default, and why (a missing C core warns).
+(cd / && "$VENV/bin/python" -m frozenmap | sed 's/^/== /')
 
 echo "== pytest (both cores)"
 # Run from tests/ through the venv's pytest so the installed package is tested,
