@@ -15,7 +15,8 @@
 """
 
 from collections.abc import Mapping
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from types import MethodType
+from typing import Any, Callable, Dict, Iterator
 
 from . import _common
 
@@ -207,15 +208,37 @@ def _as_dict(value: Any) -> Any:
 
 # --- installation ----------------------------------------------------------------
 
-_METHODS: List[Tuple[str, Callable[..., Any]]] = [
-    ("_repr_pretty_", _repr_pretty_),
-    ("__rich_repr__", __rich_repr__),
-]
+
+class _PrettyMethod:
+    """``_repr_pretty_`` as IPython and hypothesis's copy of its printer both call it.
+
+    IPython finds it in the class and calls ``cls._repr_pretty_(obj, printer,
+    cycle)``.  hypothesis's vendored printer looks the name up on whatever it
+    prints, the class object included, and then calls
+    ``frozendict._repr_pretty_(printer, cycle)``: that prints the class.
+    """
+
+    def __init__(self, function: Callable[..., Any]):
+        self.function = function
+        self.__doc__ = function.__doc__
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is not None:
+            return MethodType(self.function, instance)
+        function = self.function
+
+        def on_the_class(*args: Any) -> None:
+            if len(args) == 2:  # (printer, cycle): the class itself is printed
+                args[0].text(repr(owner))
+                return None
+            return function(*args)  # type: ignore[no-any-return]
+
+        return on_the_class
 
 
 def install(cls: Any) -> None:
     """Give a core's frozendict type the methods above and register it with pprint."""
-    for name, function in _METHODS:
-        setattr(cls, name, function)
+    cls._repr_pretty_ = _PrettyMethod(_repr_pretty_)
+    cls.__rich_repr__ = __rich_repr__
     cls.__get_pydantic_core_schema__ = classmethod(__get_pydantic_core_schema__)
     _register_pprint(cls)

@@ -167,3 +167,15 @@ def test_ipython_shows_a_mapping(fd):
     value = fd(box=box)
     box.append(value)
     assert ipython_pretty.pretty(value) == "frozendict({'box': [frozendict({...})]})"
+
+
+def test_printers_that_look_up_the_class_itself_still_work(fd):
+    # hypothesis's copy of IPython's printer calls ``cls._repr_pretty_(printer,
+    # cycle)`` when an example holds the type itself (a regression: it raised
+    # TypeError and broke the differential tests' reports).
+    from hypothesis.vendor.pretty import pretty as hypothesis_pretty
+
+    assert hypothesis_pretty(fd) == repr(fd)
+    assert hypothesis_pretty([fd(a=1)]) == "[frozendict({'a': 1})]"
+    ipython_pretty = pytest.importorskip("IPython.lib.pretty")
+    assert ipython_pretty.pretty(fd) == "%s.%s" % (fd.__module__, fd.__qualname__)
