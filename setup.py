@@ -96,6 +96,8 @@ class OptionalBuildExt(build_ext):
             if os.path.exists(stale):
                 os.remove(stale)
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        if len(reason) > 240:  # a failed compile quotes its whole command line
+            reason = reason[:240] + " ..."
         _write_status("" if self.inplace else self.build_lib, "failed: " + reason)
         sys.stderr.write(
             "WARNING: frozenmap's C core could not be built (%s); "
