@@ -1,9 +1,19 @@
 """Build script for the optional C core.
 
 The C extension ``frozenmap._ccore._cfrozenmap`` is built when a compiler is
-available.  A failed build falls back to the pure-Python core with a warning,
-unless ``FROZENMAP_REQUIRE_C=1`` is set (CI sets it), in which case the failure
-stops the install.  ``FROZENMAP_PURE_PYTHON=1`` skips the C build entirely.
+available.  A failed build falls back to the pure-Python core, unless
+``FROZENMAP_REQUIRE_C=1`` is set (CI sets it), in which case the failure stops
+the install.  ``FROZENMAP_PURE_PYTHON=1`` skips the C build entirely.
+
+pip hides a build's output when it succeeds, so a fallback is also recorded
+in the package, as ``frozenmap/_ccore/_build_status.txt`` ("failed: why" or
+"intended: why"): ``import frozenmap`` warns with the reason after a failed
+build, and ``python -m frozenmap`` prints it.  A failed build also deletes the
+extension left in ``build/`` by an earlier one, so a stale copy is never
+shipped as if the build had worked.
+
+The wheel holds what runs: the C sources and the docstring generator stay in
+the sdist (``MANIFEST.in``).
 """
 
 import os
@@ -12,16 +22,61 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+STATUS_FILE = os.path.join("frozenmap", "_ccore", "_build_status.txt")
+# Source-tree tools that are not part of the installed package.
+NOT_INSTALLED = {("frozenmap._ccore", "_gen_docstrings")}
 
 
 def _flag(name):
     return os.environ.get(name, "") not in ("", "0")
 
 
+def _c_core_intended():
+    return not _flag("FROZENMAP_PURE_PYTHON") and platform.python_implementation() == "CPython"
+
+
+def _write_status(build_lib, text):
+    path = os.path.join(build_lib, STATUS_FILE)
+    if text is None:
+        if os.path.exists(path):
+            os.remove(path)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text + "\n")
+
+
+class BuildPy(build_py):
+    """build_py that leaves out source-tree tools and records an intended pure build."""
+
+    def find_package_modules(self, package, package_dir):
+        modules = super().find_package_modules(package, package_dir)
+        return [m for m in modules if (m[0], m[1]) not in NOT_INSTALLED]
+
+    def run(self):
+        super().run()
+        if _c_core_intended():
+            _write_status(self.build_lib, None)  # build_ext records a failure
+            return
+        # No extension this time: drop one an earlier build left in build/.
+        ccore = os.path.join(self.build_lib, "frozenmap", "_ccore")
+        for name in os.listdir(ccore) if os.path.isdir(ccore) else ():
+            if name.startswith("_cfrozenmap.") and name.endswith((".so", ".pyd")):
+                os.remove(os.path.join(ccore, name))
+        if _flag("FROZENMAP_PURE_PYTHON"):
+            why = "FROZENMAP_PURE_PYTHON=1 was set when frozenmap was built"
+        else:
+            why = "built for %s, which uses the pure-Python core" % platform.python_implementation()
+        _write_status(self.build_lib, "intended: " + why)
+
+
 class OptionalBuildExt(build_ext):
     """build_ext that degrades to the pure-Python core instead of failing."""
 
     def run(self):
+        _write_status("" if self.inplace else self.build_lib, None)
         try:
             super().run()
         except Exception as exc:  # pragma: no cover - depends on the machine
@@ -36,14 +91,22 @@ class OptionalBuildExt(build_ext):
     def _give_up(self, exc):
         if _flag("FROZENMAP_REQUIRE_C"):
             raise
+        for ext in self.extensions:
+            stale = self.get_ext_fullpath(ext.name)
+            if os.path.exists(stale):
+                os.remove(stale)
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        if len(reason) > 240:  # a failed compile quotes its whole command line
+            reason = reason[:240] + " ..."
+        _write_status("" if self.inplace else self.build_lib, "failed: " + reason)
         sys.stderr.write(
             "WARNING: frozenmap's C core could not be built (%s); "
-            "the pure-Python core will be used.\n" % (exc,)
+            "the pure-Python core will be used.\n" % (reason,)
         )
 
 
 def _extensions():
-    if _flag("FROZENMAP_PURE_PYTHON") or platform.python_implementation() != "CPython":
+    if not _c_core_intended():
         return []
     src = os.path.join("frozenmap", "_ccore")
     if not os.path.isdir(src):
@@ -71,4 +134,4 @@ def _extensions():
     ]
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPy})

@@ -3,33 +3,86 @@
 Every modified copy (``set``, ``delete``, ``|``, ``-``, ``&``, an evolver batch)
 costs O(log n) time and memory, and every old version stays valid.
 
-This module only chooses the core and re-exports it: the C core when it was
-built and ``FROZENMAP_PURE_PYTHON`` is not set, the pure-Python core otherwise.
-``IMPLEMENTATION`` says which one was loaded (``"c"`` or ``"python"``).
+This module chooses the core and re-exports it: the C core when it was built
+and ``FROZENMAP_PURE_PYTHON`` is not set, the pure-Python core otherwise.
+``IMPLEMENTATION`` says which one was loaded (``"c"`` or ``"python"``);
+``python -m frozenmap`` says which and why.  On CPython a missing C core is
+never silent: importing warns once (``RuntimeWarning``) with the reason,
+unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
+pure-Python core is intended.  It also exports the serializer helpers
+``json_default`` and ``thaw`` (see ``frozenmap._interop``).
 """
 
 import os as _os
+import platform as _platform
 
 from ._common import Diff
+from ._interop import json_default, thaw
 
-if _os.environ.get("FROZENMAP_PURE_PYTHON", "") not in ("", "0"):
+
+def _flag_set(name: str) -> bool:
+    return _os.environ.get(name, "") not in ("", "0")
+
+
+def _build_status() -> str:
+    """What setup.py recorded when it did not build the C core, or ""."""
+    path = _os.path.join(_os.path.dirname(__file__), "_ccore", "_build_status.txt")
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read().strip()
+    except OSError:
+        return ""
+
+
+_HOW_TO_GET_C = (
+    "to get the C core, install a C compiler and the Python headers (on Debian/Ubuntu: "
+    "apt install gcc python3-dev) and reinstall with "
+    "'pip install --force-reinstall --no-cache-dir --no-binary frozenmap frozenmap' "
+    "(from a clone: 'pip install --force-reinstall .', from a tree without a stale build/ "
+    "folder); set FROZENMAP_PURE_PYTHON=1 if the pure-Python core is what you want"
+)
+
+if _flag_set("FROZENMAP_PURE_PYTHON"):
     from ._pycore import Evolver, frozendict
 
     IMPLEMENTATION = "python"
+    _CORE_REASON = "FROZENMAP_PURE_PYTHON=1 is set"
 else:
     try:
         from ._ccore import Evolver, frozendict
-    except ImportError:
+    except ImportError as _exc:
         from ._pycore import Evolver, frozendict
 
         IMPLEMENTATION = "python"
+        _status = _build_status()
+        if _platform.python_implementation() != "CPython":
+            _CORE_REASON = "the C core is for CPython; this is %s" % _platform.python_implementation()
+        elif _status.startswith("intended:"):
+            _CORE_REASON = _status[len("intended:"):].strip()
+        else:
+            if _status.startswith("failed:"):
+                _why = "its build failed when frozenmap was installed (%s)" % _status[len("failed:"):].strip()
+            elif getattr(_exc, "name", None) == "frozenmap._ccore._cfrozenmap":
+                _why = "it was not built when frozenmap was installed"
+            else:
+                _why = "it did not load: %s" % (_exc,)
+            _CORE_REASON = "the C core is not available: " + _why
+            import warnings as _warnings
+
+            _warnings.warn(
+                "frozenmap is using its slower pure-Python core because %s; %s"
+                % (_CORE_REASON, _HOW_TO_GET_C),
+                RuntimeWarning,
+                stacklevel=2,
+            )
     else:
         IMPLEMENTATION = "c"
+        _CORE_REASON = "the C extension loaded"
 
 from . import _freeze
 from ._freeze import freeze
 
 _freeze.FROZENDICT = frozendict  # what freeze() builds
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze"]
+__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
 __version__ = "0.1.0"

@@ -40,10 +40,12 @@ from typing_extensions import Self
 if sys.version_info >= (3, 15):
     from builtins import frozendict as _builtin_frozendict
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze"]
+__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
 
 __version__: str
 IMPLEMENTATION: Literal["c", "python"]
+# Why that core was loaded (``python -m frozenmap`` prints it).
+_CORE_REASON: str
 
 class _Freeze(Protocol):
     # frozenmap.freeze is a functools.singledispatch function
@@ -60,6 +62,11 @@ _V_co = TypeVar("_V_co", covariant=True)
 _K2 = TypeVar("_K2")
 _V2 = TypeVar("_V2")
 _T = TypeVar("_T")
+
+# Serializer helpers (frozenmap/_interop.py): ``default=`` for json/orjson and
+# ``enc_hook`` for msgspec, and the recursive inverse of freezing.
+def json_default(obj: object, /) -> dict[Any, Any]: ...
+def thaw(obj: Any, /) -> Any: ...
 
 class Diff(NamedTuple, Generic[_K, _V]):
     """What changed from one mapping to another; the result of ``frozendict.diff``."""
@@ -124,6 +131,14 @@ class frozendict(Mapping[_K, _V_co]):
     __match_args__: ClassVar[tuple[Literal["_match_self"]]]
     @property
     def _match_self(self) -> Self: ...
+
+    # -- integrations (frozenmap/_interop.py), on both cores ---------------------
+    # rich's pretty printer and pydantic v2's schema hook.  (IPython's
+    # ``_repr_pretty_`` is a descriptor, see _interop._PrettyMethod: private,
+    # not declared here.)
+    def __rich_repr__(self) -> Iterator[Any]: ...
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any, /) -> Any: ...
 
     # -- union -------------------------------------------------------------------
     if sys.version_info >= (3, 15):

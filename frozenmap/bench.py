@@ -6,7 +6,7 @@ each frozenmap core that imports (``frozenmap._ccore``, ``frozenmap._pycore``)
 and of each installed peer, and frozenmap's ratio to the best peer::
 
     python -m frozenmap.bench                    # n = 1,000 / 100,000 / 1,000,000
-    python -m frozenmap.bench --quick            # small sizes, few repeats: < 1 minute
+    python -m frozenmap.bench --quick            # 1,000 and 10,000; 100,000 for the README table: < 1 min
     python -m frozenmap.bench --sizes 1000,1e5 --plot bench-plots --json bench.json
     python -m frozenmap.bench --load bench.json --plot bench-plots   # no re-run
 
@@ -665,16 +665,30 @@ def _pickle(lib, w):
 
 
 def _traced(make: Callable[[], Any]) -> float:
-    """Bytes still allocated after ``make()`` (which keeps what it builds alive)."""
-    gc.collect()
+    """Bytes still allocated after ``make()`` (which keeps what it builds alive).
+
+    The garbage collector stays out of the measured window: objects that
+    exist beforehand are frozen (``gc.freeze``), so garbage left by earlier
+    work is not freed inside it, and collections are off while ``make()``
+    runs.  With a large workload alive, collections walk millions of objects
+    (pyrsistent's vectors traverse every element: one collection after a
+    1,000-version history at n = 100,000 takes ~20 s).  None of the measured
+    libraries leaves cyclic garbage behind (a collection after ``make()``
+    frees nothing), so the figure is what ``make()`` keeps.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    gc.freeze()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         kept = make()
-        gc.collect()
         after = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
     del kept
     return float(after - before)
 
@@ -973,6 +987,67 @@ def render_report(data: Dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def _factor(ratio: float) -> str:
+    """``2.9x``, ``393x``, ``13,300x``."""
+    return "%.2gx" % ratio if ratio < 100 else "{:,}x".format(int(float("%.3g" % ratio)))
+
+
+def render_verdict(data: Dict[str, Any]) -> str:
+    """One paragraph at the largest size: where frozenmap is best, where a peer is, by how much.
+
+    frozenmap means its C core when it was measured (else the pure-Python one);
+    each operation compares it with the best of the other libraries.
+    """
+    import textwrap
+
+    results = [Measurement(**m) for m in data["results"]]
+    libs = data["meta"]["libraries"]
+    cores = [lib["name"] for lib in libs if lib["frozenmap"]]
+    peers = [lib["name"] for lib in libs if not lib["frozenmap"]]
+    if not cores or not peers or not results:
+        return "verdict: nothing to compare (frozenmap and at least one peer are needed)"
+    core = "frozenmap:c" if "frozenmap:c" in cores else cores[0]
+    n = max(m.n for m in results)
+    cells = {(m.op, m.lib): m.value for m in results if m.n == n and m.value is not None}
+    wins, losses, alone = [], [], []  # (factor, op, best peer): factor >= 1
+    for op in OPERATIONS:
+        mine = cells.get((op.key, core))
+        if mine is None:
+            continue
+        theirs = [(cells[op.key, p], p) for p in peers if (op.key, p) in cells]
+        if not theirs:
+            alone.append(op.title)
+            continue
+        best, best_name = min(theirs)
+        if mine <= best:
+            wins.append((best / mine if mine else math.inf, op, best_name))
+        else:
+            losses.append((mine / best if best else math.inf, op, best_name))
+
+    def better(op):
+        return "faster" if op.unit == "s" else "smaller"
+
+    text = "Verdict at n=%s (%s against the best other library for each operation): " % (
+        format(n, ","),
+        core,
+    )
+    if wins:
+        text += "frozenmap is best at %s. " % "; ".join(
+            "%s (%s %s than %s)" % (op.title, _factor(factor), better(op), name)
+            for factor, op, name in sorted(wins, key=lambda e: -e[0])
+        )
+    if losses:
+        text += "A peer is best at %s. " % "; ".join(
+            "%s (%s, %s %s)" % (op.title, name, _factor(factor), better(op))
+            for factor, op, name in sorted(losses, key=lambda e: -e[0])
+        )
+    if alone:
+        text += "Only frozenmap offers %s. " % ", ".join(alone)
+    if data["meta"].get("quick"):
+        text += "(A quick run: factors below 2x can flip between runs; run without --quick for firm numbers.)"
+    return textwrap.fill(text.strip(), width=100)
+
+
 # --------------------------------------------------------------------------
 # Plots
 # --------------------------------------------------------------------------
@@ -1056,17 +1131,22 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
 
 
 class Progress:
-    """Progress on stderr: one updating line on a terminal, a line per library otherwise."""
+    """Progress on stderr: one updating line on a terminal; otherwise a line when
+    the size or library changes and every few seconds, each naming the
+    operation being measured."""
+
+    EVERY = 3.0  # seconds between lines when stderr is not a terminal
 
     def __init__(self, total: int):
         self.total, self.done, self.start = total, 0, time.monotonic()
         self.tty = sys.stderr.isatty()
         self.last_group = None
+        self.last_line = -self.EVERY
 
     def step(self, group: str, detail: str) -> None:
         self.done += 1
         elapsed = time.monotonic() - self.start
-        line = "[%*d/%d %3.0fs] %s %s" % (
+        line = "[%*d/%d %3.0fs] %s: %s" % (
             len(str(self.total)),
             self.done,
             self.total,
@@ -1076,8 +1156,9 @@ class Progress:
         )
         if self.tty:
             sys.stderr.write("\r\x1b[K" + line[:150])
-        elif group != self.last_group:
+        elif group != self.last_group or elapsed - self.last_line >= self.EVERY:
             sys.stderr.write(line + "\n")
+            self.last_line = elapsed
         self.last_group = group
         sys.stderr.flush()
 
@@ -1087,18 +1168,38 @@ class Progress:
         sys.stderr.write("done in %.0f s\n" % (time.monotonic() - self.start))
 
 
+#: The README's table: these operations at this size, for the C core and the
+#: peers (``--quick`` measures them).
+README_SIZE = 100_000
+README_OPS = (
+    "construct", "lookup_hit", "lookup_miss", "iterate", "set_existing", "set_new",
+    "delete", "equal", "diff", "hash_derived", "mem_item", "mem_version",
+)
+QUICK_SIZES = [1000, 10_000, README_SIZE]
+
+
 def _sizes(text: str) -> List[int]:
     return [int(float(part)) for part in text.replace(" ", "").split(",") if part]
 
 
-def run(sizes, libraries, operations, target, repeat, progress=True) -> List[Measurement]:
-    """Measure every operation for every library at every size."""
+def run(sizes, libraries, operations, target, repeat, progress=True, keep=None) -> List[Measurement]:
+    """Measure every operation for every library at every size.
+
+    ``keep(n, lib, op)``, when given, says which of those to measure.
+    """
+    plan = [
+        (n, lib, op)
+        for n in sizes
+        for lib in libraries
+        for op in operations
+        if keep is None or keep(n, lib, op)
+    ]
     results = []
-    bar = Progress(len(sizes) * len(libraries) * len(operations)) if progress else None
+    bar = Progress(len(plan)) if progress else None
     for n in sizes:
         w = Workload(n)
         for lib in libraries:
-            for op in operations:
+            for op in [op for size, each, op in plan if size == n and each is lib]:
                 if bar:
                     bar.step("n=%s %s" % (format(n, ","), lib.name), op.title)
                 results.append(measure(op, lib, w, target, repeat))
@@ -1118,7 +1219,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--sizes",
         type=_sizes,
-        help="comma-separated sizes (default 1000,100000,1000000; quick: 1000,10000)",
+        help="comma-separated sizes (default 1000,100000,1000000; quick: 1000,10000, "
+        "and 100000 for the operations of the README's table)",
     )
     parser.add_argument(
         "--quick", action="store_true", help="small sizes, short runs, 5 repeats: under a minute"
@@ -1147,6 +1249,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     else:
         data = _measure_all(args, parser)
     print(render_report(data))
+    print()
+    print(render_verdict(data))
     if args.json and not args.load:
         with open(args.json, "w") as f:
             json.dump(data, f, indent=1)
@@ -1158,7 +1262,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _measure_all(args, parser) -> Dict[str, Any]:
-    sizes = args.sizes or ([1000, 10000] if args.quick else [1000, 100_000, 1_000_000])
+    sizes = args.sizes or (QUICK_SIZES if args.quick else [1000, 100_000, 1_000_000])
+    keep = None
+    if args.quick and not args.sizes:
+        # The quick run's largest size measures what the README's table shows
+        # (its operations, the C core and the peers), so the README's numbers
+        # can be checked in under a minute.
+        def keep(n, lib, op):
+            return n != README_SIZE or (op.key in README_OPS and lib.name != "frozenmap:py")
+
     repeat = args.repeat or (5 if args.quick else 7)
     target = args.target or (0.005 if args.quick else 0.1)
     names = args.libs.split(",") if args.libs else None
@@ -1178,7 +1290,7 @@ def _measure_all(args, parser) -> Dict[str, Any]:
     libraries, skipped = load_libraries(names)
     if not any(lib.is_frozenmap for lib in libraries):
         sys.stderr.write("warning: no frozenmap core imports; measuring the peers only\n")
-    results = run(sizes, libraries, ops, target, repeat, progress=not args.no_progress)
+    results = run(sizes, libraries, ops, target, repeat, progress=not args.no_progress, keep=keep)
     return {
         "meta": {
             "machine": machine_description(),

@@ -5,6 +5,12 @@
 # dependencies (a real, non-editable install, so a missing package file fails
 # here as it would for a user), runs pytest over both cores, then every extra
 # check in scripts/checks/*.sh in name order (each gets $VENV and $PY).
+# frozenmap is built from a clean copy of the tree (scripts/clean-copy.sh), so
+# a stale build/ folder cannot stand in for a build that fails now.
+#
+# Takes 15-25 minutes on a 2-core machine (QUICK=1: a few minutes) and needs a
+# C compiler with the Python headers, the ASan runtime (libasan, with gcc) for
+# scripts/checks/60-asan.sh, and network access to the package index.
 #
 # Environment:
 #   PYTHON=python3.12      interpreter for the venv (default: python3)
@@ -16,6 +22,10 @@ ROOT=$PWD
 PY=${PYTHON:-python3}
 VENV=${VENV:-$ROOT/.venv}
 export PY VENV ROOT
+. scripts/clean-copy.sh
+SRC=$(mktemp -d "${TMPDIR:-/tmp}/frozenmap-src.XXXXXX")
+trap 'rm -rf "$SRC"' EXIT
+clean_copy "$SRC"
 
 if [ ! -x "$VENV/bin/python" ]; then
     echo "== creating $VENV with $($PY --version 2>&1)"
@@ -23,9 +33,10 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 echo "== installing frozenmap[test] into $VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps .
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check ".[test]"
-(cd / && "$VENV/bin/python" -c 'import frozenmap; print("== frozenmap", frozenmap.__version__, "default core:", frozenmap.IMPLEMENTATION)')
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$SRC"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "$SRC[test]"
+# The version, the core that loads by default, and why (a missing C core warns).
+(cd / && "$VENV/bin/python" -m frozenmap | sed 's/^/== /')
 
 echo "== pytest (both cores)"
 # Run from tests/ through the venv's pytest so the installed package is tested,

@@ -24,7 +24,7 @@ case, from any version, old or new.
 
 from collections.abc import Mapping as _Mapping, MutableMapping as _MutableMapping
 
-from .. import _common
+from .. import _common, _interop
 from .evolver import Evolver
 from .frozendict import frozendict
 
@@ -32,5 +32,6 @@ _Mapping.register(frozendict)
 _MutableMapping.register(Evolver)
 _common.register_frozendict_type(frozendict)
 _common.register_view_types(type(frozendict().keys()), type(frozendict().items()))
+_interop.install(frozendict)
 
 __all__ = ["frozendict", "Evolver"]

@@ -77,13 +77,13 @@ find_python() {
     done
 }
 
-# copy_source DEST: a clean copy of the tree (no build/, no in-place *.so).
-# shellcheck source=scripts/lib/copy-source.sh
-. "$ROOT/scripts/lib/copy-source.sh"
+# clean_copy DEST: a clean copy of the tree (no build/, no in-place *.so).
+# shellcheck source=scripts/clean-copy.sh
+. "$ROOT/scripts/clean-copy.sh"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-copy_source "$WORK/src"
+clean_copy "$WORK/src"
 
 declare -a SUMMARY=()
 FAILED=0

@@ -95,9 +95,9 @@ fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # A clean copy of the tree (tracked and new files, no build/ or in-place *.so).
-# shellcheck source=scripts/lib/copy-source.sh
-. "$ROOT/scripts/lib/copy-source.sh"
-copy_source "$WORK/src"
+# shellcheck source=scripts/clean-copy.sh
+. "$ROOT/scripts/clean-copy.sh"
+clean_copy "$WORK/src"
 
 echo "== building the C core against the debug interpreter"
 if ! FROZENMAP_REQUIRE_C=1 timeout -k 30 900 "$VENV_DBG/bin/python" -m pip install "${PIP_FLAGS[@]}" \

@@ -74,9 +74,9 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # A clean copy of the tree (tracked and new files, no build/ or in-place *.so),
 # so that the sanitizer build never reuses objects from another build.
-# shellcheck source=scripts/lib/copy-source.sh
-. "$ROOT/scripts/lib/copy-source.sh"
-copy_source "$WORK/src"
+# shellcheck source=scripts/clean-copy.sh
+. "$ROOT/scripts/clean-copy.sh"
+clean_copy "$WORK/src"
 
 echo "== building the C core with $SANITIZE_FLAGS"
 if ! FROZENMAP_REQUIRE_C=1 FROZENMAP_EXTRA_CFLAGS="$SANITIZE_FLAGS" \
