@@ -25,8 +25,6 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 STATUS_FILE = os.path.join("frozenmap", "_ccore", "_build_status.txt")
-# Source-tree tools that are not part of the installed package.
-NOT_INSTALLED = {("frozenmap._ccore", "_gen_docstrings")}
 
 
 def _flag(name):
@@ -49,11 +47,7 @@ def _write_status(build_lib, text):
 
 
 class BuildPy(build_py):
-    """build_py that leaves out source-tree tools and records an intended pure build."""
-
-    def find_package_modules(self, package, package_dir):
-        modules = super().find_package_modules(package, package_dir)
-        return [m for m in modules if (m[0], m[1]) not in NOT_INSTALLED]
+    """build_py that records an intended pure build."""
 
     def run(self):
         super().run()

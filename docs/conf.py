@@ -10,8 +10,8 @@ builder, and so are the doctests in the docstrings that autodoc pulls in.
 
 import glob
 import json
-import re
 import os
+import re
 
 import frozenmap
 

@@ -16,7 +16,9 @@ pure-Python core is intended.  It also exports the serializer helpers
 import os as _os
 import platform as _platform
 
+from . import _freeze
 from ._common import Diff
+from ._freeze import freeze
 from ._interop import json_default, thaw
 
 
@@ -78,9 +80,6 @@ else:
     else:
         IMPLEMENTATION = "c"
         _CORE_REASON = "the C extension loaded"
-
-from . import _freeze
-from ._freeze import freeze
 
 _freeze.FROZENDICT = frozendict  # what freeze() builds
 

@@ -851,7 +851,7 @@ def format_value(value: Optional[float], unit: str) -> str:
         steps = ((1e6, "MB"), (1e3, "kB"), (1.0, "B"))
     else:
         steps = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-    for scale, suffix in steps:
+    for scale, suffix in steps:  # noqa: B007  (suffix is used after the loop)
         if value >= scale:
             break
     number = value / scale

@@ -32,7 +32,6 @@ from collections.abc import Mapping
 from functools import partial
 
 import pytest
-
 from fault_helpers import (
     M61,
     FaultKey,

@@ -16,7 +16,6 @@ import threading
 import weakref
 
 import pytest
-
 from helpers import (
     Crasher,
     CrashError,
@@ -586,7 +585,7 @@ def test_subclass_repr_of_a_self_containing_value(core):
 
 def test_deep_nesting_through_values_does_not_crash(core):
     fd = core.frozendict()
-    for i in range(30_000):
+    for _i in range(30_000):
         fd = core.frozendict(v=fd)
     for op in (hash, repr):
         try:

@@ -22,11 +22,10 @@ from collections import OrderedDict
 from types import MappingProxyType
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
-
 from fault_helpers import M61
 from helpers import HashKey
+from hypothesis import example, given
+from hypothesis import strategies as st
 from observe import Family, describe, outcome
 
 BUILTIN = getattr(builtins, "frozendict", None)

@@ -8,7 +8,6 @@ that of a freshly built equal map, including along the O(1) accumulator path
 """
 
 import pytest
-
 from helpers import CountingKey, CountingValue, HashKey, Snapshot, typed_items
 
 

@@ -12,7 +12,6 @@ from collections import OrderedDict
 from types import MappingProxyType
 
 import pytest
-
 from helpers import CountingValue, HashKey, Snapshot, typed_items
 
 

@@ -20,12 +20,11 @@ Each core is also checked against the model on its own, and the fuzz corpus
 
 import os
 
+import differential_engine as de
 import pytest
+from conftest import available_cores
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-import differential_engine as de
-from conftest import available_cores
 
 CORES = available_cores()  # raises under FROZENMAP_REQUIRE_C=1 if the C core is missing
 

@@ -11,7 +11,6 @@ import pickle
 from collections.abc import MutableMapping
 
 import pytest
-
 from helpers import HashKey, Snapshot, typed_items
 
 

@@ -5,10 +5,11 @@ import collections
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from fault_helpers import run_python
+from hypothesis import given
+from hypothesis import strategies as st
 
 import frozenmap
-from fault_helpers import run_python
 from frozenmap import freeze, thaw
 
 json_docs = st.recursive(

@@ -162,7 +162,7 @@ def test_the_collector_clearing_a_cycle_while_a_callback_reads_what_it_finds(cor
         pass
 
     keep_refs = []
-    for round_ in range(5):
+    for _round in range(5):
         values, refs = _values_with_callback(6, callback)
         keep_refs += refs
         node = Node()

@@ -17,12 +17,11 @@ import pickle
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import available_cores
 from differential_engine import ItemsAsLists, IterKeysDict, LyingDict
 from helpers import CrashError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def _real_name(cls):

@@ -54,7 +54,6 @@ import pickle
 import sys
 
 import pytest
-
 from fault_helpers import M61, same_items
 
 _testcapi = pytest.importorskip("_testcapi", reason="the sweep needs CPython's _testcapi")

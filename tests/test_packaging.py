@@ -14,7 +14,6 @@ import sys
 import zipfile
 
 import pytest
-
 from fault_helpers import run_python
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

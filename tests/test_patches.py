@@ -8,7 +8,8 @@ that does not fit raises ``ValueError`` naming the key and changes nothing.
 import pickle
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 KEYS = st.sampled_from(["a", "b", "c", "d", 1, 2])
 LEAVES = st.one_of(st.integers(0, 3), st.sampled_from(["x", "y"]))

@@ -9,7 +9,8 @@ returns the original object.
 import copy
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 KEYS = ["a", "b", "c", 1, 2]
 

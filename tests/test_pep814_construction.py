@@ -8,11 +8,9 @@ test_pep814_ops.py, ``fromkeys`` (§3) in test_pep814_objects.py.
 import re
 
 import pytest
+from helpers import Crasher, CrashError, HashKey, UnhashableKey, unhashable_key_message
 from hypothesis import given
 from hypothesis import strategies as st
-
-from helpers import Crasher, CrashError, HashKey, UnhashableKey, unhashable_key_message
-
 
 # --- C1: call forms ----------------------------------------------------------
 

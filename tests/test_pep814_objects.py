@@ -12,9 +12,9 @@ import types
 import weakref
 
 import pytest
+from helpers import Crasher, CrashError
 
 import frozenmap._common
-from helpers import Crasher, CrashError
 
 PROTOCOLS = list(range(pickle.HIGHEST_PROTOCOL + 1))
 

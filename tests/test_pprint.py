@@ -11,7 +11,8 @@ import builtins
 import pprint
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 BUILTIN = getattr(builtins, "frozendict", None)
 needs_builtin = pytest.mark.skipif(BUILTIN is None, reason="no builtin frozendict before 3.15")

@@ -19,7 +19,6 @@ chain built in 44 s and freed in 2.7 s; the same depth through keys built in
 """
 
 import pytest
-
 from fault_helpers import describe_crash, require_slow, run_python
 
 DEPTH = 100_000

@@ -30,7 +30,6 @@ peak RSS of the process                     916 MB          343 MB
 """
 
 import pytest
-
 from fault_helpers import describe_crash, require_slow, run_python
 
 _SCALE = """

@@ -9,7 +9,8 @@ import json
 import typing
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from frozenmap import json_default, thaw
 

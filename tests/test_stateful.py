@@ -24,10 +24,9 @@ The example count comes from the loaded hypothesis profile (conftest.py);
 import sys
 
 import hypothesis.strategies as st
+from helpers import HashKey, typed_items
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
-
-from helpers import HashKey, typed_items
 
 MODULUS = sys.hash_info.modulus
 

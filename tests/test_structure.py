@@ -18,7 +18,6 @@ hash-placement luck), never by anything proportional to n.
 import re
 
 import pytest
-
 from helpers import CountingValue, HashKey
 
 PER_EDIT = 40

@@ -30,8 +30,6 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-import pytest
-
 from helpers import HashKey
 
 THREADS = 4
@@ -94,7 +92,7 @@ def test_readers_and_writers_share_versions(core):
     def reader(seed):
         rng = random.Random(seed)
         n = 0
-        for step in range(40):
+        for _step in range(40):
             assert list(base.items()) == expected_items
             assert list(reversed(base.items())) == expected_reversed
             assert hash(base) == expected_hash

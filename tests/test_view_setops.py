@@ -24,7 +24,6 @@ import re
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-
 from observe import Family, outcome
 
 NAN = float("nan")

@@ -4,7 +4,8 @@ Importing this package raises ImportError when the extension was not built;
 ``frozenmap`` then falls back to the pure-Python core.
 """
 
-from collections.abc import Mapping as _Mapping, MutableMapping as _MutableMapping
+from collections.abc import Mapping as _Mapping
+from collections.abc import MutableMapping as _MutableMapping
 
 from .. import _common, _interop
 from ._cfrozenmap import Evolver, frozendict  # noqa: F401  (ImportError if not built)

@@ -6,4 +6,5 @@
 #
 #     python -m mypy.stubtest frozenmap --mypy-config-file tests/typing/stubtest-mypy.ini \
 #         --allowlist tests/typing/stubtest-allowlist.txt --ignore-unused-allowlist
-from frozenmap import Evolver as Evolver, frozendict as frozendict
+from frozenmap import Evolver as Evolver
+from frozenmap import frozendict as frozendict

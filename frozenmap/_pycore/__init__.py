@@ -22,7 +22,8 @@ Every single-key derivation costs O(log n) time and new memory in the worst
 case, from any version, old or new.
 """
 
-from collections.abc import Mapping as _Mapping, MutableMapping as _MutableMapping
+from collections.abc import Mapping as _Mapping
+from collections.abc import MutableMapping as _MutableMapping
 
 from .. import _common, _interop
 from .evolver import Evolver

@@ -31,7 +31,6 @@ from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
 from .hashing import acc_replace, key_hash, pure_key_hash
-from .paths import path_delete, path_get, path_set, path_update
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
@@ -51,6 +50,7 @@ from .ordertrie import (
     order_remove,
     order_replace,
 )
+from .paths import path_delete, path_get, path_set, path_update
 from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
 __all__ = ["Transient", "Evolver"]

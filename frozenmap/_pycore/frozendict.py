@@ -25,7 +25,6 @@ from .. import _common
 from .evolver import Evolver, Transient
 from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
-    EMPTY_ROOT,
     BitmapNode,
     Entry,
     champ_check,
@@ -37,7 +36,6 @@ from .keytrie import (
     champ_node_ids,
     champ_put,
 )
-from .paths import path_delete, path_get, path_set, path_update
 from .ordertrie import (
     OrderNode,
     order_build,
@@ -48,6 +46,7 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
+from .paths import path_delete, path_get, path_set, path_update
 from .typeinfo import lookup_special, type_dict, type_fullname, type_lookup, type_mro, type_name
 from .views import (
     mapping_items,
@@ -61,7 +60,7 @@ from .views import (
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
 _MISSING: Any = object()
-_newobj: Any = getattr(copyreg, "__newobj__")
+_newobj: Any = copyreg.__newobj__  # type: ignore[attr-defined]
 _BUILTIN_FROZENDICT = getattr(builtins, "frozendict", None)
 _repr_running = threading.local()
 

@@ -5,7 +5,7 @@
 #      from a clean copy of the tree prints no warning at all: no setuptools
 #      deprecations, no compiler warnings;
 #   2. `twine check --strict` on both, `check-wheel-contents` on the wheel;
-#   3. the wheel holds only what runs (no .c/.h, no _gen_docstrings.py, the
+#   3. the wheel holds only what runs (no .c/.h, no gen_docstrings.py, the
 #      compiled C core present); the sdist holds the sources, the LICENSE and
 #      the test suite;
 #   4. `auditwheel show`: the wheel is manylinux-compatible (Linux only);
@@ -71,7 +71,7 @@ import sys, tarfile, zipfile
 
 wheel, sdist = sys.argv[1:]
 names = zipfile.ZipFile(wheel).namelist()
-problems = [n for n in names if n.endswith((".c", ".h", "_gen_docstrings.py", "_build_status.txt"))]
+problems = [n for n in names if n.endswith((".c", ".h", "gen_docstrings.py", "_build_status.txt"))]
 if problems:
     print("the wheel ships files that do not run:", problems)
 if not any("/_cfrozenmap." in n and n.endswith((".so", ".pyd")) for n in names):
@@ -81,7 +81,7 @@ print("   wheel: %d files" % len(names))
 with tarfile.open(sdist) as archive:
     members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
 for needed in ("LICENSE", "frozenmap/_ccore/module.c", "frozenmap/_ccore/cfrozenmap.h",
-               "frozenmap/_ccore/_gen_docstrings.py", "tests/conftest.py", "MANIFEST.in"):
+               "scripts/gen_docstrings.py", "tests/conftest.py", "MANIFEST.in"):
     if needed not in members:
         problems.append("the sdist lacks " + needed)
         print(problems[-1])

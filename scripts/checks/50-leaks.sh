@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Leak check: tests/leakcheck.py runs every operation of each available core
+# Leak check: scripts/leakcheck.py runs every operation of each available core
 # (including the ones that raise) for many rounds and fails when
 # sys.getallocatedblocks() keeps growing, or when reference cycles through a
 # map's values are not collected by gc.collect().  It first checks itself: a
@@ -26,7 +26,7 @@ echo "== leak check with $("$VENV/bin/python" --version 2>&1) from $VENV (limit 
 start=$SECONDS
 rc=0
 # shellcheck disable=SC2086  # FROZENMAP_LEAKCHECK_ARGS is a list of words
-(cd / && timeout -k 30 "$LIMIT" "$VENV/bin/python" "$ROOT/tests/leakcheck.py" --selftest \
+(cd / && timeout -k 30 "$LIMIT" "$VENV/bin/python" "$ROOT/scripts/leakcheck.py" --selftest \
     ${FROZENMAP_LEAKCHECK_ARGS:-}) || rc=$?
 if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     echo "FAIL: the leak check timed out after ${LIMIT}s"

@@ -2,7 +2,7 @@
 # Reference leaks on a debug interpreter: the C core built against a debug
 # CPython (Debian's python3.11-dbg: /usr/bin/python3.11d, headers in
 # /usr/include/python3.11d), then
-#   1. tests/leakcheck.py --cores c, which on a debug interpreter counts
+#   1. scripts/leakcheck.py --cores c, which on a debug interpreter counts
 #      sys.gettotalrefcount() as well as sys.getallocatedblocks(), as CPython's
 #      regrtest -R does: warm-up rounds, then batches of measured rounds, and a
 #      group leaks when a count grows in every batch.  The reference count sees
@@ -133,7 +133,7 @@ run_step() {
 # From $WORK: the installed copy is imported, not the source tree.
 echo "== leakcheck, C core: blocks and total reference count"
 # shellcheck disable=SC2086  # FROZENMAP_LEAKCHECK_ARGS is a list of words
-(cd "$WORK" && run_step leakcheck "$VENV_DBG/bin/python" "$ROOT/tests/leakcheck.py" \
+(cd "$WORK" && run_step leakcheck "$VENV_DBG/bin/python" "$ROOT/scripts/leakcheck.py" \
     --cores c --selftest --refs on ${FROZENMAP_LEAKCHECK_ARGS:-}) || status=1
 
 echo "== pytest subset, C core: ${PYTEST_FILES[*]}"

@@ -14,7 +14,7 @@
 #   --capture=sys so that it is not swallowed) fails the check.
 # - Leak detection is off (detect_leaks=0): CPython does not free everything
 #   at exit, so LeakSanitizer would report the interpreter, not us; leaks are
-#   what scripts/checks/50-leaks.sh (tests/leakcheck.py) looks for.
+#   what scripts/checks/50-leaks.sh (scripts/leakcheck.py) looks for.
 #
 # Environment (from scripts/test.sh): ROOT, PY.  Also:
 #   HYPOTHESIS_PROFILE         default "ci" (bounded)
@@ -152,7 +152,7 @@ run_logged pytest "$ROOT" "$LIMIT" "$VENV_ASAN/bin/pytest" -p no:cacheprovider -
 # errors, and its growth count, which under PYTHONMALLOC=malloc counts the
 # blocks tracemalloc sees (raw malloc included) instead of pymalloc's.
 echo "== leakcheck, C core, under ASan+UBSan"
-run_logged leakcheck "$WORK" 600 "$VENV_ASAN/bin/python" "$ROOT/tests/leakcheck.py" --cores c --selftest
+run_logged leakcheck "$WORK" 600 "$VENV_ASAN/bin/python" "$ROOT/scripts/leakcheck.py" --cores c --selftest
 
 # ASan's report files (one per process that hit an error).
 for f in "$LOGS"/asan*; do

@@ -617,7 +617,7 @@ def g_evolver_errors(ns):
     e.discard(next(k for k in e if type(k) is ReenterKey))
     # size change during iteration
     def mutate_while_iterating():
-        for key in e:
+        for _key in e:
             e["grow-%d" % len(e)] = 1
 
     raises(RuntimeError, mutate_while_iterating)
