@@ -14,7 +14,6 @@ from __future__ import annotations
 import builtins
 import copy as _copy
 import copyreg
-import inspect
 import threading
 from collections import OrderedDict
 from types import GenericAlias
@@ -46,7 +45,16 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
-from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
+from .views import (
+    _NOARG,
+    _call_error,
+    _signature_of,
+    mapping_items,
+    mapping_iter,
+    mapping_keys,
+    mapping_reversed,
+    mapping_values,
+)
 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
@@ -60,28 +68,6 @@ _repr_running = threading.local()
 
 
 _builtin_frozendict: Any = getattr(builtins, "frozendict", None)
-
-# The builtin's methods check their arguments in C, with argument clinic's
-# wording; these few take *args/**kwargs to say the same (their
-# __signature__ is the real one, for inspect and stubtest).
-_NOARG: Any = object()
-
-
-def _signature_of(fn: Any) -> inspect.Signature:
-    return inspect.signature(fn)
-
-
-def _call_error(name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]) -> TypeError:
-    """The builtin's TypeError for a bad call of ``frozendict.<name>()``."""
-    if kwargs:
-        return TypeError("frozendict.%s() takes no keyword arguments" % name)
-    if at_most == 0:
-        return TypeError("frozendict.%s() takes no arguments (%d given)" % (name, given))
-    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
-    return TypeError(
-        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
-    )
-
 
 def _no_dict_suffix() -> str:
     """What this Python adds to "'X' object has no attribute 'y'" when X has no
@@ -368,7 +354,7 @@ class frozendict:
         0
         """
         if key is _NOARG or extra or kwargs:
-            raise _call_error("get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
         entry = champ_find(self._root, key_hash(key), key)
         return default if entry is None else entry[3]
 
@@ -397,7 +383,7 @@ class frozendict:
         Cost: O(1).
         """
         if args or kwargs:
-            raise _call_error("copy", 0, 0, len(args), kwargs)
+            raise _call_error(frozendict, "copy", 0, 0, len(args), kwargs)
         return self._exact()
 
     copy.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
@@ -416,7 +402,7 @@ class frozendict:
         frozendict({'a': 0, 'b': 0})
         """
         if iterable is _NOARG or extra or kwargs:
-            raise _call_error("fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
         if cls is frozendict:
             t = Transient()
             for key in iterable:

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
+import inspect
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator
 
 from .._common import ViewSetOps
 
@@ -147,6 +148,36 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
         return "dict_items(%r)" % (list(self),)
 
 
+# The builtin's methods check their arguments in C, in argument clinic's
+# words; the methods here that a caller may get wrong take *args/**kwargs to
+# say the same (their __signature__ is the real one, for inspect and stubtest).
+_NOARG: Any = object()
+
+
+def _signature_of(fn: Any) -> inspect.Signature:
+    return inspect.signature(fn)
+
+
+def _call_error(
+    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
+) -> TypeError:
+    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
+
+    ``owner`` is the class that defines the method, or an instance: a C method
+    descriptor is named after its class, also when called on a subclass.
+    """
+    if not isinstance(owner, type):
+        owner = next(c for c in type(owner).__mro__ if name in vars(c))
+    if kwargs:
+        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
+    if at_most == 0:
+        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
+    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
+    return TypeError(
+        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
+    )
+
+
 # The read methods frozendict and Evolver share (bound as class attributes in
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
 
@@ -156,21 +187,34 @@ def mapping_iter(self: Any) -> Iterator[Any]:
     return iter(frozendict_keys(self))
 
 
-def mapping_reversed(self: Any) -> Iterator[Any]:
+def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order."""
+    if args or kwargs:
+        raise _call_error(self, "__reversed__", 0, 0, len(args), kwargs)
     return reversed(frozendict_keys(self))
 
 
-def mapping_keys(self: Any) -> frozendict_keys:
+def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
     """A set-like view of the keys, in insertion order.  Cost: O(1)."""
+    if args or kwargs:
+        raise _call_error(self, "keys", 0, 0, len(args), kwargs)
     return frozendict_keys(self)
 
 
-def mapping_values(self: Any) -> frozendict_values:
+def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
     """A view of the values, in insertion order.  Cost: O(1)."""
+    if args or kwargs:
+        raise _call_error(self, "values", 0, 0, len(args), kwargs)
     return frozendict_values(self)
 
 
-def mapping_items(self: Any) -> frozendict_items:
+def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
     """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
+    if args or kwargs:
+        raise _call_error(self, "items", 0, 0, len(args), kwargs)
     return frozendict_items(self)
+
+
+for _method in (mapping_reversed, mapping_keys, mapping_values, mapping_items):
+    _method.__signature__ = _signature_of(lambda self: None)  # type: ignore[union-attr]
+del _method
