@@ -14,6 +14,7 @@ from __future__ import annotations
 import builtins
 import copy as _copy
 import copyreg
+import inspect
 import threading
 from collections import OrderedDict
 from types import GenericAlias
@@ -45,16 +46,7 @@ from .ordertrie import (
     order_items_reversed,
     order_node_ids,
 )
-from .views import (
-    _NOARG,
-    _call_error,
-    _signature_of,
-    mapping_items,
-    mapping_iter,
-    mapping_keys,
-    mapping_reversed,
-    mapping_values,
-)
+from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
 __all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
 
@@ -68,6 +60,36 @@ _repr_running = threading.local()
 
 
 _builtin_frozendict: Any = getattr(builtins, "frozendict", None)
+
+# The builtin's methods check their arguments in C, with argument clinic's
+# wording; these few take *args/**kwargs to say the same (their
+# __signature__ is the real one, for inspect and stubtest).
+_NOARG: Any = object()
+
+
+def _signature_of(fn: Any) -> inspect.Signature:
+    return inspect.signature(fn)
+
+
+def _call_error(
+    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
+) -> TypeError:
+    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
+
+    ``owner`` is the class that defines the method, or an instance: a C method
+    descriptor is named after its class, also when called on a subclass.
+    """
+    if not isinstance(owner, type):
+        owner = next(c for c in type(owner).__mro__ if name in vars(c))
+    if kwargs:
+        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
+    if at_most == 0:
+        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
+    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
+    return TypeError(
+        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
+    )
+
 
 def _no_dict_suffix() -> str:
     """What this Python adds to "'X' object has no attribute 'y'" when X has no

@@ -18,9 +18,9 @@ Mirrors ``frozenmap/_ccore/views.c``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
-import inspect
 from types import MappingProxyType
 from typing import Any, Dict, Iterator
 
@@ -148,34 +148,11 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
         return "dict_items(%r)" % (list(self),)
 
 
-# The builtin's methods check their arguments in C, in argument clinic's
-# words; the methods here that a caller may get wrong take *args/**kwargs to
-# say the same (their __signature__ is the real one, for inspect and stubtest).
-_NOARG: Any = object()
+def _bad_call(self: Any, name: str, args: Any, kwargs: Dict[str, Any]) -> TypeError:
+    """The builtin's TypeError for ``<type>.<name>()`` called with arguments."""
+    from .frozendict import _call_error  # (frozendict imports this module)
 
-
-def _signature_of(fn: Any) -> inspect.Signature:
-    return inspect.signature(fn)
-
-
-def _call_error(
-    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
-) -> TypeError:
-    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
-
-    ``owner`` is the class that defines the method, or an instance: a C method
-    descriptor is named after its class, also when called on a subclass.
-    """
-    if not isinstance(owner, type):
-        owner = next(c for c in type(owner).__mro__ if name in vars(c))
-    if kwargs:
-        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
-    if at_most == 0:
-        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
-    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
-    return TypeError(
-        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
-    )
+    return _call_error(self, name, 0, 0, len(args), kwargs)
 
 
 # The read methods frozendict and Evolver share (bound as class attributes in
@@ -190,31 +167,31 @@ def mapping_iter(self: Any) -> Iterator[Any]:
 def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order."""
     if args or kwargs:
-        raise _call_error(self, "__reversed__", 0, 0, len(args), kwargs)
+        raise _bad_call(self, "__reversed__", args, kwargs)
     return reversed(frozendict_keys(self))
 
 
 def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
     """A set-like view of the keys, in insertion order.  Cost: O(1)."""
     if args or kwargs:
-        raise _call_error(self, "keys", 0, 0, len(args), kwargs)
+        raise _bad_call(self, "keys", args, kwargs)
     return frozendict_keys(self)
 
 
 def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
     """A view of the values, in insertion order.  Cost: O(1)."""
     if args or kwargs:
-        raise _call_error(self, "values", 0, 0, len(args), kwargs)
+        raise _bad_call(self, "values", args, kwargs)
     return frozendict_values(self)
 
 
 def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
     """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
     if args or kwargs:
-        raise _call_error(self, "items", 0, 0, len(args), kwargs)
+        raise _bad_call(self, "items", args, kwargs)
     return frozendict_items(self)
 
 
 for _method in (mapping_reversed, mapping_keys, mapping_values, mapping_items):
-    _method.__signature__ = _signature_of(lambda self: None)  # type: ignore[union-attr]
+    _method.__signature__ = inspect.signature(lambda self: None)  # type: ignore[union-attr]
 del _method
