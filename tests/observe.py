@@ -94,6 +94,7 @@ def message(exc, family=None):
     sub = getattr(family, "sub", None)
     if sub is not None:
         text = text.replace("%s.%s" % (sub.__module__, sub.__qualname__), sub.__name__)
+        text = text.replace(sub.__qualname__, sub.__name__)
     return text
 
 

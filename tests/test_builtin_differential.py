@@ -198,6 +198,13 @@ def s_read(fam, data, probes, use_sub):
     obs.append(outcome(lambda: fd.get(), fam))
     obs.append(outcome(lambda: fd.get(1, 2, 3), fam))
     obs.append(outcome(lambda: fd.get(1, default=2), fam))
+    # Bad calls, written as method calls: a C method called through a bound
+    # method object (getattr(fd, "keys")(1)) is named after type(fd), called
+    # directly after the class defining it, and the pure core can only do the
+    # latter.
+    for call in (lambda: fd.keys(1), lambda: fd.values(1), lambda: fd.items(1), lambda: fd.copy(1),
+                 lambda: fd.__reversed__(1), lambda: fd.keys(x=1), lambda: fd.copy(x=1)):  # fmt: skip
+        obs.append(outcome(call, fam))
     return obs
 
 

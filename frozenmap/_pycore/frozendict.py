@@ -80,12 +80,20 @@ def _signature_of(fn: Any) -> inspect.Signature:
     return inspect.signature(fn)
 
 
-def _call_error(name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]) -> TypeError:
-    """The builtin's TypeError for a bad call of ``frozendict.<name>()``."""
+def _call_error(
+    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
+) -> TypeError:
+    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
+
+    ``owner`` is the class that defines the method, or an instance: a C method
+    descriptor is named after its class, also when called on a subclass.
+    """
+    if not isinstance(owner, type):
+        owner = next(c for c in type(owner).__mro__ if name in vars(c))
     if kwargs:
-        return TypeError("frozendict.%s() takes no keyword arguments" % name)
+        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
     if at_most == 0:
-        return TypeError("frozendict.%s() takes no arguments (%d given)" % (name, given))
+        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
     bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
     return TypeError(
         "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
@@ -475,7 +483,7 @@ class frozendict:
         0
         """
         if key is _NOARG or extra or kwargs:
-            raise _call_error("get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
         entry = champ_find(self._root, key_hash(key), key)
         return default if entry is None else entry[3]
 
@@ -504,7 +512,7 @@ class frozendict:
         Cost: O(1).
         """
         if args or kwargs:
-            raise _call_error("copy", 0, 0, len(args), kwargs)
+            raise _call_error(frozendict, "copy", 0, 0, len(args), kwargs)
         return self._exact()
 
     copy.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
@@ -523,7 +531,7 @@ class frozendict:
         frozendict({'a': 0, 'b': 0})
         """
         if iterable is _NOARG or extra or kwargs:
-            raise _call_error("fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
         if cls is frozendict:
             t = Transient()
             for key in iterable:

@@ -18,10 +18,11 @@ Mirrors ``frozenmap/_ccore/views.c``.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Any, Iterator
+from typing import Any, Dict, Iterator
 
 from .._common import ViewSetOps
 
@@ -154,6 +155,13 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
         return "dict_items(%r)" % (list(self),)
 
 
+def _bad_call(self: Any, name: str, args: Any, kwargs: Dict[str, Any]) -> TypeError:
+    """The builtin's TypeError for ``<type>.<name>()`` called with arguments."""
+    from .frozendict import _call_error  # (frozendict imports this module)
+
+    return _call_error(self, name, 0, 0, len(args), kwargs)
+
+
 # The read methods frozendict and Evolver share (bound as class attributes in
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
 
@@ -172,21 +180,34 @@ def mapping_iter(self: Any) -> Iterator[Any]:
     return iter(frozendict_keys(self))
 
 
-def mapping_reversed(self: Any) -> Iterator[Any]:
+def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order."""
+    if args or kwargs:
+        raise _bad_call(self, "__reversed__", args, kwargs)
     return reversed(frozendict_keys(self))
 
 
-def mapping_keys(self: Any) -> frozendict_keys:
+def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
     """A set-like view of the keys, in insertion order.  Cost: O(1)."""
+    if args or kwargs:
+        raise _bad_call(self, "keys", args, kwargs)
     return frozendict_keys(self)
 
 
-def mapping_values(self: Any) -> frozendict_values:
+def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
     """A view of the values, in insertion order.  Cost: O(1)."""
+    if args or kwargs:
+        raise _bad_call(self, "values", args, kwargs)
     return frozendict_values(self)
 
 
-def mapping_items(self: Any) -> frozendict_items:
+def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
     """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
+    if args or kwargs:
+        raise _bad_call(self, "items", args, kwargs)
     return frozendict_items(self)
+
+
+for _method in (mapping_reversed, mapping_keys, mapping_values, mapping_items):
+    _method.__signature__ = inspect.signature(lambda self: None)  # type: ignore[union-attr]
+del _method
