@@ -150,7 +150,8 @@ def test_keys_returning_a_non_iterable_raises_dicts_message(core):
     for op in (lambda: core.frozendict(Mapping()), lambda: core.frozendict().evolve().update(Mapping())):
         with pytest.raises(TypeError) as got:
             op()
-        assert str(got.value) == str(expected.value) == "Mapping.keys() returned a non-iterable (type int)"
+        # dict's own message on the running Python (its wording changed in 3.15)
+        assert str(got.value) == str(expected.value)
 
 
 # --- 3. Evolver.popitem() hashes the key again ------------------------------------
