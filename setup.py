@@ -105,13 +105,16 @@ def _extensions():
     src = os.path.join("frozenmap", "_ccore")
     if not os.path.isdir(src):
         return []
-    sources = sorted(
-        os.path.join(src, name) for name in os.listdir(src) if name.endswith(".c")
-    )
+    sources = sorted(os.path.join(src, name) for name in os.listdir(src) if name.endswith(".c"))
     if not sources:
         return []
-    extra_compile_args = ["-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
-                          "-Wno-missing-field-initializers"]
+    extra_compile_args = [
+        "-std=c11",
+        "-Wall",
+        "-Wextra",
+        "-Wno-unused-parameter",
+        "-Wno-missing-field-initializers",
+    ]
     extra_link_args = []
     cflags = os.environ.get("FROZENMAP_EXTRA_CFLAGS", "")
     if cflags:

@@ -58,12 +58,17 @@ else:
         IMPLEMENTATION = "python"
         _status = _build_status()
         if _platform.python_implementation() != "CPython":
-            _CORE_REASON = "the C core is for CPython; this is %s" % _platform.python_implementation()
+            _CORE_REASON = (
+                "the C core is for CPython; this is %s" % _platform.python_implementation()
+            )
         elif _status.startswith("intended:"):
-            _CORE_REASON = _status[len("intended:"):].strip()
+            _CORE_REASON = _status[len("intended:") :].strip()
         else:
             if _status.startswith("failed:"):
-                _why = "its build failed when frozenmap was installed (%s)" % _status[len("failed:"):].strip()
+                _why = (
+                    "its build failed when frozenmap was installed (%s)"
+                    % _status[len("failed:") :].strip()
+                )
             elif getattr(_exc, "name", None) == "frozenmap._ccore._cfrozenmap":
                 _why = "it was not built when frozenmap was installed"
             else:

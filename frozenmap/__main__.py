@@ -7,12 +7,15 @@ import frozenmap
 
 
 def main() -> None:
-    print("frozenmap %s on %s %s (%s)" % (
-        frozenmap.__version__,
-        platform.python_implementation(),
-        platform.python_version(),
-        sys.platform,
-    ))
+    print(
+        "frozenmap %s on %s %s (%s)"
+        % (
+            frozenmap.__version__,
+            platform.python_implementation(),
+            platform.python_version(),
+            sys.platform,
+        )
+    )
     if frozenmap.IMPLEMENTATION == "c":
         from frozenmap._ccore import _cfrozenmap
 

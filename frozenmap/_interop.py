@@ -180,7 +180,10 @@ def __get_pydantic_core_schema__(cls: Any, source: Any, handler: Any, /) -> Any:
 
     args = get_args(source)
     if len(args) == 2:
-        key_schema, value_schema = handler.generate_schema(args[0]), handler.generate_schema(args[1])
+        key_schema, value_schema = (
+            handler.generate_schema(args[0]),
+            handler.generate_schema(args[1]),
+        )
     else:
         key_schema = value_schema = core_schema.any_schema()
     as_dict = core_schema.dict_schema(key_schema, value_schema)

@@ -1172,8 +1172,18 @@ class Progress:
 #: peers (``--quick`` measures them).
 README_SIZE = 100_000
 README_OPS = (
-    "construct", "lookup_hit", "lookup_miss", "iterate", "set_existing", "set_new",
-    "delete", "equal", "diff", "hash_derived", "mem_item", "mem_version",
+    "construct",
+    "lookup_hit",
+    "lookup_miss",
+    "iterate",
+    "set_existing",
+    "set_new",
+    "delete",
+    "equal",
+    "diff",
+    "hash_derived",
+    "mem_item",
+    "mem_version",
 )
 QUICK_SIZES = [1000, 10_000, README_SIZE]
 
@@ -1182,7 +1192,9 @@ def _sizes(text: str) -> List[int]:
     return [int(float(part)) for part in text.replace(" ", "").split(",") if part]
 
 
-def run(sizes, libraries, operations, target, repeat, progress=True, keep=None) -> List[Measurement]:
+def run(
+    sizes, libraries, operations, target, repeat, progress=True, keep=None
+) -> List[Measurement]:
     """Measure every operation for every library at every size.
 
     ``keep(n, lib, op)``, when given, says which of those to measure.

@@ -52,7 +52,9 @@ def _import_engine_and_core(instrument=None):
             try:
                 import frozenmap._ccore as module
             except ImportError as exc:
-                sys.stderr.write("fuzz_ops: C core not importable (%s); fuzzing the pure core\n" % exc)
+                sys.stderr.write(
+                    "fuzz_ops: C core not importable (%s); fuzzing the pure core\n" % exc
+                )
         if module is None:
             import frozenmap._pycore as module
     name = "c" if module.__name__.endswith("_ccore") else "python"
@@ -245,7 +247,11 @@ def replay(paths):
     _ensure_loaded()
     n = 0
     for path in paths:
-        names = [os.path.join(path, f) for f in sorted(os.listdir(path))] if os.path.isdir(path) else [path]
+        names = (
+            [os.path.join(path, f) for f in sorted(os.listdir(path))]
+            if os.path.isdir(path)
+            else [path]
+        )
         for name in names:
             with open(name, "rb") as f:
                 check(f.read())
@@ -301,7 +307,10 @@ def main(argv):
     import atheris
 
     _ensure_loaded(atheris.instrument_imports)
-    sys.stderr.write("fuzz_ops: fuzzing the %s core with atheris %s\n" % (CORE.name, getattr(atheris, "__version__", "")))
+    sys.stderr.write(
+        "fuzz_ops: fuzzing the %s core with atheris %s\n"
+        % (CORE.name, getattr(atheris, "__version__", ""))
+    )
     atheris.Setup(argv, TestOneInput)
     atheris.Fuzz()
     return 0

@@ -228,9 +228,7 @@ def raises(expected, fn, *args, **kwargs):
             "%s(%r) raised %s: %s, expected %s"
             % (getattr(fn, "__name__", fn), args, type(exc).__name__, exc, expected)
         ) from None
-    raise AssertionError(
-        "%s(%r) did not raise %s" % (getattr(fn, "__name__", fn), args, expected)
-    )
+    raise AssertionError("%s(%r) did not raise %s" % (getattr(fn, "__name__", fn), args, expected))
 
 
 # --- the operation groups -----------------------------------------------------------------
@@ -615,6 +613,7 @@ def g_evolver_errors(ns):
     got = []
     e[ReenterKey(lambda: got.append((len(e), e.get("k000"), e.freeze())))] = 1
     e.discard(next(k for k in e if type(k) is ReenterKey))
+
     # size change during iteration
     def mutate_while_iterating():
         for _key in e:
@@ -961,7 +960,9 @@ class Counter:
             tracemalloc.start(1)
         have_refs = hasattr(sys, "gettotalrefcount")  # debug builds only
         if refs == "on" and not have_refs:
-            raise SystemExit("leakcheck: --refs on needs a debug interpreter (sys.gettotalrefcount)")
+            raise SystemExit(
+                "leakcheck: --refs on needs a debug interpreter (sys.gettotalrefcount)"
+            )
         self.refs = have_refs and refs != "off"
         # one reading per name, in this order, from each call
         self.names = (() if metric == "none" else (metric,)) + (("refs",) if self.refs else ())
@@ -992,7 +993,9 @@ class Counter:
         return tuple(a - b for a, b in zip(after, before))
 
     def describe(self, growth):
-        return ", ".join("%+d %s" % (g, name) for g, name in zip(growth, self.names)) or "not counted"
+        return (
+            ", ".join("%+d %s" % (g, name) for g, name in zip(growth, self.names)) or "not counted"
+        )
 
 
 def load_core(name):
@@ -1105,8 +1108,13 @@ def run_group(ns, name, fn, count, args):
     total = count.growth(start, after)
     leaks = [
         "%s %s in %d batches of %d rounds (%.1f per round)"
-        % (" then ".join("%+d" % g[i] for g in growths), metric, len(growths), args.rounds,
-           total[i] / float(len(growths) * args.rounds))
+        % (
+            " then ".join("%+d" % g[i] for g in growths),
+            metric,
+            len(growths),
+            args.rounds,
+            total[i] / float(len(growths) * args.rounds),
+        )
         for i, metric in enumerate(count.names)
         if all(g[i] > args.tolerance for g in growths)
     ]
@@ -1138,16 +1146,20 @@ def locate(ns, fn, rounds, top=5):
     finally:
         if not was_tracing:
             tracemalloc.stop()
-    keep = [tracemalloc.Filter(True, __file__, all_frames=True),
-            tracemalloc.Filter(False, tracemalloc.__file__, all_frames=True)]
+    keep = [
+        tracemalloc.Filter(True, __file__, all_frames=True),
+        tracemalloc.Filter(False, tracemalloc.__file__, all_frames=True),
+    ]
     stats = after.filter_traces(keep).compare_to(before.filter_traces(keep), "traceback")
     shown = 0
     for stat in stats:
         if stat.count_diff <= 0 or shown >= top:
             continue
         shown += 1
-        print("      %+d blocks (%+d bytes) in %d rounds, allocated at:"
-              % (stat.count_diff, stat.size_diff, rounds))
+        print(
+            "      %+d blocks (%+d bytes) in %d rounds, allocated at:"
+            % (stat.count_diff, stat.size_diff, rounds)
+        )
         for line in stat.traceback.format(limit=2, most_recent_first=True):
             print("        " + line.strip())
 
@@ -1177,13 +1189,16 @@ def check_cycles(ns, count, args, makers=None):
             import traceback
 
             traceback.print_exc()
-            errors.append("%s: operation failed: %s: %s" % (maker.__name__, type(exc).__name__, exc))
+            errors.append(
+                "%s: operation failed: %s: %s" % (maker.__name__, type(exc).__name__, exc)
+            )
             continue
         del refs
         after = count()
         if alive:
             errors.append(
-                "%s: %d of %d cycles not collected by gc.collect()" % (maker.__name__, alive, args.cycles)
+                "%s: %d of %d cycles not collected by gc.collect()"
+                % (maker.__name__, alive, args.cycles)
             )
         elif any(g > args.tolerance for g in count.growth(baseline, after)):
             errors.append(
@@ -1203,17 +1218,38 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--cycles", type=int, default=200, help="cycles built per cycle maker")
     parser.add_argument("--tolerance", type=int, default=10, help="allowed growth per batch")
-    parser.add_argument("--confirm", type=int, default=3,
-                        help="extra batches run to confirm a growth before calling it a leak")
-    parser.add_argument("--metric", choices=["auto", "blocks", "tracemalloc", "none"], default="auto")
-    parser.add_argument("--refs", choices=["auto", "on", "off"], default="auto",
-                        help="also count sys.gettotalrefcount() (auto: on a debug interpreter)")
-    parser.add_argument("--quick", action="store_true", help="3 warm-up, 10 rounds (sanitizer runs)")
-    parser.add_argument("--selftest", action="store_true", help="check that a planted leak is reported")
-    parser.add_argument("--require-c", action="store_true",
-                        default=os.environ.get("FROZENMAP_REQUIRE_C", "") not in ("", "0"))
-    parser.add_argument("--no-locate", dest="locate", action="store_false",
-                        help="do not rerun a leaking group under tracemalloc to show where")
+    parser.add_argument(
+        "--confirm",
+        type=int,
+        default=3,
+        help="extra batches run to confirm a growth before calling it a leak",
+    )
+    parser.add_argument(
+        "--metric", choices=["auto", "blocks", "tracemalloc", "none"], default="auto"
+    )
+    parser.add_argument(
+        "--refs",
+        choices=["auto", "on", "off"],
+        default="auto",
+        help="also count sys.gettotalrefcount() (auto: on a debug interpreter)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="3 warm-up, 10 rounds (sanitizer runs)"
+    )
+    parser.add_argument(
+        "--selftest", action="store_true", help="check that a planted leak is reported"
+    )
+    parser.add_argument(
+        "--require-c",
+        action="store_true",
+        default=os.environ.get("FROZENMAP_REQUIRE_C", "") not in ("", "0"),
+    )
+    parser.add_argument(
+        "--no-locate",
+        dest="locate",
+        action="store_false",
+        help="do not rerun a leaking group under tracemalloc to show where",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
@@ -1221,14 +1257,20 @@ def main(argv=None):
 
     import frozenmap
 
-    print("== leakcheck: frozenmap %s from %s" % (frozenmap.__version__, os.path.dirname(frozenmap.__file__)))
+    print(
+        "== leakcheck: frozenmap %s from %s"
+        % (frozenmap.__version__, os.path.dirname(frozenmap.__file__))
+    )
     cores = []
     for name in [n.strip() for n in args.cores.split(",") if n.strip()]:
         try:
             cores.append(load_core(name))
         except ImportError as exc:
             if name == "c" and args.require_c:
-                print("FAIL: the C core is required (FROZENMAP_REQUIRE_C=1) but does not import: %s" % exc)
+                print(
+                    "FAIL: the C core is required (FROZENMAP_REQUIRE_C=1) but does not import: %s"
+                    % exc
+                )
                 return 2
             print("== %s core not available, skipped: %s" % (name, exc))
     if not cores:
@@ -1244,8 +1286,10 @@ def main(argv=None):
         cores[0].other, cores[1].other = cores[1].frozendict, cores[0].frozendict
 
     count = Counter(args.metric, args.refs)
-    print("== counting %s; %d warm-up + %d rounds per group, tolerance %d"
-          % (" and ".join(count.names) or "nothing", args.warmup, args.rounds, args.tolerance))
+    print(
+        "== counting %s; %d warm-up + %d rounds per group, tolerance %d"
+        % (" and ".join(count.names) or "nothing", args.warmup, args.rounds, args.tolerance)
+    )
     gc.collect()
 
     if args.selftest:
@@ -1255,7 +1299,9 @@ def main(argv=None):
         if not count.names:
             print("== selftest skipped: no counter")
         elif result.startswith("leaked"):
-            print("== selftest ok: a planted leak of one object per round was reported (%s)" % result)
+            print(
+                "== selftest ok: a planted leak of one object per round was reported (%s)" % result
+            )
         else:
             print("FAIL: selftest: a planted leak was not reported (%s)" % (result,))
             return 1
@@ -1278,7 +1324,10 @@ def main(argv=None):
     wanted = [g.strip() for g in args.groups.split(",") if g.strip()] or list(GROUPS)
     unknown = [g for g in wanted if g not in GROUPS and g != "cycle_collection"]
     if unknown:
-        print("unknown groups: %s (known: %s, cycle_collection)" % (", ".join(unknown), ", ".join(GROUPS)))
+        print(
+            "unknown groups: %s (known: %s, cycle_collection)"
+            % (", ".join(unknown), ", ".join(GROUPS))
+        )
         return 2
     if not args.groups:
         wanted.append("cycle_collection")

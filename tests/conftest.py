@@ -78,7 +78,9 @@ def core(request):
         return load_core(request.param)
     except ImportError as exc:
         if request.param == "c" and _require_c():
-            pytest.fail("the C core is required (FROZENMAP_REQUIRE_C=1) but failed to import: %s" % exc)
+            pytest.fail(
+                "the C core is required (FROZENMAP_REQUIRE_C=1) but failed to import: %s" % exc
+            )
         pytest.skip("%s core not available: %s" % (request.param, exc))
 
 

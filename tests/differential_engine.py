@@ -669,7 +669,12 @@ def _run_one(backend, model, versions, op, observe):
         elif code == EQ:
             a, b = _pick(versions, op[1]), _pick(versions, op[2])
             if model:
-                result = (backend.eq(a, b), not backend.eq(a, b), backend.eq(a, b), backend.eq(a, b))
+                result = (
+                    backend.eq(a, b),
+                    not backend.eq(a, b),
+                    backend.eq(a, b),
+                    backend.eq(a, b),
+                )
             else:
                 d = dict(b.items())
                 result = (a == b, a != b, a == d, d == a)
@@ -681,7 +686,13 @@ def _run_one(backend, model, versions, op, observe):
         elif code == ITER:
             v = _pick(versions, op[1])
             return (
-                ("ok", norm(list(v.items())), norm(backend.reversed_keys(v)), norm(backend.values(v)), len(v)),
+                (
+                    "ok",
+                    norm(list(v.items())),
+                    norm(backend.reversed_keys(v)),
+                    norm(backend.values(v)),
+                    len(v),
+                ),
                 None,
             )
         elif code == LOOKUP:
@@ -742,7 +753,9 @@ def compare(runs, ops):
                 if model_part == ("order-dependent",) or core_model_part == ("order-dependent",):
                     continue
                 if not _model_agrees(model_part, core_model_part):
-                    raise AssertionError(_mismatch(ops, index, "model", per["model"], name, per[name]))
+                    raise AssertionError(
+                        _mismatch(ops, index, "model", per["model"], name, per[name])
+                    )
 
 
 def _model_agrees(model_part, core_part):
@@ -776,7 +789,11 @@ def describe(op):
     """A readable form of one op, for failure messages."""
     code = op[0] % N_OPS
     if code == HOSTILE:
-        return "HOSTILE(%r, %s, %r)" % (op[1], HOSTILE_TYPES[op[2] % len(HOSTILE_TYPES)].__name__, op[3])
+        return "HOSTILE(%r, %s, %r)" % (
+            op[1],
+            HOSTILE_TYPES[op[2] % len(HOSTILE_TYPES)].__name__,
+            op[3],
+        )
     return "%s%r" % (OP_NAMES[code], tuple(op[1:]))
 
 

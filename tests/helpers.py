@@ -191,4 +191,3 @@ class CountingValue:
     def reset(cls):
         cls.hash_calls = 0
         cls.eq_calls = 0
-

@@ -29,6 +29,7 @@ _OUR_TYPE_NAMES = [
     ("frozendict_values", "dict_values"),
 ]
 
+
 class Family:
     """The types one side of a comparison uses.
 
@@ -73,7 +74,9 @@ def describe(obj, family, depth=0):
     if t in (tuple, list):
         return (t.__name__,) + tuple(describe(x, family, depth + 1) for x in obj)
     if t in (set, frozenset):
-        return (t.__name__,) + tuple(sorted((describe(x, family, depth + 1) for x in obj), key=repr))
+        return (t.__name__,) + tuple(
+            sorted((describe(x, family, depth + 1) for x in obj), key=repr)
+        )
     if t is dict:
         return ("dict",) + tuple(
             (describe(k, family, depth + 1), describe(v, family, depth + 1)) for k, v in obj.items()

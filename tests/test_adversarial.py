@@ -182,7 +182,10 @@ HASH_ACC = {"vhash"}  # a value's __hash__ while a derivation updates the accumu
 
 
 def op_construct_pairs(w):
-    pairs = list(zip(w.keys[:10], w.values[:10])) + [(w.probes[3], w.new_values[3]), (w.extra[5], w.values[20])]
+    pairs = list(zip(w.keys[:10], w.values[:10])) + [
+        (w.probes[3], w.new_values[3]),
+        (w.extra[5], w.values[20]),
+    ]
     d = {}
     for k, v in pairs:
         d[k] = v
@@ -214,7 +217,11 @@ def op_construct_with_kwargs(w):
 def op_fromkeys(w):
     keys = w.keys[:8] + [w.probes[2], w.extra[2]]
     d = dict.fromkeys(keys, w.values[0])
-    return lambda: w.core.frozendict.fromkeys(keys, w.values[0]), _frozendict_result(w, list(d.items())), set()
+    return (
+        lambda: w.core.frozendict.fromkeys(keys, w.values[0]),
+        _frozendict_result(w, list(d.items())),
+        set(),
+    )
 
 
 def _set(name, key_of, value_of):
@@ -349,7 +356,9 @@ def _diff(a_name, b_name, as_dict=False):
         other = db if as_dict else b
         added = [(k, v) for k, v in db.items() if k not in da]
         removed = [(k, v) for k, v in da.items() if k not in db]
-        changed = [(k, (v, db[k])) for k, v in da.items() if k in db and v is not db[k] and v != db[k]]
+        changed = [
+            (k, (v, db[k])) for k, v in da.items() if k in db and v is not db[k] and v != db[k]
+        ]
 
         def check(result):
             assert_same_items(result.added, added, "added")
@@ -450,7 +459,11 @@ def op_e_setitem_new(w):
 def op_e_setitem_existing(w):
     d = _evolver_model(w)
     d[w.probes[0]] = w.new_values[0]
-    return lambda: w.evolver.__setitem__(w.probes[0], w.new_values[0]), _evolver_result(w, d), HASH_ACC
+    return (
+        lambda: w.evolver.__setitem__(w.probes[0], w.new_values[0]),
+        _evolver_result(w, d),
+        HASH_ACC,
+    )
 
 
 def op_e_setitem_owned(w):
@@ -479,7 +492,11 @@ def op_e_pop_absent(w):
 def op_e_discard(w):
     d = _evolver_model(w)
     del d[w.probes[3]]
-    return lambda: w.evolver.discard(w.probes[3]), _evolver_result(w, d, returned_is=w.evolver), HASH_ACC
+    return (
+        lambda: w.evolver.discard(w.probes[3]),
+        _evolver_result(w, d, returned_is=w.evolver),
+        HASH_ACC,
+    )
 
 
 def op_e_popitem(w):
@@ -492,15 +509,23 @@ def op_e_setdefault(w):
     d = _evolver_model(w)
     d.setdefault(w.extra[9], w.values[9])
     return (
-        lambda: (w.evolver.setdefault(w.probes[9], "x"), w.evolver.setdefault(w.extra[9], w.values[9])),
+        lambda: (
+            w.evolver.setdefault(w.probes[9], "x"),
+            w.evolver.setdefault(w.extra[9], w.values[9]),
+        ),
         _evolver_result(w, d, returned=(w.values[9], w.values[9])),
         HASH_ACC,
     )
 
 
 def op_e_update_pairs(w):
-    pairs = [(w.probes[0], w.new_values[0]), (w.extra[0], w.values[20]), (w.probes[17], w.new_values[17]),
-             (w.extra[1], w.values[21]), (w.extra[0], w.values[22])]
+    pairs = [
+        (w.probes[0], w.new_values[0]),
+        (w.extra[0], w.values[20]),
+        (w.probes[17], w.new_values[17]),
+        (w.extra[1], w.values[21]),
+        (w.extra[0], w.values[22]),
+    ]
     d = _evolver_model(w)
     for k, v in pairs:
         d[k] = v
@@ -609,7 +634,10 @@ def _run_with_fault(core, op, n, error):
         propagated = True
     else:
         w.plan.disarm()
-        assert w.plan.fired is not None, "call %d never happened (the run made %d)" % (n, w.plan.calls)
+        assert w.plan.fired is not None, "call %d never happened (the run made %d)" % (
+            n,
+            w.plan.calls,
+        )
         assert w.plan.fired in absorbable and error is not KeyboardInterrupt, (
             "a fault in %s (call %d) was swallowed" % (w.plan.fired, n)
         )
@@ -936,7 +964,11 @@ def test_inner_edit_from_a_key_eq_is_refused_and_the_outer_edit_completes(core, 
         if outcome[0] == "applied":
             INNER_MODEL[inner](d)
     else:
-        assert outcome == ["refused"], "inner edit %s from inside %s was %s" % (inner, outer, outcome)
+        assert outcome == ["refused"], "inner edit %s from inside %s was %s" % (
+            inner,
+            outer,
+            outcome,
+        )
     assert list(e.items()) == list(d.items())
     frozen = e.freeze()
     frozen._check()
@@ -959,7 +991,9 @@ READS = {
 
 
 @pytest.mark.parametrize("read", sorted(READS))
-@pytest.mark.parametrize("outer", ["setitem", "setitem-existing", "delitem", "update", "setdefault"])
+@pytest.mark.parametrize(
+    "outer", ["setitem", "setitem-existing", "delitem", "update", "setdefault"]
+)
 def test_key_eq_reading_freezing_or_copying_the_evolver_mid_edit(core, outer, read):
     """Reads, ``freeze()`` and ``copy()`` from inside an edit see the state before it.
 
@@ -1078,7 +1112,9 @@ def test_base_exceptions_from_eq_in_bulk_operations(core, error):
         lambda k: partial(operator.or_, fd, {HashKey(1, "a"): 1, HashKey(2, "b"): 2, k: 3}),
         lambda k: partial(operator.sub, fd, [HashKey(9, "s1"), k]),
         lambda k: partial(operator.and_, fd, [HashKey(9, "s1"), k]),
-        lambda k: partial(core.frozendict, [(HashKey(9, "c%d" % i), 1) for i in range(6)] + [(k, 1)]),
+        lambda k: partial(
+            core.frozendict, [(HashKey(9, "c%d" % i), 1) for i in range(6)] + [(k, 1)]
+        ),
         lambda k: partial(e.update, [("p", 1), ("q", 2), (k, 3)]),
         lambda k: partial(e.update, {"p": 1, k: 3}),
         lambda k: partial(fd.diff, {k: 1}),
@@ -1155,7 +1191,9 @@ def test_finalizers_reading_the_map_of_which_they_are_part(core, finalizer_log):
     base = core.frozendict((i, i) for i in range(50))
 
     def make(i):
-        return Finalizer(i, lambda: (len(survivors[0]), survivors[0].get(i), list(survivors[0].items())[-1]))
+        return Finalizer(
+            i, lambda: (len(survivors[0]), survivors[0].get(i), list(survivors[0].items())[-1])
+        )
 
     v = base
     for i in range(50, 80):
@@ -1171,7 +1209,17 @@ def test_finalizers_reading_the_map_of_which_they_are_part(core, finalizer_log):
 
 @pytest.mark.parametrize(
     "release",
-    ["setitem", "delitem", "pop", "popitem", "discard", "update", "update-fails", "clear", "drop-evolver"],
+    [
+        "setitem",
+        "delitem",
+        "pop",
+        "popitem",
+        "discard",
+        "update",
+        "update-fails",
+        "clear",
+        "drop-evolver",
+    ],
 )
 def test_evolver_replaced_value_finalizer_reads_and_edits_the_evolver(core, finalizer_log, release):
     """The finalizer of a value the evolver releases reads and edits the evolver.
@@ -1418,7 +1466,9 @@ def test_integers_colliding_in_cpythons_hash(core):
     for i, k in enumerate(keys):
         expected[k] = i
     fd._check()
-    assert [(type(k), k, v) for k, v in fd.items()] == [(type(k), k, v) for k, v in expected.items()]
+    assert [(type(k), k, v) for k, v in fd.items()] == [
+        (type(k), k, v) for k, v in expected.items()
+    ]
     assert fd[1] == fd[1.0] == fd[True] == expected[1]
     assert type(next(k for k in fd if k == 1)) is int  # the first key object stays
     gone = fd.delete(True).delete(-2).delete(0.0)
@@ -1476,7 +1526,9 @@ def test_nan_keys_are_distinct_unless_identical(core):
     assert float("nan") not in fd
     fd._check()
     assert fd == {a: 3, b: 2}
-    assert fd.diff({a: 3, b: 2}) == core.Diff(core.frozendict(), core.frozendict(), core.frozendict())
+    assert fd.diff({a: 3, b: 2}) == core.Diff(
+        core.frozendict(), core.frozendict(), core.frozendict()
+    )
 
 
 def test_deepcopy_and_pickle_of_adversarial_keys(core):

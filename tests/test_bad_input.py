@@ -83,7 +83,9 @@ def base_versions(core, stored):
 
 @pytest.mark.parametrize("kind", ["hash", "eq"])
 @pytest.mark.parametrize("name,op", FD_OPERATIONS, ids=[o[0] for o in FD_OPERATIONS])
-@pytest.mark.parametrize("error", [CrashError, KeyboardInterrupt, MemoryError], ids=["exc", "kbint", "memerr"])
+@pytest.mark.parametrize(
+    "error", [CrashError, KeyboardInterrupt, MemoryError], ids=["exc", "kbint", "memerr"]
+)
 def test_failing_hash_or_eq_reaches_the_caller(core, kind, name, op, error):
     stored, probe = crashers(kind, error)
     versions, snaps = base_versions(core, stored)
@@ -304,7 +306,19 @@ def test_nothing_is_kept_alive_after_a_failure(core):
         lambda fd: fd - ["a", []],
         lambda fd: fd & ["a", []],
     ],
-    ids=["construct", "fromkeys", "getitem", "get", "in", "keys-in", "set", "delete", "discard", "sub", "and"],
+    ids=[
+        "construct",
+        "fromkeys",
+        "getitem",
+        "get",
+        "in",
+        "keys-in",
+        "set",
+        "delete",
+        "discard",
+        "sub",
+        "and",
+    ],
 )
 def test_unhashable_key_message(core, op):
     fd = core.frozendict(a=1)
@@ -359,7 +373,10 @@ def test_unhashable_values_are_allowed_only_hash_fails(core):
 @pytest.mark.parametrize(
     "pairs,message",
     [
-        ([("a", 1), ("b", 2, 3)], "dictionary update sequence element #1 has length 3; 2 is required"),
+        (
+            [("a", 1), ("b", 2, 3)],
+            "dictionary update sequence element #1 has length 3; 2 is required",
+        ),
         ([("a",)], "dictionary update sequence element #0 has length 1; 2 is required"),
         ([("a", 1), ()], "dictionary update sequence element #1 has length 0; 2 is required"),
         (["ab", "abc"], "dictionary update sequence element #1 has length 3; 2 is required"),

@@ -23,30 +23,39 @@ def _data(values, n=100_000, quick=False):
         {"name": "immutables", "version": "", "frozenmap": False},
     ]
     results = [
-        vars(bench.Measurement(op=op, n=n, lib=lib, value=value, unit="B" if op.startswith("mem") else "s"))
+        vars(
+            bench.Measurement(
+                op=op, n=n, lib=lib, value=value, unit="B" if op.startswith("mem") else "s"
+            )
+        )
         for (op, lib), value in values.items()
     ]
     return {"meta": {"libraries": libs, "quick": quick}, "results": results}
 
 
 def test_verdict_names_wins_and_losses_with_factors():
-    data = _data({
-        ("lookup_hit", "frozenmap:c"): 60e-9,
-        ("lookup_hit", "dict"): 30e-9,
-        ("lookup_hit", "immutables"): 40e-9,
-        ("set_new", "frozenmap:c"): 1e-6,
-        ("set_new", "dict"): 800e-6,
-        ("set_new", "immutables"): 0.5e-6,
-        ("equal", "frozenmap:c"): 400e-9,
-        ("equal", "dict"): 1.6e-3,
-        ("mem_item", "frozenmap:c"): 60.0,
-        ("mem_item", "dict"): 38.0,
-        ("diff", "frozenmap:c"): 2e-6,
-    })
+    data = _data(
+        {
+            ("lookup_hit", "frozenmap:c"): 60e-9,
+            ("lookup_hit", "dict"): 30e-9,
+            ("lookup_hit", "immutables"): 40e-9,
+            ("set_new", "frozenmap:c"): 1e-6,
+            ("set_new", "dict"): 800e-6,
+            ("set_new", "immutables"): 0.5e-6,
+            ("equal", "frozenmap:c"): 400e-9,
+            ("equal", "dict"): 1.6e-3,
+            ("mem_item", "frozenmap:c"): 60.0,
+            ("mem_item", "dict"): 38.0,
+            ("diff", "frozenmap:c"): 2e-6,
+        }
+    )
     text = flat(bench.render_verdict(data))
     assert text.startswith("Verdict at n=100,000 (frozenmap:c against the best other library")
     assert "frozenmap is best at == one edit apart (4,000x faster than dict)" in text
-    assert "A peer is best at lookup, hit m[k] (dict, 2x faster); set new key (immutables, 2x faster)" in text
+    assert (
+        "A peer is best at lookup, hit m[k] (dict, 2x faster); set new key (immutables, 2x faster)"
+        in text
+    )
     assert "memory per item (dict, 1.6x smaller)" in text
     assert "Only frozenmap offers diff one edit apart." in text
     assert "quick run" not in text
@@ -55,8 +64,12 @@ def test_verdict_names_wins_and_losses_with_factors():
 
 def test_verdict_uses_the_largest_size_and_needs_a_peer():
     data = _data({("lookup_hit", "frozenmap:c"): 1e-9, ("lookup_hit", "dict"): 2e-9}, n=1000)
-    data["results"] += _data({("lookup_hit", "frozenmap:c"): 3e-9, ("lookup_hit", "dict"): 1e-9})["results"]
-    assert "A peer is best at lookup, hit m[k] (dict, 3x faster)" in flat(bench.render_verdict(data))
+    data["results"] += _data({("lookup_hit", "frozenmap:c"): 3e-9, ("lookup_hit", "dict"): 1e-9})[
+        "results"
+    ]
+    assert "A peer is best at lookup, hit m[k] (dict, 3x faster)" in flat(
+        bench.render_verdict(data)
+    )
     lonely = {"meta": {"libraries": [{"name": "frozenmap:c", "frozenmap": True}]}, "results": []}
     assert "nothing to compare" in bench.render_verdict(lonely)
 
@@ -106,6 +119,8 @@ def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
     }
 
 
-@pytest.mark.parametrize("ratio, text", [(1.04, "1x"), (2.91, "2.9x"), (393.2, "393x"), (13_345, "13,300x")])
+@pytest.mark.parametrize(
+    "ratio, text", [(1.04, "1x"), (2.91, "2.9x"), (393.2, "393x"), (13_345, "13,300x")]
+)
 def test_factor_format(ratio, text):
     assert bench._factor(ratio) == text

@@ -29,7 +29,9 @@ from hypothesis import strategies as st
 from observe import Family, describe, outcome
 
 BUILTIN = getattr(builtins, "frozendict", None)
-pytestmark = pytest.mark.skipif(BUILTIN is None, reason="needs the builtin frozendict (CPython 3.15+)")
+pytestmark = pytest.mark.skipif(
+    BUILTIN is None, reason="needs the builtin frozendict (CPython 3.15+)"
+)
 
 NAN = float("nan")
 KEYS = [0, 1, 1.0, True, False, 2, -1, "a", "b", "", (1, 2), None, NAN, M61, 2 * M61,
@@ -223,7 +225,16 @@ def s_missing_mutators(fam, data, use_sub):
     obs = [outcome(setitem, fam), outcome(delitem, fam)]
     if not use_sub:
         obs.append(outcome(setattr_, fam))
-    for name in ("update", "pop", "popitem", "setdefault", "clear", "__setitem__", "__delitem__", "__ior__"):
+    for name in (
+        "update",
+        "pop",
+        "popitem",
+        "setdefault",
+        "clear",
+        "__setitem__",
+        "__delitem__",
+        "__ior__",
+    ):
         obs.append(outcome(lambda: getattr(fd, name), fam))
     obs.append(outcome(lambda: dict.update(fd, {}), fam))
     obs.append(outcome(lambda: fd.__init__(x=1), fam))
@@ -375,7 +386,10 @@ def s_fromkeys(fam, keys_kind, keys, val, use_sub):
         "int": lambda: 1,
         "unhashable": lambda: list(keys) + [[]],
     }[keys_kind]()
-    obs = [outcome(lambda: callee.fromkeys(source, val), fam), outcome(lambda: callee.fromkeys(source), fam)]
+    obs = [
+        outcome(lambda: callee.fromkeys(source, val), fam),
+        outcome(lambda: callee.fromkeys(source), fam),
+    ]
     obs.append(("sub init calls", list(fam.sub.calls)))
     obs.append(outcome(lambda: callee.fromkeys(), fam))
     return obs
@@ -416,7 +430,12 @@ def s_view_ops(fam, data, other_data, view_kind, other_kind):
     ):  # fmt: skip
         obs.append(outcome(fn, fam))
     if other_kind != "dict-items":  # dict's own operator on the left (SPEC: view types)
-        for fn in (lambda: other & view, lambda: other | view, lambda: other - view, lambda: other ^ view):
+        for fn in (
+            lambda: other & view,
+            lambda: other | view,
+            lambda: other - view,
+            lambda: other ^ view,
+        ):
             obs.append(outcome(fn, fam))
     return obs
 
@@ -429,7 +448,9 @@ def _hashable(obj):
     return True
 
 
-kwargs = st.dictionaries(st.sampled_from(["a", "b", "cls", "self", "mapping", "iterable"]), value, max_size=3)
+kwargs = st.dictionaries(
+    st.sampled_from(["a", "b", "cls", "self", "mapping", "iterable"]), value, max_size=3
+)
 use_sub = st.booleans()
 
 scenario = st.one_of(

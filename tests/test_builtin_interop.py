@@ -13,7 +13,9 @@ import collections
 import pytest
 
 BUILTIN = getattr(builtins, "frozendict", None)
-pytestmark = pytest.mark.skipif(BUILTIN is None, reason="needs the builtin frozendict (CPython 3.15+)")
+pytestmark = pytest.mark.skipif(
+    BUILTIN is None, reason="needs the builtin frozendict (CPython 3.15+)"
+)
 
 ITEMS = [("x", 1), ("y", [2]), (3, "z")]
 

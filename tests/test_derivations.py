@@ -391,7 +391,12 @@ def test_unhashable_value_derivation_succeeds_and_only_hash_fails(core, parent_h
     fd = core.frozendict(a=1, b=2)
     if parent_hashed:
         hash(fd)
-    for out in (fd.set("a", []), fd.set("new", {}), fd | {"b": [1]}, fd.evolve().set("c", []).freeze()):
+    for out in (
+        fd.set("a", []),
+        fd.set("new", {}),
+        fd | {"b": [1]},
+        fd.evolve().set("c", []).freeze(),
+    ):
         out._check()
         with pytest.raises(TypeError, match="unhashable type"):
             hash(out)

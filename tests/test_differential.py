@@ -91,8 +91,11 @@ def _with_examples(test):
     return test
 
 
-@pytest.mark.skipif(len(CORES) < 2, reason="differential test needs both cores; only %s imports" % (
-    ", ".join(c.name for c in CORES) or "no core"))
+@pytest.mark.skipif(
+    len(CORES) < 2,
+    reason="differential test needs both cores; only %s imports"
+    % (", ".join(c.name for c in CORES) or "no core"),
+)
 @many
 @_with_examples
 @given(ops=operations)

@@ -41,7 +41,9 @@ def test_docstring_examples(core, monkeypatch, name):
     for attr in [cls] + [v for k, v in vars(cls).items() if not k.startswith("__")]:
         func = getattr(attr, "__func__", attr)
         if getattr(func, "__doc__", None) and ">>>" in func.__doc__:
-            tests.extend(finder.find(func, "%s.%s" % (name, getattr(func, "__name__", name)), globs={}))
+            tests.extend(
+                finder.find(func, "%s.%s" % (name, getattr(func, "__name__", name)), globs={})
+            )
     (failed, _), ran = _run(tests, {"frozendict": core.frozendict})
     assert ran > 0
     assert failed == 0

@@ -432,7 +432,9 @@ def _failing_updates():
     ]
 
 
-@pytest.mark.parametrize("name,make,error", _failing_updates(), ids=[f[0] for f in _failing_updates()])
+@pytest.mark.parametrize(
+    "name,make,error", _failing_updates(), ids=[f[0] for f in _failing_updates()]
+)
 @pytest.mark.parametrize("owned", [False, True], ids=["fresh", "after-edits"])
 def test_failing_update_applies_nothing(core, name, make, error, owned):
     e = core.frozendict((k, i) for i, k in enumerate(["a", "b", "c"] + list(range(100)))).evolve()

@@ -14,8 +14,9 @@ from frozenmap import freeze, thaw
 
 json_docs = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=5), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -41,8 +42,13 @@ def test_thaw_of_freeze_is_the_document(doc):
 
 def test_freeze_converts_each_container_kind():
     out = freeze({"l": [1, [2]], "t": (3, {"x": 4}), "s": {5}, "f": frozenset({6}), "o": None})
-    assert out == {"l": (1, (2,)), "t": (3, {"x": 4}), "s": frozenset({5}),
-                   "f": frozenset({6}), "o": None}
+    assert out == {
+        "l": (1, (2,)),
+        "t": (3, {"x": 4}),
+        "s": frozenset({5}),
+        "f": frozenset({6}),
+        "o": None,
+    }
     assert type(out) is frozenmap.frozendict
     assert type(out["t"][1]) is frozenmap.frozendict
     assert type(out["s"]) is frozenset

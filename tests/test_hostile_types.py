@@ -68,10 +68,18 @@ def test_unhashable_key_whose_type_lies_about_qualname_and_module(core, lie):
         __hash__ = None
 
     qualname = type.__dict__["__qualname__"].__get__(Key)
-    expected = "cannot use '%s.%s' as a frozendict key (unhashable type: 'Key')" % (__name__, qualname)
+    expected = "cannot use '%s.%s' as a frozendict key (unhashable type: 'Key')" % (
+        __name__,
+        qualname,
+    )
     fd = core.frozendict({1: 2})
-    for op in (lambda: fd.set(Key(), 1), lambda: fd.get(Key()), lambda: Key() in fd,
-               lambda: core.frozendict([(Key(), 1)]), lambda: fd.evolve().update([(Key(), 1)])):
+    for op in (
+        lambda: fd.set(Key(), 1),
+        lambda: fd.get(Key()),
+        lambda: Key() in fd,
+        lambda: core.frozendict([(Key(), 1)]),
+        lambda: fd.evolve().update([(Key(), 1)]),
+    ):
         with pytest.raises(TypeError) as info:
             op()
         assert str(info.value) == expected
@@ -132,8 +140,11 @@ def test_copy_when_reduce_ex_returns_neither_a_string_nor_a_tuple(core, result):
             return result
 
     for op in (copy.copy, copy.deepcopy):
-        with pytest.raises(TypeError, match=r"Sub\.__reduce_ex__\(\) must return a string "
-                                            r"or a tuple, not %s" % type(result).__name__):
+        with pytest.raises(
+            TypeError,
+            match=r"Sub\.__reduce_ex__\(\) must return a string "
+            r"or a tuple, not %s" % type(result).__name__,
+        ):
             op(Sub({1: 2}))
 
 
@@ -147,7 +158,10 @@ def test_keys_returning_a_non_iterable_raises_dicts_message(core):
 
     with pytest.raises(TypeError) as expected:
         dict(Mapping())
-    for op in (lambda: core.frozendict(Mapping()), lambda: core.frozendict().evolve().update(Mapping())):
+    for op in (
+        lambda: core.frozendict(Mapping()),
+        lambda: core.frozendict().evolve().update(Mapping()),
+    ):
         with pytest.raises(TypeError) as got:
             op()
         # dict's own message on the running Python (its wording changed in 3.15)
@@ -234,8 +248,13 @@ def test_evolver_eq_detects_a_change_of_size_mid_comparison(core, where):
     def items():  # a new ShrinkingValue each time: no identity shortcut
         return {i: (ShrinkingValue() if i == where else i) for i in range(20)}
 
-    for compare in (lambda e, d: e == d, lambda e, d: d == e, lambda e, d: e != d,
-                    lambda e, d: e == core.frozendict(d), lambda e, d: core.frozendict(d) == e):
+    for compare in (
+        lambda e, d: e == d,
+        lambda e, d: d == e,
+        lambda e, d: e != d,
+        lambda e, d: e == core.frozendict(d),
+        lambda e, d: core.frozendict(d) == e,
+    ):
         e = core.frozendict(items()).evolve()
         ShrinkingValue.evolver = e
         try:
@@ -252,8 +271,13 @@ def test_evolver_eq_detects_a_change_of_size_mid_comparison(core, where):
 @pytest.mark.parametrize("make", ["iter", "keys", "values", "items", "reversed"])
 def test_iterator_reduce_after_the_evolver_changed_size(core, make):
     e = core.frozendict({i: i for i in range(5)}).evolve()
-    view = {"iter": lambda: iter(e), "keys": lambda: iter(e.keys()), "values": lambda: iter(e.values()),
-            "items": lambda: iter(e.items()), "reversed": lambda: reversed(e)}[make]
+    view = {
+        "iter": lambda: iter(e),
+        "keys": lambda: iter(e.keys()),
+        "values": lambda: iter(e.values()),
+        "items": lambda: iter(e.items()),
+        "reversed": lambda: reversed(e),
+    }[make]
     it = view()
     next(it)
     e[99] = 1
@@ -399,27 +423,50 @@ def test_an_object_claiming_to_be_a_dict_is_not_one(core):
 
 BEHAVIOURS = ["int", "str", "none", "list", "junk", "raise", "self", "reenter"]
 TYPE_ATTRS = ["__name__", "__qualname__", "__module__", "__mro__", "__dict__"]
-INSTANCE_ATTRS = ["__len__", "__iter__", "keys", "items", "get", "__getitem__", "__reduce_ex__",
-                  "__missing__", "__class__"]
+INSTANCE_ATTRS = [
+    "__len__",
+    "__iter__",
+    "keys",
+    "items",
+    "get",
+    "__getitem__",
+    "__reduce_ex__",
+    "__missing__",
+    "__class__",
+]
 BASES = ["frozendict", "dict", "evolver", "object"]
 
-hostile_spec = st.fixed_dictionaries({
-    "base": st.sampled_from(BASES),
-    "meta": st.dictionaries(st.sampled_from(TYPE_ATTRS), st.sampled_from(BEHAVIOURS), max_size=3),
-    "attrs": st.dictionaries(st.sampled_from(INSTANCE_ATTRS), st.sampled_from(BEHAVIOURS), max_size=4),
-    "slots": st.booleans(),
-})
+hostile_spec = st.fixed_dictionaries(
+    {
+        "base": st.sampled_from(BASES),
+        "meta": st.dictionaries(
+            st.sampled_from(TYPE_ATTRS), st.sampled_from(BEHAVIOURS), max_size=3
+        ),
+        "attrs": st.dictionaries(
+            st.sampled_from(INSTANCE_ATTRS), st.sampled_from(BEHAVIOURS), max_size=4
+        ),
+        "slots": st.booleans(),
+    }
+)
 
 
 def _wrong(behaviour, self_obj):
-    return {"int": 12345, "str": "hostile", "none": None, "list": [[1, "x"], 2],
-            "junk": (1, "x", None), "self": self_obj}[behaviour]
+    return {
+        "int": 12345,
+        "str": "hostile",
+        "none": None,
+        "list": [[1, "x"], 2],
+        "junk": (1, "x", None),
+        "self": self_obj,
+    }[behaviour]
 
 
 def build_hostile(core, spec):
     """One hostile class per core, from the same spec (so both cores see the
     same names and the same behaviour)."""
-    base = {"frozendict": core.frozendict, "dict": dict, "evolver": core.Evolver, "object": object}[spec["base"]]
+    base = {"frozendict": core.frozendict, "dict": dict, "evolver": core.Evolver, "object": object}[
+        spec["base"]
+    ]
     depth = {"n": 0}
 
     def nested(obj):
@@ -450,8 +497,14 @@ def build_hostile(core, spec):
                 nested(self)
                 fallback = getattr(base, name, None)
                 if fallback is None:
-                    return {"keys": [1], "__getitem__": "v", "get": "v", "__len__": 1,
-                            "__iter__": iter([1]), "items": [(1, "v")]}.get(name)
+                    return {
+                        "keys": [1],
+                        "__getitem__": "v",
+                        "get": "v",
+                        "__len__": 1,
+                        "__iter__": iter([1]),
+                        "items": [(1, "v")],
+                    }.get(name)
                 return fallback(self, *args, **kwargs)
             return _wrong(behaviour, self)
 
@@ -461,9 +514,15 @@ def build_hostile(core, spec):
     namespace = {}
     for name, behaviour in spec["attrs"].items():
         if name == "__class__":
-            namespace[name] = property(lambda self, b=behaviour: (
-                (_ for _ in ()).throw(CrashError("__class__")) if b == "raise"
-                else dict if b in ("self", "reenter") else _wrong(b, self)))
+            namespace[name] = property(
+                lambda self, b=behaviour: (
+                    (_ for _ in ()).throw(CrashError("__class__"))
+                    if b == "raise"
+                    else dict
+                    if b in ("self", "reenter")
+                    else _wrong(b, self)
+                )
+            )
         else:
             namespace[name] = method(name, behaviour)
     if spec["base"] == "object":
@@ -501,17 +560,34 @@ def norm(core, obj, depth=0):
     if obj is None or cls in (int, str, bool, float, bytes):
         return re.sub(r"0x[0-9a-f]+", "0x?", repr(obj))
     if issubclass(cls, core.frozendict):
-        return ("fd", name, tuple((norm(core, k, depth + 1), norm(core, v, depth + 1))
-                                  for k, v in core.frozendict.items(obj)))
+        return (
+            "fd",
+            name,
+            tuple(
+                (norm(core, k, depth + 1), norm(core, v, depth + 1))
+                for k, v in core.frozendict.items(obj)
+            ),
+        )
     if issubclass(cls, core.Evolver):
-        return ("ev", name, tuple((norm(core, k, depth + 1), norm(core, v, depth + 1))
-                                  for k, v in core.Evolver.items(obj)))
+        return (
+            "ev",
+            name,
+            tuple(
+                (norm(core, k, depth + 1), norm(core, v, depth + 1))
+                for k, v in core.Evolver.items(obj)
+            ),
+        )
     if issubclass(cls, dict):
-        return ("dict", name, tuple((norm(core, k, depth + 1), norm(core, v, depth + 1))
-                                    for k, v in dict.items(obj)))
+        return (
+            "dict",
+            name,
+            tuple((norm(core, k, depth + 1), norm(core, v, depth + 1)) for k, v in dict.items(obj)),
+        )
     if issubclass(cls, (tuple, list)):
-        return (name,) + tuple(norm(core, x, depth + 1) for x in (tuple.__iter__(obj) if issubclass(cls, tuple)
-                                                                 else list.__iter__(obj)))
+        return (name,) + tuple(
+            norm(core, x, depth + 1)
+            for x in (tuple.__iter__(obj) if issubclass(cls, tuple) else list.__iter__(obj))
+        )
     if issubclass(cls, type):
         return ("type", _real_name(obj))
     return ("obj", name)
@@ -552,34 +628,42 @@ def operations(core, x, make):
     cls = type(x)  # (isinstance would ask a hostile __class__)
     if issubclass(cls, (core.frozendict, core.Evolver)):
         base = core.frozendict if issubclass(cls, core.frozendict) else core.Evolver
-        ops.update({
-            "keys": lambda: list(base.keys(x)),
-            "len(keys)": lambda: len(base.keys(x)),
-            "values": lambda: list(base.values(x)),
-            "items": lambda: list(base.items(x)),
-            "reversed": lambda: list(base.__reversed__(x)),
-            "iter": lambda: list(base.__iter__(x)),
-            "get": lambda: base.get(x, 1),
-            "getitem": lambda: base.__getitem__(x, 1),
-            "missing": lambda: base.__getitem__(x, 99),
-            "contains": lambda: base.__contains__(x, 2),
-            "x.__eq__(dict)": lambda: base.__eq__(x, {1: "a", 2: ["b"]}),
-            "reduce_ex": lambda: base.__reduce_ex__(x, 2)[2:] if base is core.frozendict else None,
-        })
+        ops.update(
+            {
+                "keys": lambda: list(base.keys(x)),
+                "len(keys)": lambda: len(base.keys(x)),
+                "values": lambda: list(base.values(x)),
+                "items": lambda: list(base.items(x)),
+                "reversed": lambda: list(base.__reversed__(x)),
+                "iter": lambda: list(base.__iter__(x)),
+                "get": lambda: base.get(x, 1),
+                "getitem": lambda: base.__getitem__(x, 1),
+                "missing": lambda: base.__getitem__(x, 99),
+                "contains": lambda: base.__contains__(x, 2),
+                "x.__eq__(dict)": lambda: base.__eq__(x, {1: "a", 2: ["b"]}),
+                "reduce_ex": lambda: (
+                    base.__reduce_ex__(x, 2)[2:] if base is core.frozendict else None
+                ),
+            }
+        )
     if issubclass(cls, core.frozendict):
-        ops.update({
-            "copy()": lambda: core.frozendict.copy(x),
-            "set": lambda: core.frozendict.set(x, 3, "c"),
-            "evolve==x": lambda: core.frozendict.evolve(x) == x,
-            "x.diff": lambda: core.frozendict.diff(x, {1: "a"}),
-            "fromkeys": lambda: type(x).fromkeys([1, 2]),
-            "hash": lambda: hash(x),
-        })
+        ops.update(
+            {
+                "copy()": lambda: core.frozendict.copy(x),
+                "set": lambda: core.frozendict.set(x, 3, "c"),
+                "evolve==x": lambda: core.frozendict.evolve(x) == x,
+                "x.diff": lambda: core.frozendict.diff(x, {1: "a"}),
+                "fromkeys": lambda: type(x).fromkeys([1, 2]),
+                "hash": lambda: hash(x),
+            }
+        )
     if issubclass(cls, core.Evolver):
-        ops.update({
-            "popitem": lambda: core.Evolver.popitem(make()),
-            "freeze": lambda: core.Evolver.freeze(x),
-        })
+        ops.update(
+            {
+                "popitem": lambda: core.Evolver.popitem(make()),
+                "freeze": lambda: core.Evolver.freeze(x),
+            }
+        )
     return ops
 
 

@@ -108,7 +108,9 @@ So the pure core is swept on 3.10 and 3.11 only (the main run is 3.11)."""
 
 def _skip_pure_core_here(core):
     if core.name == "python" and _PURE_CORE_CRASHES_CPYTHON:
-        pytest.skip("CPython %d.%d crashes in its own code under these faults" % sys.version_info[:2])
+        pytest.skip(
+            "CPython %d.%d crashes in its own code under these faults" % sys.version_info[:2]
+        )
 
 
 def _cpython_failure(core, exc):
@@ -183,7 +185,7 @@ CASES = {}
 
 
 def case(fn):
-    CASES[fn.__name__[len("case_"):]] = fn
+    CASES[fn.__name__[len("case_") :]] = fn
     return fn
 
 
@@ -407,7 +409,12 @@ def case_and(c, p):
 @case
 def case_diff(c, p):
     m = _base(c, p, coll=3)
-    m2 = m.set(p.keys[3], p.new_values[3]).delete(p.keys[30]).delete(p.coll[1]).set(p.keys[120], p.values[1])
+    m2 = (
+        m.set(p.keys[3], p.new_values[3])
+        .delete(p.keys[30])
+        .delete(p.coll[1])
+        .set(p.keys[120], p.values[1])
+    )
     return Scenario(lambda: m.diff(m2), [m, m2])
 
 
@@ -643,7 +650,9 @@ class Sweep:
 
         if isinstance(result, BaseException):
             if not _cpython_failure(self.core, result):
-                raise AssertionError("%s: %s instead of MemoryError" % (where, type(result).__name__)) from result
+                raise AssertionError(
+                    "%s: %s instead of MemoryError" % (where, type(result).__name__)
+                ) from result
             result = _FAILED
         failed = result is _FAILED
         self._check_outcome(sc, snaps, evolver_snap, result, failed, where)
@@ -667,7 +676,9 @@ class Sweep:
         if sc.evolver is not None and (self.evolver_atomic or not failed):
             sc.evolver._check()
             if failed:
-                assert same_items(sc.evolver.items(), evolver_snap), "%s: the evolver changed" % where
+                assert same_items(sc.evolver.items(), evolver_snap), (
+                    "%s: the evolver changed" % where
+                )
             else:
                 assert _snapshot(sc.evolver) == self.expected_evolver, "%s: evolver wrong" % where
 
@@ -720,7 +731,12 @@ class Sweep:
         def hook(unraisable):
             self.unraisable.append(
                 "%s: %r (%s %r)"
-                % (unraisable.exc_type.__name__, unraisable.exc_value, unraisable.err_msg, unraisable.object)
+                % (
+                    unraisable.exc_type.__name__,
+                    unraisable.exc_value,
+                    unraisable.err_msg,
+                    unraisable.object,
+                )
             )
 
         old_hook = sys.unraisablehook
@@ -735,7 +751,10 @@ class Sweep:
                 self.attempt(n, n + 1)
         finally:
             sys.unraisablehook = old_hook
-        assert not self.unraisable, "%s: errors in destructors: %s" % (self.name, self.unraisable[:5])
+        assert not self.unraisable, "%s: errors in destructors: %s" % (
+            self.name,
+            self.unraisable[:5],
+        )
         return points
 
 

@@ -24,6 +24,7 @@ CPYTHON = sys.implementation.name == "cpython"
 def _has_extension(names):
     return any("/_cfrozenmap." in n and n.endswith((".so", ".pyd")) for n in names)
 
+
 # A child that cannot load the C extension, as when it was never built.
 BLOCK_C_CORE = """
 import importlib.abc, sys
@@ -97,7 +98,9 @@ def _clean_copy(dest):
     """The source tree as a fresh clone has it (scripts/clean-copy.sh)."""
     subprocess.run(
         ["bash", "-c", '. scripts/clean-copy.sh && clean_copy "$1"', "clean-copy", str(dest)],
-        cwd=ROOT, env=dict(os.environ, ROOT=str(ROOT)), check=True,
+        cwd=ROOT,
+        env=dict(os.environ, ROOT=str(ROOT)),
+        check=True,
     )
 
 
@@ -105,9 +108,23 @@ def _build_wheel(src, out, **env):
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("FROZENMAP_")}
     full_env.update(env)
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--disable-pip-version-check", "-q", "-w", str(out), str(src)],
-        capture_output=True, text=True, env=full_env, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(out),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (wheel,) = out.glob("*.whl")
@@ -121,8 +138,16 @@ def _import_from(wheel, target, env=None):
     full_env["PYTHONPATH"] = str(target)
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-c", "import frozenmap; print(frozenmap.__file__); print(frozenmap.IMPLEMENTATION)"],
-        capture_output=True, text=True, env=full_env, cwd=str(target), timeout=120,
+        [
+            sys.executable,
+            "-c",
+            "import frozenmap; print(frozenmap.__file__); print(frozenmap.IMPLEMENTATION)",
+        ],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=str(target),
+        timeout=120,
     )
 
 
@@ -146,7 +171,9 @@ def test_failed_build_with_a_stale_build_folder_ships_no_extension_and_warns(bui
     good = _build_wheel(src, tmp_path / "good")
     names = zipfile.ZipFile(good).namelist()
     assert _has_extension(names), names
-    assert not any(n.endswith((".c", ".h", "_gen_docstrings.py", "_build_status.txt")) for n in names), names
+    assert not any(
+        n.endswith((".c", ".h", "_gen_docstrings.py", "_build_status.txt")) for n in names
+    ), names
     assert (src / "build").is_dir()  # left behind, as a user's tree would have it
 
     # The same tree, now without a working compiler: touching a source forces

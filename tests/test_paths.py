@@ -93,8 +93,9 @@ def model_get(d, path, default):
     return d
 
 
-@given(nested, paths, st.sampled_from(["set", "update", "update_default", "delete"]),
-       st.integers(0, 9))
+@given(
+    nested, paths, st.sampled_from(["set", "update", "update_default", "delete"]), st.integers(0, 9)
+)
 def test_path_operations_match_a_nested_dict_model(core, data, path, op, value):
     fd = to_frozen(core, data)
     before = to_plain(fd)
@@ -110,7 +111,8 @@ def test_path_operations_match_a_nested_dict_model(core, data, path, op, value):
         e._check()
     assert to_plain(fd) == before  # the source never changes
     assert outcome(lambda: fd.get_in(path, "dflt")) == outcome(
-        lambda: model_get(data, path, "dflt"))
+        lambda: model_get(data, path, "dflt")
+    )
 
 
 def _state(core):
@@ -126,8 +128,12 @@ def test_only_the_maps_along_the_path_are_new(core):
     s = _state(core)
     s2 = s.set_in(["todos", 1, "tags", "y"], True)
     assert s2.get_in(["todos", 1, "tags"]) == {"x": True, "y": True}
-    for new, old in [(s2, s), (s2["todos"], s["todos"]), (s2["todos"][1], s["todos"][1]),
-                     (s2["todos"][1]["tags"], s["todos"][1]["tags"])]:
+    for new, old in [
+        (s2, s),
+        (s2["todos"], s["todos"]),
+        (s2["todos"][1], s["todos"][1]),
+        (s2["todos"][1]["tags"], s["todos"][1]["tags"]),
+    ]:
         assert new is not old
     assert s2["user"] is s["user"] and s2["settings"] is s["settings"]
     assert s2["todos"][2] is s["todos"][2]
@@ -158,13 +164,18 @@ def test_missing_maps_are_created_empty(core):
 def test_update_in_passes_arguments_and_keeps_default_for_itself(core):
     s = core.frozendict(n=core.frozendict(v=2))
     assert s.update_in(["n", "v"], lambda old, a, b=0: old * a + b, 10, b=1) == {"n": {"v": 21}}
-    assert s.update_in(["n", "w"], lambda old, k: old + k, 5, default=1) == {
-        "n": {"v": 2, "w": 6}}
+    assert s.update_in(["n", "w"], lambda old, k: old + k, 5, default=1) == {"n": {"v": 2, "w": 6}}
 
 
-@pytest.mark.parametrize("method, args", [
-    ("get_in", ()), ("set_in", (1,)), ("update_in", (abs,)), ("delete_in", ()),
-])
+@pytest.mark.parametrize(
+    "method, args",
+    [
+        ("get_in", ()),
+        ("set_in", (1,)),
+        ("update_in", (abs,)),
+        ("delete_in", ()),
+    ],
+)
 def test_path_errors_are_the_same_in_both_cores(core, method, args):
     s = core.frozendict(a=core.frozendict(b=[1]))
     call = getattr(s, method)
@@ -174,8 +185,11 @@ def test_path_errors_are_the_same_in_both_cores(core, method, args):
         call("ab", *args)
     with pytest.raises(TypeError, match="not iterable"):
         call(5, *args)
-    with pytest.raises(TypeError, match=r"^path\[1\] leads to a value of type 'list', "
-                                        r"not a frozendict$"):
+    with pytest.raises(
+        TypeError,
+        match=r"^path\[1\] leads to a value of type 'list', "
+        r"not a frozendict$",
+    ):
         call(["a", "b", "c"], *args)
     e = s.evolve()
     with pytest.raises(TypeError, match=r"^path\[1\] leads to a value of type 'list'"):

@@ -178,7 +178,10 @@ def test_colliding_keys_stay_distinct(fd):
     [
         ([(1, 2, 3)], "dictionary update sequence element #0 has length 3; 2 is required"),
         ([(1, 2), (3,)], "dictionary update sequence element #1 has length 1; 2 is required"),
-        ([(1, 2), (3, 4), "abc"], "dictionary update sequence element #2 has length 3; 2 is required"),
+        (
+            [(1, 2), (3, 4), "abc"],
+            "dictionary update sequence element #2 has length 3; 2 is required",
+        ),
         ([()], "dictionary update sequence element #0 has length 0; 2 is required"),
     ],
 )
@@ -206,7 +209,11 @@ def test_non_iterable_element(fd, pairs, index):
 
 @pytest.mark.parametrize(
     "argument, message",
-    [(1, "'int' object is not iterable"), (None, "'NoneType' object is not iterable"), (1.5, "'float' object is not iterable")],
+    [
+        (1, "'int' object is not iterable"),
+        (None, "'NoneType' object is not iterable"),
+        (1.5, "'float' object is not iterable"),
+    ],
 )
 def test_non_iterable_argument(fd, argument, message):
     with pytest.raises(TypeError) as info:

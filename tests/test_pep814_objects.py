@@ -80,7 +80,10 @@ def test_repr_of_recursion_through_a_dict(fd):
 def test_repr_of_a_repeated_but_not_recursive_value(fd):
     inner = fd(a=1)
     m = fd(b=[inner, inner], c=inner)
-    assert repr(m) == "frozendict({'b': [frozendict({'a': 1}), frozendict({'a': 1})], 'c': frozendict({'a': 1})})"
+    assert (
+        repr(m)
+        == "frozendict({'b': [frozendict({'a': 1}), frozendict({'a': 1})], 'c': frozendict({'a': 1})})"
+    )
 
 
 def test_repr_of_nested_frozendicts(fd):
@@ -332,9 +335,13 @@ def test_subclass_item_assignment_names_the_subclass(fd):
         pass
 
     m = FrozenDict(a=1)
-    with pytest.raises(TypeError, match=re.escape("'FrozenDict' object does not support item assignment")):
+    with pytest.raises(
+        TypeError, match=re.escape("'FrozenDict' object does not support item assignment")
+    ):
         m["a"] = 2
-    with pytest.raises(TypeError, match=re.escape("'FrozenDict' object does not support item deletion")):
+    with pytest.raises(
+        TypeError, match=re.escape("'FrozenDict' object does not support item deletion")
+    ):
         del m["a"]
     assert list(m.items()) == [("a", 1)]
 
@@ -353,26 +360,45 @@ def test_subclass_methods_and_properties_work(fd):
 
 # --- M1-M4: what is missing ----------------------------------------------------------------------
 
-MISSING_METHODS = ["__setitem__", "__delitem__", "setdefault", "pop", "popitem", "update", "clear", "__ior__"]
+MISSING_METHODS = [
+    "__setitem__",
+    "__delitem__",
+    "setdefault",
+    "pop",
+    "popitem",
+    "update",
+    "clear",
+    "__ior__",
+]
 
 
 @pytest.mark.parametrize("name", MISSING_METHODS)
 def test_mutating_methods_do_not_exist(fd, name):
     m = fd(a=1)
     assert not hasattr(fd, name)
-    with pytest.raises(AttributeError, match=re.escape("'frozendict' object has no attribute '%s'" % name)):
+    with pytest.raises(
+        AttributeError, match=re.escape("'frozendict' object has no attribute '%s'" % name)
+    ):
         getattr(m, name)
 
 
 def test_item_assignment_and_deletion_raise(fd):
     m = fd(a=1)
-    with pytest.raises(TypeError, match=re.escape("'frozendict' object does not support item assignment")):
+    with pytest.raises(
+        TypeError, match=re.escape("'frozendict' object does not support item assignment")
+    ):
         m["k"] = 1
-    with pytest.raises(TypeError, match=re.escape("'frozendict' object does not support item assignment")):
+    with pytest.raises(
+        TypeError, match=re.escape("'frozendict' object does not support item assignment")
+    ):
         m["a"] = 2
-    with pytest.raises(TypeError, match=re.escape("'frozendict' object does not support item deletion")):
+    with pytest.raises(
+        TypeError, match=re.escape("'frozendict' object does not support item deletion")
+    ):
         del m["a"]
-    with pytest.raises(TypeError, match=re.escape("'frozendict' object does not support item deletion")):
+    with pytest.raises(
+        TypeError, match=re.escape("'frozendict' object does not support item deletion")
+    ):
         del m["missing"]
     assert list(m.items()) == [("a", 1)]
 
@@ -425,7 +451,9 @@ def test_no_instance_attribute_can_be_set_or_deleted(fd):
 
 
 def test_exact_frozendict_has_no_weak_references(fd):
-    with pytest.raises(TypeError, match=re.escape("cannot create weak reference to 'frozendict' object")):
+    with pytest.raises(
+        TypeError, match=re.escape("cannot create weak reference to 'frozendict' object")
+    ):
         weakref.ref(fd(a=1))
     with pytest.raises(TypeError):
         weakref.ref(fd())
@@ -448,7 +476,9 @@ def test_slotted_subclass_without_weakref_slot_has_none(fd):
     class SlottedWeak(fd):
         __slots__ = ("x", "__weakref__")
 
-    with pytest.raises(TypeError, match=re.escape("cannot create weak reference to 'Slotted' object")):
+    with pytest.raises(
+        TypeError, match=re.escape("cannot create weak reference to 'Slotted' object")
+    ):
         weakref.ref(Slotted())
     s = SlottedWeak()
     assert weakref.ref(s)() is s

@@ -91,7 +91,14 @@ def test_equality_with_dict_subclasses(fd):
 
 def test_eq_returns_notimplemented_for_other_types(fd):
     a = fd(x=1)
-    for other in ([("x", 1)], None, 1, "x", types.MappingProxyType({"x": 1}), collections.UserDict(x=1)):
+    for other in (
+        [("x", 1)],
+        None,
+        1,
+        "x",
+        types.MappingProxyType({"x": 1}),
+        collections.UserDict(x=1),
+    ):
         assert a.__eq__(other) is NotImplemented
         assert a.__ne__(other) is NotImplemented
 
@@ -148,7 +155,12 @@ def test_equality_of_large_maps_built_in_different_orders(fd):
 
 @pytest.mark.parametrize(
     "symbol, op",
-    [("<", lambda a, b: a < b), ("<=", lambda a, b: a <= b), (">", lambda a, b: a > b), (">=", lambda a, b: a >= b)],
+    [
+        ("<", lambda a, b: a < b),
+        ("<=", lambda a, b: a <= b),
+        (">", lambda a, b: a > b),
+        (">=", lambda a, b: a >= b),
+    ],
 )
 def test_ordering_raises(fd, symbol, op):
     message = "'%s' not supported between instances of 'frozendict' and '%s'"
@@ -253,7 +265,9 @@ def test_or_refuses_userdict(fd):
     assert fd(x=1).__or__(collections.UserDict(y=2)) is NotImplemented
 
 
-@pytest.mark.parametrize("other, type_name", [([("k", 1)], "list"), (None, "NoneType"), (1, "int"), ({"k"}, "set")])
+@pytest.mark.parametrize(
+    "other, type_name", [([("k", 1)], "list"), (None, "NoneType"), (1, "int"), ({"k"}, "set")]
+)
 def test_or_with_other_types(fd, other, type_name):
     a = fd(x=1)
     assert a.__or__(other) is NotImplemented
@@ -278,7 +292,9 @@ def test_ior_rebinds_and_leaves_the_old_object_alone(fd):
 def test_ior_refuses_an_iterable_of_pairs(fd):
     # §8: unlike dict |=, which accepts iterables.
     a = fd(x=1)
-    with pytest.raises(TypeError, match=re.escape("unsupported operand type(s) for |=: 'frozendict' and 'list'")):
+    with pytest.raises(
+        TypeError, match=re.escape("unsupported operand type(s) for |=: 'frozendict' and 'list'")
+    ):
         a |= [("y", 2)]
     assert list(a.items()) == [("x", 1)]
 
@@ -461,7 +477,12 @@ def test_equality_after_hashing_both_sides(fd):
     assert not a == c
 
 
-@given(st.dictionaries(st.integers() | st.text(max_size=3) | st.none(), st.integers() | st.text(max_size=3) | st.tuples(st.integers())))
+@given(
+    st.dictionaries(
+        st.integers() | st.text(max_size=3) | st.none(),
+        st.integers() | st.text(max_size=3) | st.tuples(st.integers()),
+    )
+)
 def test_hash_matches_frozenset_for_any_contents(core, items):
     m = core.frozendict(items)
     assert hash(m) == hash(frozenset(items.items()))

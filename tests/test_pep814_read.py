@@ -411,7 +411,9 @@ def _both_ways(view, other, op):
     ids=["and", "or", "sub", "xor"],
 )
 @pytest.mark.parametrize("other_kind", ["set", "list", "dict-keys", "frozendict-keys"])
-def test_keys_view_set_operations_return_plain_sets(fd, op, expected_forward, expected_backward, other_kind):
+def test_keys_view_set_operations_return_plain_sets(
+    fd, op, expected_forward, expected_backward, other_kind
+):
     # V3, our choice: the result is a plain set in both operand orders.
     m = fd(a=1, b=2)
     other = {
@@ -431,14 +433,20 @@ def test_keys_view_set_operations_return_plain_sets(fd, op, expected_forward, ex
     "op, expected_forward, expected_backward",
     [
         (lambda a, b: a & b, {("b", 2)}, {("b", 2)}),
-        (lambda a, b: a | b, {("a", 1), ("b", 2), ("b", 3), ("c", 4)}, {("a", 1), ("b", 2), ("b", 3), ("c", 4)}),
+        (
+            lambda a, b: a | b,
+            {("a", 1), ("b", 2), ("b", 3), ("c", 4)},
+            {("a", 1), ("b", 2), ("b", 3), ("c", 4)},
+        ),
         (lambda a, b: a - b, {("a", 1)}, {("b", 3), ("c", 4)}),
         (lambda a, b: a ^ b, {("a", 1), ("b", 3), ("c", 4)}, {("a", 1), ("b", 3), ("c", 4)}),
     ],
     ids=["and", "or", "sub", "xor"],
 )
 @pytest.mark.parametrize("other_kind", ["set", "list"])
-def test_items_view_set_operations_return_plain_sets(fd, op, expected_forward, expected_backward, other_kind):
+def test_items_view_set_operations_return_plain_sets(
+    fd, op, expected_forward, expected_backward, other_kind
+):
     # V3, our choice: the result is a plain set in both operand orders.
     m = fd(a=1, b=2)
     pairs = [("b", 2), ("b", 3), ("c", 4)]

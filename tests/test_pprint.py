@@ -41,9 +41,7 @@ def test_fits_on_one_line_as_repr(fd):
 
 def test_indent_pads_after_the_brace(fd):
     assert pprint.pformat(fd(alpha=1, beta=2, gamma=3), indent=4, width=20) == (
-        "frozendict({   'alpha': 1,\n"
-        "               'beta': 2,\n"
-        "               'gamma': 3})"
+        "frozendict({   'alpha': 1,\n               'beta': 2,\n               'gamma': 3})"
     )
 
 
@@ -81,8 +79,7 @@ def test_subclass_shows_its_name(fd):
         pass
 
     assert pprint.pformat(Config(host="h" * 40, port=8080), width=40) == (
-        "Config({'host': 'hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh',\n"
-        "        'port': 8080})"
+        "Config({'host': 'hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh',\n        'port': 8080})"
     )
     assert pprint.pformat(Config()) == "Config()"
 

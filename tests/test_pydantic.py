@@ -43,7 +43,9 @@ def test_keys_and_values_are_validated(fd):
     Settings = model_for(fd)
     with pytest.raises(pydantic.ValidationError) as info:
         Settings(limits={"a": "not a number"})
-    assert [(e["loc"], e["type"]) for e in info.value.errors()] == [(("limits", "a"), "int_parsing")]
+    assert [(e["loc"], e["type"]) for e in info.value.errors()] == [
+        (("limits", "a"), "int_parsing")
+    ]
     with pytest.raises(pydantic.ValidationError) as info:
         Settings(limits={1: 1})
     assert info.value.errors()[0]["loc"] == ("limits", 1, "[key]")
@@ -67,7 +69,11 @@ def test_dumps_to_a_dict_and_a_json_object(fd):
     assert dumped == {"limits": {"a": 1}, "nested": {"x": {"y": 2}}, "anything": {"k": (1, 2)}}
     assert type(dumped["limits"]) is dict and type(dumped["nested"]["x"]) is dict
     text = model.model_dump_json()
-    assert json.loads(text) == {"limits": {"a": 1}, "nested": {"x": {"y": 2}}, "anything": {"k": [1, 2]}}
+    assert json.loads(text) == {
+        "limits": {"a": 1},
+        "nested": {"x": {"y": 2}},
+        "anything": {"k": [1, 2]},
+    }
     back = Settings.model_validate_json(text)
     assert back.limits == model.limits and type(back.nested["x"]) is fd
 
@@ -138,4 +144,8 @@ def test_pydantic_dataclass(fd):
         tags: fd[str, int]
 
     point = Point(tags={"a": "1"})
-    assert type(point.tags) is fd and point.tags == {"a": 1} and hash(point) == hash(Point(tags={"a": 1}))
+    assert (
+        type(point.tags) is fd
+        and point.tags == {"a": 1}
+        and hash(point) == hash(Point(tags={"a": 1}))
+    )

@@ -144,11 +144,17 @@ def test_deep_nesting_gives_recursion_error_or_succeeds(core, builder):
     lines = out.splitlines()
     # every operation was attempted and ended one way or the other
     started = [line.split()[1] for line in lines if line.startswith("start ")]
-    ended = [line.split()[1] for line in lines if line.split()[0] in ("ok", "RecursionError", "TypeError")]
+    ended = [
+        line.split()[1]
+        for line in lines
+        if line.split()[0] in ("ok", "RecursionError", "TypeError")
+    ]
     assert started[:-1] == ended  # the last "start" is the deallocation
     for line in lines:
         if line.startswith("TypeError"):
-            assert builder in ("evolvers", "mixed") and line.split()[1] in ("hash", "hash-again"), line
+            assert builder in ("evolvers", "mixed") and line.split()[1] in ("hash", "hash-again"), (
+                line
+            )
 
 
 _CHAIN = """

@@ -180,14 +180,39 @@ OUTER = {
 }
 
 # The outer operations that must run the hostile code in each mode.
-_LOOKUPS = {"getitem", "get", "contains", "keys_contains", "items_contains",
-            "setitem_existing", "delitem", "pop", "setdefault", "update",
-            "update_fails", "discard", "get_in", "set_in", "update_in", "delete_in"}
+_LOOKUPS = {
+    "getitem",
+    "get",
+    "contains",
+    "keys_contains",
+    "items_contains",
+    "setitem_existing",
+    "delitem",
+    "pop",
+    "setdefault",
+    "update",
+    "update_fails",
+    "discard",
+    "get_in",
+    "set_in",
+    "update_in",
+    "delete_in",
+}
 FIRES = {
     "eq": _LOOKUPS,
     "hash": _LOOKUPS | {"setitem_new"},
-    "del": {"setitem_existing", "delitem", "clear", "reinit", "update",
-            "update_fails", "discard", "set_in", "update_in", "delete_in"},
+    "del": {
+        "setitem_existing",
+        "delitem",
+        "clear",
+        "reinit",
+        "update",
+        "update_fails",
+        "discard",
+        "set_in",
+        "update_in",
+        "delete_in",
+    },
 }
 
 ALLOWED = (RuntimeError, KeyError, ValueError, TypeError)
@@ -243,8 +268,10 @@ def test_user_code_running_another_operation_on_the_same_evolver(core, outer, mo
         assert fired == len(INNER), (outer, mode, fired)
 
 
-@pytest.mark.parametrize("outer", ["setitem_existing", "setitem_new", "delitem", "pop",
-                                   "setdefault", "update", "discard"])
+@pytest.mark.parametrize(
+    "outer",
+    ["setitem_existing", "setitem_new", "delitem", "pop", "setdefault", "update", "discard"],
+)
 def test_an_edit_from_inside_an_edit_raises_and_changes_nothing(core, outer):
     """Re-entry into an edit is refused; the outer edit completes."""
     op, _ = OUTER[outer]
@@ -366,20 +393,29 @@ def _fd_outer(core):
         "get": (lambda fd: fd.get(k), lambda d: d.get(k)),
         "contains": (lambda fd: k in fd, lambda d: k in d),
         "keys_contains": (lambda fd: k in fd.keys(), lambda d: k in d),
-        "eq_fd": (lambda fd: fd == core.frozendict({RKey(i): i for i in range(N_KEYS)}),
-                  lambda d: False),
+        "eq_fd": (
+            lambda fd: fd == core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+            lambda d: False,
+        ),
         "diff": (lambda fd: len(fd.diff(fd.delete(RKey(9))).removed), lambda d: 1),
         "set": (lambda fd: fd.set(RKey(11), "new"), lambda d: {**d, k: "new"}),
-        "delete": (lambda fd: fd.delete(RKey(11)),
-                   lambda d: {kk: v for kk, v in d.items() if kk != k}),
-        "union": (lambda fd: fd | {RKey(11): "u", RKey(300): "v"},
-                  lambda d: {**d, k: "u", RKey(300): "v"}),
-        "minus": (lambda fd: fd - {RKey(11)},
-                  lambda d: {kk: v for kk, v in d.items() if kk != k}),
-        "and": (lambda fd: fd & [RKey(11), RKey(7)],
-                lambda d: {kk: v for kk, v in d.items() if kk in (k, RKey(7))}),
-        "construct": (lambda fd: core.frozendict({RKey(i): i for i in (1, 3, 5, 3)}),
-                      lambda d: {RKey(1): 1, RKey(3): 3, RKey(5): 5}),
+        "delete": (
+            lambda fd: fd.delete(RKey(11)),
+            lambda d: {kk: v for kk, v in d.items() if kk != k},
+        ),
+        "union": (
+            lambda fd: fd | {RKey(11): "u", RKey(300): "v"},
+            lambda d: {**d, k: "u", RKey(300): "v"},
+        ),
+        "minus": (lambda fd: fd - {RKey(11)}, lambda d: {kk: v for kk, v in d.items() if kk != k}),
+        "and": (
+            lambda fd: fd & [RKey(11), RKey(7)],
+            lambda d: {kk: v for kk, v in d.items() if kk in (k, RKey(7))},
+        ),
+        "construct": (
+            lambda fd: core.frozendict({RKey(i): i for i in (1, 3, 5, 3)}),
+            lambda d: {RKey(1): 1, RKey(3): 3, RKey(5): 5},
+        ),
     }
 
 

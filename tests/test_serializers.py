@@ -21,7 +21,9 @@ msgspec = pytest.importorskip("msgspec")
 json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=5)
 json_data = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -139,7 +141,9 @@ def test_msgspec_dec_hook_decodes_into_frozendicts(fd):
         name: str
         limits: fd[str, int]
 
-    settings = msgspec.json.decode(b'{"name": "n", "limits": {"a": 1}}', type=Settings, dec_hook=hook)
+    settings = msgspec.json.decode(
+        b'{"name": "n", "limits": {"a": 1}}', type=Settings, dec_hook=hook
+    )
     assert type(settings.limits) is fd and hash(settings) == hash(Settings("n", fd(a=1)))
 
 

@@ -67,9 +67,7 @@ def expected_diff(old, new):
     added = [(k, new[k]) for k in new if k not in old]
     removed = [(k, v) for k, v in old.items() if k not in new]
     changed = [
-        (k, (v, new[k]))
-        for k, v in old.items()
-        if k in new and v is not new[k] and v != new[k]
+        (k, (v, new[k])) for k, v in old.items() if k in new and v is not new[k] and v != new[k]
     ]
     return added, removed, changed
 

@@ -25,7 +25,6 @@ GROWTH_1K_TO_100K = 8
 SIZES = (1_000, 100_000)
 
 
-
 def key(i):
     return "k%d" % i
 
@@ -141,8 +140,10 @@ def test_evolver_batch_creates_fewer_nodes_than_separate_sets(core, built):
     assert batch < separate / 2, (batch, separate)
     # Each node is copied at most once per evolver: no more than k paths' worth.
     assert batch <= k * PER_EDIT
-    print("\nevolver batch of %d edits at n=%d (%s core): %d new nodes; separate sets: %d"
-          % (k, n, core.name, batch, separate))
+    print(
+        "\nevolver batch of %d edits at n=%d (%s core): %d new nodes; separate sets: %d"
+        % (k, n, core.name, batch, separate)
+    )
 
 
 def test_evolver_edits_in_place_do_not_grow_the_new_node_count(core, built):
@@ -218,9 +219,7 @@ def key_trie_shape(fd):
     dump = fd._dump()
     section = dump.split("order trie")[0]
     lines = [
-        line.rstrip()
-        for line in section.splitlines()
-        if re.match(r"\s*(Bitmap|Collision)\b", line)
+        line.rstrip() for line in section.splitlines() if re.match(r"\s*(Bitmap|Collision)\b", line)
     ]
     return lines or None
 

@@ -71,7 +71,11 @@ def run_threads(targets):
 
 def _keys(n):
     # strings, ints and colliding keys: deep and collision paths both get traffic
-    return ["s%d" % i for i in range(n)] + list(range(n)) + [HashKey(i % 17, "c%d" % i) for i in range(n // 4)]
+    return (
+        ["s%d" % i for i in range(n)]
+        + list(range(n))
+        + [HashKey(i % 17, "c%d" % i) for i in range(n // 4)]
+    )
 
 
 # --- versions shared between readers and deriving writers ---------------------------------------
@@ -145,7 +149,10 @@ def test_readers_and_writers_share_versions(core):
             ops_done[0] += n + len(range(seed, len(keys), 29))
 
     with fast_switching():
-        run_threads([lambda s=s: reader(s) for s in range(THREADS)] + [lambda s=s: writer(s) for s in range(THREADS)])
+        run_threads(
+            [lambda s=s: reader(s) for s in range(THREADS)]
+            + [lambda s=s: writer(s) for s in range(THREADS)]
+        )
     base._check()
     twin._check()
     assert list(base.items()) == expected_items

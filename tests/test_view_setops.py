@@ -52,7 +52,10 @@ BINARY = {
 pairs = st.lists(st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)), max_size=5)
 operand = st.one_of(
     st.tuples(st.sampled_from(["keys-of", "items-of", "dict-keys", "dict-items"]), pairs),
-    st.tuples(st.sampled_from(["set", "frozenset"]), st.lists(st.sampled_from(HASHABLE_ELEMENTS), max_size=5)),
+    st.tuples(
+        st.sampled_from(["set", "frozenset"]),
+        st.lists(st.sampled_from(HASHABLE_ELEMENTS), max_size=5),
+    ),
     st.tuples(st.sampled_from(["list", "tuple"]), st.lists(st.sampled_from(ELEMENTS), max_size=5)),
     st.sampled_from([("int", 1), ("none", None)]),
 )
@@ -112,11 +115,31 @@ def _skipped(op, operand_spec, view_left):
     operand_spec=operand,
     view_left=st.booleans(),
 )
-@example(items=[("a", 1)], view_kind="items", op="-", operand_spec=("items-of", [("b", [])]), view_left=True)
-@example(items=[("a", [])], view_kind="items", op="-", operand_spec=("items-of", [("b", 1)]), view_left=True)
-@example(items=[("a", 1)], view_kind="items", op="^", operand_spec=("items-of", [("a", [])]), view_left=True)
+@example(
+    items=[("a", 1)],
+    view_kind="items",
+    op="-",
+    operand_spec=("items-of", [("b", [])]),
+    view_left=True,
+)
+@example(
+    items=[("a", [])],
+    view_kind="items",
+    op="-",
+    operand_spec=("items-of", [("b", 1)]),
+    view_left=True,
+)
+@example(
+    items=[("a", 1)],
+    view_kind="items",
+    op="^",
+    operand_spec=("items-of", [("a", [])]),
+    view_left=True,
+)
 @example(items=[(1, 1)], view_kind="keys", op="|", operand_spec=("set", [True]), view_left=False)
-def test_view_set_operations_match_the_reference(core, reference, items, view_kind, op, operand_spec, view_left):
+def test_view_set_operations_match_the_reference(
+    core, reference, items, view_kind, op, operand_spec, view_left
+):
     if _skipped(op, operand_spec, view_left):
         return
     ref_fd = dict if reference == "dict" else BUILTIN

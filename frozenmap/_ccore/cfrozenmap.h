@@ -35,7 +35,8 @@
 #  define FM_FREE_THREADED 0
 #endif
 
-static inline int fm_popcount32_portable(uint32_t x)
+static inline int
+fm_popcount32_portable(uint32_t x)
 {
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
@@ -57,17 +58,20 @@ static inline int fm_popcount32_portable(uint32_t x)
  * for CPUs with the popcnt instruction and picked at load time (an ifunc);
  * GCC turns fm_popcount32_portable into that instruction there.  Lookups
  * run ~20% fewer instructions. */
-#  if !defined(__clang__) && defined(__x86_64__) && defined(__linux__) \
-      && !defined(__POPCNT__)
+#  if !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && !defined(__POPCNT__)
 #    define FM_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #  endif
 #  define FM_LIKELY(x) __builtin_expect(!!(x), 1)
 #  define FM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-static inline int fm_clz64_portable(uint64_t x)
+static inline int
+fm_clz64_portable(uint64_t x)
 {
     int n = 0;
-    while (!(x & 0x8000000000000000ull)) { x <<= 1; n++; }
+    while (!(x & 0x8000000000000000ull)) {
+        x <<= 1;
+        n++;
+    }
     return n;
 }
 #  define FM_POPCOUNT32(x) fm_popcount32_portable((uint32_t)(x))
@@ -87,19 +91,19 @@ static inline int fm_clz64_portable(uint64_t x)
 typedef struct {
     PyTypeObject *frozendict_type;
     PyTypeObject *evolver_type;
-    PyTypeObject *order_type;       /* order trie: order_node */
-    PyTypeObject *keys_type;        /* views */
+    PyTypeObject *order_type; /* order trie: order_node */
+    PyTypeObject *keys_type;  /* views */
     PyTypeObject *values_type;
     PyTypeObject *items_type;
-    PyTypeObject *iter_type;        /* one iterator type for every kind */
-    PyObject *diff_type;            /* frozenmap._common.Diff */
-    PyObject *restore;              /* frozenmap._common.restore */
-    PyObject *restore_evolver;      /* frozenmap._common.restore_evolver */
-    PyObject *common;               /* the frozenmap._common module */
-    PyObject *view_set_ops;         /* _common.ViewSetOps (the views' set ops) */
-    PyObject *builtin_iter;         /* builtins.iter (iterator pickles) */
-    PyObject *str_keys;             /* interned "keys" */
-    PyObject *str_items;            /* interned "items" */
+    PyTypeObject *iter_type;   /* one iterator type for every kind */
+    PyObject *diff_type;       /* frozenmap._common.Diff */
+    PyObject *restore;         /* frozenmap._common.restore */
+    PyObject *restore_evolver; /* frozenmap._common.restore_evolver */
+    PyObject *common;          /* the frozenmap._common module */
+    PyObject *view_set_ops;    /* _common.ViewSetOps (the views' set ops) */
+    PyObject *builtin_iter;    /* builtins.iter (iterator pickles) */
+    PyObject *str_keys;        /* interned "keys" */
+    PyObject *str_items;       /* interned "items" */
 } fm_state;
 
 extern PyModuleDef fm_module_def;
@@ -136,7 +140,6 @@ fm_is_subtype(PyTypeObject *tp, PyObject *base)
     return PyType_Check(base) && PyType_IsSubtype(tp, (PyTypeObject *)base);
 }
 
-
 /* Whether a METH_FASTCALL method called name got between min and max
  * positional arguments: 0, or -1 with CPython's TypeError ("get expected at
  * most 2 arguments, got 3", "set expected 2 arguments, got 1"). */
@@ -148,7 +151,9 @@ fm_check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t ma
     }
     Py_ssize_t bound = nargs < min ? min : max;
     PyErr_Format(PyExc_TypeError, "%s expected %s%zd argument%s, got %zd", name,
-                 min == max ? "" : nargs < min ? "at least " : "at most ",
+                 min == max    ? ""
+                 : nargs < min ? "at least "
+                               : "at most ",
                  bound, bound == 1 ? "" : "s", nargs);
     return -1;
 }
@@ -193,8 +198,8 @@ int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
  * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched. */
-int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
-                        PyObject *old_value, PyObject *new_value);
+int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
+                        PyObject *new_value);
 
 /* ------------------------------------------------------------------------ */
 /* keytrie.c: the CHAMP key index                                             */
@@ -204,7 +209,7 @@ int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
 #define CHAMP_MAX_SHIFT 60
 #define CHAMP_DIGIT(h, shift) ((unsigned)(((h) >> (shift)) & CHAMP_MASK))
 #define CHAMP_BIT(h, shift) ((uint32_t)1 << CHAMP_DIGIT(h, shift))
-#define CHAMP_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit) - 1))
+#define CHAMP_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit)-1))
 
 /* An entry.  key and value are BORROWED: the order trie of the same version
  * owns them (see "Who owns the keys and values" in the essay). */
@@ -325,11 +330,11 @@ champ_setref(champ_node **slot, champ_node *n)
 /* Bitmap node: entries[popcount(datamap)] then children[popcount(nodemap)]. */
 typedef struct {
     champ_node head;
-    champ_entry entries[1];   /* really variable-sized; see champ_children */
+    champ_entry entries[1]; /* really variable-sized; see champ_children */
 } champ_bitmap;
 
 typedef struct {
-    champ_node head;          /* datamap == nodemap == 0 */
+    champ_node head; /* datamap == nodemap == 0 */
     Py_uhash_t hash;
     Py_ssize_t count;
     champ_entry entries[1];
@@ -339,8 +344,7 @@ typedef struct {
 #define CHAMP_ENTRIES(n) (((champ_bitmap *)(n))->entries)
 #define CHAMP_NDATA(n) FM_POPCOUNT32((n)->datamap)
 #define CHAMP_NCHILD(n) FM_POPCOUNT32((n)->nodemap)
-#define CHAMP_CHILDREN(n) \
-    ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
+#define CHAMP_CHILDREN(n) ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
 
 /* A new empty root.  New ref. */
 champ_node *champ_empty_root(fm_state *st);
@@ -359,13 +363,12 @@ champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *
  * edited in place (see champ_node); others are
  * copied.  New ref, or NULL on MemoryError -- and then nothing was changed
  * (every allocation happens before the first in-place write). */
-champ_node *champ_put(fm_state *st, champ_node *node, int shift,
-                      const champ_entry *entry, const champ_entry *old,
-                      uint64_t owner);
+champ_node *champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
+                      const champ_entry *old, uint64_t owner);
 /* Return node without the entry old (as returned by champ_find), keeping the
  * canonical shape.  New ref or NULL on MemoryError (nothing changed). */
-champ_node *champ_remove(fm_state *st, champ_node *node, int shift,
-                         const champ_entry *old, uint64_t owner);
+champ_node *champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
+                         uint64_t owner);
 /* Whether two tries holding the same number of entries hold equal items:
  * 1, 0 or -1.  Skips subtrees shared by identity. */
 int champ_equal(champ_node *a, champ_node *b);
@@ -381,8 +384,8 @@ typedef struct {
     champ_entry *items;
     Py_ssize_t len, cap;
 } champ_difflist;
-int champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
-               champ_difflist *removed, champ_difflist *changed);
+int champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *removed,
+               champ_difflist *changed);
 void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
@@ -392,8 +395,8 @@ int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */
-Py_ssize_t champ_check(fm_state *st, champ_node *node, int shift,
-                       Py_uhash_t prefix, int is_root);
+Py_ssize_t champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
+                       int is_root);
 /* Append the address of every node to the list out (ints); 0 or -1. */
 int champ_node_ids(champ_node *node, PyObject *out);
 /* Append description lines to the list out; 0 or -1. */
@@ -414,7 +417,7 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 #define ORDER_WIDTH(shift) ((shift) == 0 ? ORDER_LEAF_BITS : ORDER_INNER_BITS)
 #define ORDER_FANOUT_AT(shift) (1 << ORDER_WIDTH(shift))
 #define ORDER_MAX_SHIFT 61
-#define ORDER_MAX_DEPTH 21    /* shifts 0, 4, 7, ..., 61 */
+#define ORDER_MAX_DEPTH 21 /* shifts 0, 4, 7, ..., 61 */
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
  * references); above it, child nodes (strong).
@@ -427,10 +430,10 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * referenced once (fm_unique), see keytrie.c.  The head is 32 bytes. */
 typedef struct order_node {
     PyObject_HEAD
-    uint64_t prefix;     /* seq >> (shift + width), shared below; 0 at the top */
+    uint64_t prefix; /* seq >> (shift + width), shared below; 0 at the top */
     uint16_t bitmap;
     uint8_t shift;
-    uint8_t cap;         /* room in slots (items at shift 0, children above) */
+    uint8_t cap; /* room in slots (items at shift 0, children above) */
     PyObject *slots[1];
 } order_node;
 
@@ -443,7 +446,7 @@ fm_unique(PyObject *op)
     return PyUnstable_Object_IsUniquelyReferenced(op);
 #  else
     (void)op;
-    return 0;   /* no safe test before 3.14: free-threaded 3.13 always copies */
+    return 0; /* no safe test before 3.14: free-threaded 3.13 always copies */
 #  endif
 #else
     return Py_REFCNT(op) == 1;
@@ -461,15 +464,15 @@ int order_get(order_node *root, uint64_t seq, PyObject **key, PyObject **value);
 /* Return the trie with (key, value) at a seq it does not hold (new refs to
  * key and value are taken).  New ref or NULL on MemoryError (nothing
  * changed). */
-order_node *order_insert(fm_state *st, order_node *root, uint64_t seq,
-                         PyObject *key, PyObject *value, uint64_t owner);
+order_node *order_insert(fm_state *st, order_node *root, uint64_t seq, PyObject *key,
+                         PyObject *value, uint64_t owner);
 /* Return the trie with the value at seq (present) replaced (a new ref to
  * value is taken).  New ref or NULL (nothing changed).
  * Items released by in-place edits (here and in order_remove) are
  * decref'd on the spot: callers hold their own references to the old key and
  * value until the edit is complete, so no finalizer runs mid-edit. */
-order_node *order_replace(fm_state *st, order_node *root, uint64_t seq,
-                          PyObject *value, uint64_t owner);
+order_node *order_replace(fm_state *st, order_node *root, uint64_t seq, PyObject *value,
+                          uint64_t owner);
 /* The trie without seq (present) into *result (new ref, NULL when it became
  * empty).  0 or -1 on MemoryError (nothing changed). */
 int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
@@ -478,17 +481,17 @@ int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
 int order_last(order_node *root, PyObject **key, PyObject **value);
 /* Build the trie holding (keys[i], values[i]) at seq i, bottom-up; takes new
  * refs.  New ref, NULL with no error when n == 0, NULL with error. */
-order_node *order_build(fm_state *st, PyObject *const *keys,
-                        PyObject *const *values, Py_ssize_t n, uint64_t owner);
+order_node *order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
+                        Py_ssize_t n, uint64_t owner);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
 int order_node_ids(order_node *node, PyObject *out);
 int order_dump(order_node *node, int indent, PyObject *out);
 
 /* A cursor walking the trie with a small explicit stack, no lookups. */
 typedef struct {
-    order_node *stack[ORDER_MAX_DEPTH];   /* borrowed */
+    order_node *stack[ORDER_MAX_DEPTH]; /* borrowed */
     int8_t pos[ORDER_MAX_DEPTH];
-    int depth;            /* -1: exhausted */
+    int depth; /* -1: exhausted */
     int reverse;
 } order_cursor;
 void order_cursor_init(order_cursor *c, order_node *root, int reverse);
@@ -502,11 +505,11 @@ PyObject *order_as_dict(order_node *root);
 
 typedef struct {
     PyObject_HEAD
-    champ_node *root;      /* key trie; NULL only after tp_clear */
-    order_node *order;     /* order trie; NULL when empty */
+    champ_node *root;  /* key trie; NULL only after tp_clear */
+    order_node *order; /* order trie; NULL when empty */
     Py_ssize_t len;
     uint64_t next_seq;
-    Py_hash_t hash;        /* -1: unknown; relaxed atomics when free-threaded.
+    Py_hash_t hash; /* -1: unknown; relaxed atomics when free-threaded.
                             * The XOR accumulator behind it is not stored:
                             * hashing_unfinalize recovers it from the hash
                             * (8 + 8 bytes less per version, and one word
@@ -518,14 +521,12 @@ typedef struct {
 int fd_acc(fd_object *fd, Py_uhash_t *acc);
 
 /* A new version of type tp from the parts (new refs taken on the roots). */
-PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
-                        Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
-                        int acc_valid);
-int fd_type_check(fm_state *st, PyObject *obj);   /* any of our frozendicts */
+PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
+                        uint64_t next_seq, Py_uhash_t acc, int acc_valid);
+int fd_type_check(fm_state *st, PyObject *obj); /* any of our frozendicts */
 /* The value for key in a frozendict or Evolver: 1 and *value (new ref), 0
  * absent, -1 error. */
-int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
-                   PyObject **value);
+int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
 /* fd.set(key, value) / fd.delete(key) as functions: new refs (an exact
  * frozendict; op itself when op is exact and nothing changed) or NULL. */
 PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
@@ -560,16 +561,15 @@ typedef struct {
     uint64_t next_seq;
     Py_uhash_t acc;
     int acc_valid;
-    uint64_t owner;       /* 1: edits what only it references in place;
+    uint64_t owner; /* 1: edits what only it references in place;
                            * 0: a one-shot derivation, every edit copies */
-    int shared;           /* an Evolver's: user code (a finalizer) can reach it */
+    int shared;     /* an Evolver's: user code (a finalizer) can reach it */
 } transient;
 
 /* Start from a version's parts (new refs taken; root NULL means empty), in
  * in-place mode (owner 1).  0 or -1. */
-int transient_init(fm_state *st, transient *t, champ_node *root,
-                   order_node *order, Py_ssize_t len, uint64_t next_seq,
-                   Py_uhash_t acc, int acc_valid);
+int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
+                   Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
 void transient_clear(transient *t);
 int transient_traverse(transient *t, visitproc visit, void *arg);
 /* Find key: -1, 0, 1 (*entry). Computes the key hash into *h. */
@@ -577,19 +577,18 @@ int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **e
 /* Set key to value: 1 changed, 0 the key already held that very value, -1
  * error (the transient unchanged). */
 int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
-int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h,
-                           PyObject *key, PyObject *value);
+int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                           PyObject *value);
 /* Append a key known to be absent: 0 or -1 (unchanged on error). */
 int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                       PyObject *value);
 /* Remove the entry found by lookup: 0 or -1 (unchanged on error).  The old
  * key and value are returned as new refs if the out pointers are not NULL. */
-int transient_remove_entry(fm_state *st, transient *t, champ_entry *old,
-                           PyObject **old_key, PyObject **old_value);
+int transient_remove_entry(fm_state *st, transient *t, champ_entry *old, PyObject **old_key,
+                           PyObject **old_value);
 /* Remove key: 1 removed (old value into *old_value as a new ref if not
  * NULL), 0 absent, -1 error. */
-int transient_dissoc(fm_state *st, transient *t, PyObject *key,
-                     PyObject **old_value);
+int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
 /* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
  * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
  * NULL).  0 or -1 (t then holds a partial merge: callers discard or restore
@@ -603,14 +602,14 @@ PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 typedef struct {
     PyObject_HEAD
     transient t;
-    int busy;              /* an edit is running (re-entrancy guard) */
-    int depth;             /* the edit lock's recursion depth (0: free) */
-    unsigned long holder;  /* thread holding the edit lock (when depth) */
-    PyThread_type_lock lock;   /* serialises edits across threads */
-    uint64_t resized;      /* bumped when keys are added or removed */
-    uint64_t edits;        /* bumped by every edit (freeze's cache check) */
-    PyObject *frozen;      /* cached freeze() result, or NULL */
-    PyObject *origin;      /* the last version published (or the source), or
+    int busy;                /* an edit is running (re-entrancy guard) */
+    int depth;               /* the edit lock's recursion depth (0: free) */
+    unsigned long holder;    /* thread holding the edit lock (when depth) */
+    PyThread_type_lock lock; /* serialises edits across threads */
+    uint64_t resized;        /* bumped when keys are added or removed */
+    uint64_t edits;          /* bumped by every edit (freeze's cache check) */
+    PyObject *frozen;        /* cached freeze() result, or NULL */
+    PyObject *origin;        /* the last version published (or the source), or
                             * NULL: freeze() returns it when nothing changed */
 } evolver_object;
 

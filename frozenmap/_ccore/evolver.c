@@ -23,8 +23,8 @@
 /* --- the transient ------------------------------------------------------- */
 
 int
-transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
-               Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, Py_ssize_t len,
+               uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
     if (root == NULL) {
         root = champ_empty_root(st);
@@ -45,7 +45,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
     t->next_seq = next_seq;
     t->acc = acc;
     t->acc_valid = acc_valid;
-    t->owner = 1;   /* may edit what only it references (see keytrie.c) */
+    t->owner = 1; /* may edit what only it references (see keytrie.c) */
     t->shared = 0;
     return 0;
 }
@@ -68,7 +68,7 @@ transient_traverse(transient *t, visitproc visit, void *arg)
 static int
 transient_ensure_root(fm_state *st, transient *t)
 {
-    if (t->root == NULL) {   /* cleared by the GC: behave as empty */
+    if (t->root == NULL) { /* cleared by the GC: behave as empty */
         t->root = champ_empty_root(st);
         if (t->root == NULL) {
             return -1;
@@ -110,8 +110,7 @@ transient_gc_resume(int paused)
 }
 
 static int
-transient_write_new(fm_state *st, transient *t, Py_uhash_t h,
-                         PyObject *key, PyObject *value)
+transient_write_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
     uint64_t seq = t->next_seq;
     champ_entry entry = {h, seq, key, value};
@@ -146,8 +145,7 @@ transient_write_new(fm_state *st, transient *t, Py_uhash_t h,
 }
 
 int
-transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
-                  PyObject *value)
+transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
     if (transient_ensure_root(st, t) < 0) {
         return -1;
@@ -193,7 +191,7 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
         Py_DECREF(old.value);
         return -1;
     }
-    champ_entry entry = {h, old.seq, old.key, value};  /* the first key stays */
+    champ_entry entry = {h, old.seq, old.key, value}; /* the first key stays */
     int paused = transient_gc_pause(t);
     int result = -1;
     order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
@@ -202,9 +200,8 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
         if (root == NULL) {
             int in_place = order == t->order;
             Py_DECREF(order);
-            if (in_place) {   /* edited in place: put the old value back */
-                order_node *back = order_replace(st, t->order, old.seq, old.value,
-                                                 t->owner);
+            if (in_place) { /* edited in place: put the old value back */
+                order_node *back = order_replace(st, t->order, old.seq, old.value, t->owner);
                 Py_XDECREF(back);
             }
         }
@@ -236,8 +233,8 @@ transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
 }
 
 int
-transient_remove_entry(fm_state *st, transient *t, champ_entry *found,
-                       PyObject **old_key, PyObject **old_value)
+transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
+                       PyObject **old_value)
 {
     champ_entry old = *found;
     Py_INCREF(old.key);
@@ -321,8 +318,7 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
      * allocation can run the GC, whose finalizers may edit an Evolver. */
     champ_node *root = champ_xnewref(t->root);
     order_node *order = (order_node *)Py_XNewRef(t->order);
-    PyObject *fd = fd_from_parts(tp, root, order, t->len, t->next_seq,
-                                 t->acc, t->acc_valid);
+    PyObject *fd = fd_from_parts(tp, root, order, t->len, t->next_seq, t->acc, t->acc_valid);
     champ_xdecref(root);
     Py_XDECREF(order);
     return fd;
@@ -333,14 +329,12 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 static PyObject *
 transient_sequence_error(Py_ssize_t index)
 {
-    PyObject *exc = PyObject_CallFunction(PyExc_TypeError, "s",
-                                          "object is not iterable");
+    PyObject *exc = PyObject_CallFunction(PyExc_TypeError, "s", "object is not iterable");
     if (exc == NULL) {
         return NULL;
     }
     PyObject *note = PyUnicode_FromFormat(
-        "Cannot convert dictionary update sequence element #%zd to a sequence",
-        index);
+        "Cannot convert dictionary update sequence element #%zd to a sequence", index);
     PyObject *notes = note ? PyList_New(1) : NULL;
     if (notes == NULL) {
         Py_XDECREF(note);
@@ -388,7 +382,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
         goto done;
     }
-    for (Py_ssize_t i = 0; i < n; i++) {   /* may raise: nothing built yet */
+    for (Py_ssize_t i = 0; i < n; i++) { /* may raise: nothing built yet */
         Py_uhash_t h;
         if (hashing_key_hash_fast(objs[i], &h) < 0) {
             goto done;
@@ -413,7 +407,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
     t->order = order;
     t->len = n;
     t->next_seq = (uint64_t)n;
-    t->acc_valid = 0;   /* unknown until someone hashes the result */
+    t->acc_valid = 0; /* unknown until someone hashes the result */
     champ_xdecref(old_root);
     Py_XDECREF(old_order);
     result = 0;
@@ -440,8 +434,7 @@ transient_merge_pairs_iter(fm_state *st, transient *t, PyObject *it)
             PyErr_SetString(PyExc_TypeError, "items() must yield (key, value) pairs");
             return -1;
         }
-        int r = transient_assoc(st, t, PyTuple_GET_ITEM(item, 0),
-                                PyTuple_GET_ITEM(item, 1));
+        int r = transient_assoc(st, t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1));
         Py_DECREF(item);
         if (r < 0) {
             return -1;
@@ -540,7 +533,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
             t->len = src->len;
             t->next_seq = src->next_seq;
             t->acc_valid = fd_acc(src, &t->acc);
-            return 0;   /* src's references on the roots make edits copy */
+            return 0; /* src's references on the roots make edits copy */
         }
         return transient_merge_version(st, t, src);
     }
@@ -553,8 +546,8 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     /* A dict subclass, or another core's or the builtin frozendict (any
      * subclass), that does not override __iter__: read from its storage, as
      * dict_merge does.  Otherwise the generic paths below. */
-    PyObject *base = PyDict_Check(arg) ? Py_NewRef((PyObject *)&PyDict_Type)
-                                       : fd_foreign_base(st, arg);
+    PyObject *base =
+        PyDict_Check(arg) ? Py_NewRef((PyObject *)&PyDict_Type) : fd_foreign_base(st, arg);
     if (base == NULL && PyErr_Occurred()) {
         return -1;
     }
@@ -590,7 +583,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
             Py_XDECREF(mapping_name);
             Py_XDECREF(keys_name);
 #else
-            PyErr_Clear();   /* dict's own message (PyMapping_Keys) */
+            PyErr_Clear(); /* dict's own message (PyMapping_Keys) */
             PyErr_Format(PyExc_TypeError, "%s.keys() returned a non-iterable (type %s)",
                          Py_TYPE(arg)->tp_name, Py_TYPE(keys)->tp_name);
 #endif
@@ -651,13 +644,13 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
         if (PyTuple_GET_SIZE(pair) != 2) {
             PyErr_Format(PyExc_ValueError,
                          "dictionary update sequence element #%zd has length %zd; "
-                         "2 is required", index, PyTuple_GET_SIZE(pair));
+                         "2 is required",
+                         index, PyTuple_GET_SIZE(pair));
             Py_DECREF(pair);
             Py_DECREF(it);
             return -1;
         }
-        int r = transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0),
-                                PyTuple_GET_ITEM(pair, 1));
+        int r = transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         Py_DECREF(pair);
         if (r < 0) {
             Py_DECREF(it);
@@ -740,7 +733,7 @@ evolver_lock(evolver_object *self)
             got = PyThread_acquire_lock_timed(self->lock, -1, 1);
             Py_END_ALLOW_THREADS
             if (got == PY_LOCK_INTR && Py_MakePendingCalls() < 0) {
-                return -1;   /* a signal handler raised (KeyboardInterrupt) */
+                return -1; /* a signal handler raised (KeyboardInterrupt) */
             }
         } while (got != PY_LOCK_ACQUIRED);
     }
@@ -771,10 +764,8 @@ evolver_forget_frozen(evolver_object *self)
 static int
 evolver_begin(evolver_object *self)
 {
-    if (self->busy && self->depth > 0
-            && self->holder == PyThread_get_thread_ident()) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "Evolver edited from inside one of its own edits");
+    if (self->busy && self->depth > 0 && self->holder == PyThread_get_thread_ident()) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver edited from inside one of its own edits");
         return -1;
     }
     if (evolver_lock(self) < 0) {
@@ -815,8 +806,8 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
     transient t;
     Py_uhash_t acc = 0;
     int acc_valid = fd_acc(fd, &acc);
-    if (transient_init(st, &t, fd->root, fd->order, fd->len, fd->next_seq,
-                       acc, acc_valid) < 0) {
+    if (transient_init(st, &t, fd->root, fd->order, fd->len, fd->next_seq, acc, acc_valid)
+        < 0) {
         return -1;
     }
     t.shared = 1;
@@ -836,7 +827,7 @@ static int
 evolver_init_fields(evolver_object *self)
 {
     memset(&self->t, 0, sizeof(self->t));
-    self->t.acc_valid = 1;   /* the empty map's accumulator is 0 */
+    self->t.acc_valid = 1; /* the empty map's accumulator is 0 */
     self->t.shared = 1;
     self->busy = 0;
     self->resized = 0;
@@ -913,7 +904,7 @@ evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
     if (evolver_begin(self) == 0) {
         r = evolver_start(st, self, fd);
         if (r == 0) {
-            self->resized++;   /* iterators over the old contents stop */
+            self->resized++; /* iterators over the old contents stop */
         }
         /* As evolver_end, but keeping the frozen source evolver_start set:
          * it is the evolver's contents now. */
@@ -952,7 +943,7 @@ evolver_clear(PyObject *op)
     self->frozen = NULL;
     self->origin = NULL;
     self->resized++;
-    transient_clear(&old);   /* key trie first: it borrows from the order trie */
+    transient_clear(&old); /* key trie first: it borrows from the order trie */
     Py_XDECREF(frozen);
     Py_XDECREF(origin);
     return 0;
@@ -1022,7 +1013,7 @@ evolver_lookup(PyObject *op, PyObject *key, PyObject **value)
     champ_node *root;
     order_node *order;
     FM_BEGIN_CS(op);
-    root = champ_xnewref(self->t.root);   /* NULL after tp_clear: a miss */
+    root = champ_xnewref(self->t.root); /* NULL after tp_clear: a miss */
     order = (order_node *)Py_XNewRef(self->t.order);
     FM_END_CS();
     champ_entry *e;
@@ -1031,7 +1022,7 @@ evolver_lookup(PyObject *op, PyObject *key, PyObject **value)
         *value = Py_NewRef(e->value);
     }
     champ_xdecref(root);
-    Py_XDECREF(order);   /* last: may run finalizers */
+    Py_XDECREF(order); /* last: may run finalizers */
     return r;
 }
 
@@ -1139,8 +1130,7 @@ evolver_reduce(PyObject *op, PyObject *unused)
 /* --- edits --------------------------------------------------------------- */
 
 static int
-evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key,
-                       PyObject *value)
+evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key, PyObject *value)
 {
     if (evolver_begin(self) < 0) {
         return -1;
@@ -1308,7 +1298,8 @@ evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         Py_uhash_t h;
         champ_entry *e;
         int r = transient_ensure_root(st, &self->t) < 0
-                ? -1 : transient_lookup(&self->t, key, &h, &e);
+                    ? -1
+                    : transient_lookup(&self->t, key, &h, &e);
         if (r > 0) {
             result = Py_NewRef(e->value);
         }
@@ -1343,7 +1334,7 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
     if (evolver_begin(self) == 0) {
         transient saved = self->t;
         champ_xnewref(saved.root);
-        Py_XINCREF(saved.order);   /* and so the merge copies what it edits */
+        Py_XINCREF(saved.order); /* and so the merge copies what it edits */
         int changed = 0;
         if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
             /* Roll back: put the saved state in place first, then release
@@ -1387,7 +1378,7 @@ evolver_clear_method(PyObject *op, PyObject *unused)
             self->t.len = 0;
             self->t.acc = 0;
             self->t.acc_valid = 1;
-            Py_XDECREF(old_order);   /* may run finalizers: state is consistent */
+            Py_XDECREF(old_order); /* may run finalizers: state is consistent */
             champ_xdecref(old_root);
             result = Py_NewRef(Py_None);
         }
@@ -1411,7 +1402,7 @@ evolver_freeze(PyObject *op, PyObject *unused)
         r = Py_XNewRef(self->frozen);
         fd_object *origin = (fd_object *)self->origin;
         if (r == NULL && origin != NULL && origin->len == self->t.len
-                && champ_identical(origin->root, self->t.root)) {
+            && champ_identical(origin->root, self->t.root)) {
             /* Edits that cancel out: the last version published is still
              * the contents (the walk visits only what the edits copied). */
             r = Py_NewRef(self->origin);
@@ -1482,28 +1473,22 @@ evolver_dump(PyObject *op, PyObject *unused)
 static PyMethodDef evolver_methods[] = {
     {"get", (PyCFunction)(void (*)(void))evolver_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" EV_DOC_GET},
-    {"keys", view_mapping_keys, METH_NOARGS,
-     EV_DOC_KEYS},
-    {"values", view_mapping_values, METH_NOARGS,
-     EV_DOC_VALUES},
-    {"items", view_mapping_items, METH_NOARGS,
-     EV_DOC_ITEMS},
+    {"keys", view_mapping_keys, METH_NOARGS, EV_DOC_KEYS},
+    {"values", view_mapping_values, METH_NOARGS, EV_DOC_VALUES},
+    {"items", view_mapping_items, METH_NOARGS, EV_DOC_ITEMS},
     {"__reversed__", view_mapping_reversed, METH_NOARGS, NULL},
     {"__reduce__", evolver_reduce, METH_NOARGS, NULL},
     {"set", (PyCFunction)(void (*)(void))evolver_set, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" EV_DOC_SET},
-    {"discard", evolver_discard, METH_O,
-     "discard($self, key, /)\n--\n\n" EV_DOC_DISCARD},
+    {"discard", evolver_discard, METH_O, "discard($self, key, /)\n--\n\n" EV_DOC_DISCARD},
     {"pop", (PyCFunction)(void (*)(void))evolver_pop, METH_FASTCALL,
      "pop($self, key, default=<unrepresentable>, /)\n--\n\n" EV_DOC_POP},
-    {"popitem", evolver_popitem, METH_NOARGS,
-     EV_DOC_POPITEM},
+    {"popitem", evolver_popitem, METH_NOARGS, EV_DOC_POPITEM},
     {"setdefault", (PyCFunction)(void (*)(void))evolver_setdefault, METH_FASTCALL,
      "setdefault($self, key, default=None, /)\n--\n\n" EV_DOC_SETDEFAULT},
     {"update", (PyCFunction)(void (*)(void))evolver_update, METH_VARARGS | METH_KEYWORDS,
      EV_DOC_UPDATE},
-    {"clear", evolver_clear_method, METH_NOARGS,
-     EV_DOC_CLEAR},
+    {"clear", evolver_clear_method, METH_NOARGS, EV_DOC_CLEAR},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
      "get_in($self, path, default=None)\n--\n\n" EV_DOC_GET_IN},
     {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL,
@@ -1512,10 +1497,8 @@ static PyMethodDef evolver_methods[] = {
      "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" EV_DOC_UPDATE_IN},
     {"delete_in", path_py_delete_in, METH_O,
      "delete_in($self, path, /)\n--\n\n" EV_DOC_DELETE_IN},
-    {"copy", evolver_copy, METH_NOARGS,
-     EV_DOC_COPY},
-    {"freeze", evolver_freeze, METH_NOARGS,
-     EV_DOC_FREEZE},
+    {"copy", evolver_copy, METH_NOARGS, EV_DOC_COPY},
+    {"freeze", evolver_freeze, METH_NOARGS, EV_DOC_FREEZE},
     {"_check", evolver_check_method, METH_NOARGS,
      "Assert every invariant of the evolver's current contents."},
     {"_node_ids", evolver_node_ids, METH_NOARGS, NULL},
@@ -1546,7 +1529,7 @@ static PyType_Slot evolver_slots[] = {
 PyType_Spec evolver_spec = {
     .name = "frozenmap.Evolver",
     .basicsize = sizeof(evolver_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE
-             | Py_TPFLAGS_MAPPING,
+    .flags =
+        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_MAPPING,
     .slots = evolver_slots,
 };

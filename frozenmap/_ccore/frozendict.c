@@ -259,8 +259,8 @@ fd_type_check(fm_state *st, PyObject *obj)
 }
 
 PyObject *
-fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order,
-              Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
+              uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
@@ -291,8 +291,8 @@ fd_exact(fm_state *st, PyObject *op)
     fd_object *s = FD(op);
     Py_uhash_t acc = 0;
     int acc_valid = fd_acc(s, &acc);
-    return fd_from_parts(st->frozendict_type, s->root, s->order, s->len,
-                         s->next_seq, acc, acc_valid);
+    return fd_from_parts(st->frozendict_type, s->root, s->order, s->len, s->next_seq, acc,
+                         acc_valid);
 }
 
 static int
@@ -301,8 +301,7 @@ fd_transient(fm_state *st, PyObject *op, transient *t)
     fd_object *s = FD(op);
     Py_uhash_t acc = 0;
     int acc_valid = fd_acc(s, &acc);
-    return transient_init(st, t, s->root, s->order, s->len, s->next_seq,
-                          acc, acc_valid);
+    return transient_init(st, t, s->root, s->order, s->len, s->next_seq, acc, acc_valid);
 }
 
 static void
@@ -330,8 +329,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         fd_object *a = FD(arg);
         Py_uhash_t acc = 0;
         int acc_valid = fd_acc(a, &acc);
-        return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq,
-                             acc, acc_valid);
+        return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq, acc, acc_valid);
     }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
@@ -353,13 +351,11 @@ fd_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
     if (fm_check_nargs("frozendict", nargs, 0, 1) < 0) {
         return NULL;
     }
-    return fd_new_impl(st, tp, nargs ? PyTuple_GET_ITEM(args, 0) : NULL,
-                       kwargs, NULL, NULL);
+    return fd_new_impl(st, tp, nargs ? PyTuple_GET_ITEM(args, 0) : NULL, kwargs, NULL, NULL);
 }
 
 static PyObject *
-fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
-              PyObject *kwnames)
+fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyTypeObject *tp = (PyTypeObject *)type;
     fm_state *st = fm_state_of_type(tp);
@@ -396,8 +392,7 @@ fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
         Py_XDECREF(kw);
         return r;
     }
-    return fd_new_impl(st, tp, nargs ? args[0] : NULL, NULL,
-                       args + nargs, kwnames);
+    return fd_new_impl(st, tp, nargs ? args[0] : NULL, NULL, args + nargs, kwnames);
 }
 
 /* --- GC and lifetime ----------------------------------------------------- */
@@ -643,8 +638,7 @@ fd_foreign_base(fm_state *st, PyObject *obj)
             PyObject *base = PyTuple_GET_ITEM(types, i);
             /* By the real type: PyObject_IsInstance would believe a
              * __class__ property. */
-            if (base != (PyObject *)st->frozendict_type
-                && fm_is_subtype(Py_TYPE(obj), base)) {
+            if (base != (PyObject *)st->frozendict_type && fm_is_subtype(Py_TYPE(obj), base)) {
                 found = Py_NewRef(base);
                 break;
             }
@@ -766,8 +760,8 @@ fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
         Py_XDECREF(other);
         Py_DECREF(k);
         Py_DECREF(v);
-        if (r >= 0 && (fd_resized_of(st, a) != resized_a
-                       || fd_resized_of(st, b) != resized_b)) {
+        if (r >= 0
+            && (fd_resized_of(st, a) != resized_a || fd_resized_of(st, b) != resized_b)) {
             PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
             r = -1;
         }
@@ -1141,8 +1135,8 @@ fd_reconstruct(PyObject *op, PyObject *memo)
         PyObject *got = name ? fm_type_fullname(Py_TYPE(rv)) : NULL;
         if (got != NULL) {
             PyErr_Format(PyExc_TypeError,
-                         "%U.__reduce_ex__() must return a string or a tuple, not %U",
-                         name, got);
+                         "%U.__reduce_ex__() must return a string or a tuple, not %U", name,
+                         got);
         }
         Py_XDECREF(name);
         Py_XDECREF(got);
@@ -1246,7 +1240,7 @@ fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
     if (fd_transient(st, op, &t) < 0) {
         return NULL;
     }
-    t.owner = 0;   /* one edit: a plain path copy, exactly-sized nodes */
+    t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
     PyObject *result = NULL;
     int r = transient_assoc(st, &t, key, value);
     if (r > 0) {
@@ -1349,8 +1343,7 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
         int changed = t.root != FD(op)->root || t.order != FD(op)->order;
-        result = changed ? transient_publish(st, &t, st->frozendict_type)
-                         : fd_exact(st, op);
+        result = changed ? transient_publish(st, &t, st->frozendict_type) : fd_exact(st, op);
     }
     transient_clear(&t);
     return result;
@@ -1423,7 +1416,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
          * shortcuts only for an exact x, as the builtin's slot does */
         return fd_or_impl(st, other, op);
     }
-    if (foreign) {   /* the other core's: a new frozendict */
+    if (foreign) { /* the other core's: a new frozendict */
         PyObject *left = PyObject_CallOneArg((PyObject *)st->frozendict_type, other);
         if (left == NULL) {
             return NULL;
@@ -1540,7 +1533,7 @@ fd_nb_and(PyObject *a, PyObject *b)
     if (PyErr_Occurred()) {
         goto done;
     }
-    if (found.len > 1)  /* qsort(NULL, 0, ...) is undefined behaviour */
+    if (found.len > 1) /* qsort(NULL, 0, ...) is undefined behaviour */
         qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
     Py_ssize_t n = 0;
     for (Py_ssize_t i = 0; i < found.len; i++) {
@@ -1612,7 +1605,8 @@ fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n, PyObject **val
     Py_ssize_t i;
     for (i = 0; i < n; i++) {
         if (transient_put_new(st, &t, entries[i].hash, entries[i].key,
-                              values ? values[i] : entries[i].value) < 0) {
+                              values ? values[i] : entries[i].value)
+            < 0) {
             break;
         }
     }
@@ -1642,7 +1636,8 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
         qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
     /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
     if (changed.len > 2)
-        qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry), fd_compare_seq);  /* by the first's seq */
+        qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry),
+              fd_compare_seq); /* by the first's seq */
     npairs = changed.len / 2;
     pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
     olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));
@@ -1652,8 +1647,7 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     }
     for (Py_ssize_t i = 0; i < npairs; i++) {
         olds[i] = changed.items[2 * i];
-        pairs[i] = PyTuple_Pack(2, changed.items[2 * i].value,
-                                changed.items[2 * i + 1].value);
+        pairs[i] = PyTuple_Pack(2, changed.items[2 * i].value, changed.items[2 * i + 1].value);
         if (pairs[i] == NULL) {
             goto done;
         }
@@ -1714,8 +1708,8 @@ fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
     order_cursor_init(&c, order, 0);
     PyObject *k, *old;
     while (order_cursor_next(&c, &k, &old)) {
-        PyObject *new = get ? PyObject_CallFunctionObjArgs(get, k, missing, NULL)
-                            : Py_NewRef(missing);
+        PyObject *new =
+            get ? PyObject_CallFunctionObjArgs(get, k, missing, NULL) : Py_NewRef(missing);
         if (new == NULL) {
             goto done;
         }
@@ -1801,8 +1795,8 @@ fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         if (PyUnicode_CompareWithASCIIString(name, "deep") != 0) {
-            PyErr_Format(PyExc_TypeError,
-                         "diff() got an unexpected keyword argument '%U'", name);
+            PyErr_Format(PyExc_TypeError, "diff() got an unexpected keyword argument '%U'",
+                         name);
             return NULL;
         }
         deep = PyObject_IsTrue(args[nargs + i]);
@@ -1839,8 +1833,8 @@ fd_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 1; i < nargs; i++) {
         PyTuple_SET_ITEM(others, i - 1, Py_NewRef(args[i]));
     }
-    PyObject *result = PyObject_CallMethod(st->common, "merge_with", "OOO", op, args[0],
-                                           others);
+    PyObject *result =
+        PyObject_CallMethod(st->common, "merge_with", "OOO", op, args[0], others);
     Py_DECREF(others);
     return result;
 }
@@ -1890,8 +1884,8 @@ fd_check(PyObject *op, PyObject *unused)
         return NULL;
     }
     if (count != s->len) {
-        PyErr_Format(PyExc_AssertionError, "key trie holds %zd entries, len is %zd",
-                     count, s->len);
+        PyErr_Format(PyExc_AssertionError, "key trie holds %zd entries, len is %zd", count,
+                     s->len);
         return NULL;
     }
     Py_ssize_t items = order_check(s->order, NULL);
@@ -1899,8 +1893,8 @@ fd_check(PyObject *op, PyObject *unused)
         return NULL;
     }
     if (items != s->len) {
-        PyErr_Format(PyExc_AssertionError, "order trie holds %zd items, len is %zd",
-                     items, s->len);
+        PyErr_Format(PyExc_AssertionError, "order trie holds %zd items, len is %zd", items,
+                     s->len);
         return NULL;
     }
     fd_check_state cs = {s->order, s->next_seq, NULL};
@@ -1911,8 +1905,7 @@ fd_check(PyObject *op, PyObject *unused)
     }
     Py_hash_t h = FM_LOAD_HASH(s->hash);
     Py_uhash_t acc;
-    if (h != -1 && hashing_unfinalize(h, s->len, &acc)
-        && hashing_finalize(acc, s->len) != h) {
+    if (h != -1 && hashing_unfinalize(h, s->len, &acc) && hashing_finalize(acc, s->len) != h) {
         PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
         return NULL;
     }
@@ -1979,16 +1972,12 @@ done:
 static PyMethodDef fd_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fd_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
-    {"keys", view_mapping_keys, METH_NOARGS,
-     FD_DOC_KEYS},
-    {"values", view_mapping_values, METH_NOARGS,
-     FD_DOC_VALUES},
-    {"items", view_mapping_items, METH_NOARGS,
-     FD_DOC_ITEMS},
+    {"keys", view_mapping_keys, METH_NOARGS, FD_DOC_KEYS},
+    {"values", view_mapping_values, METH_NOARGS, FD_DOC_VALUES},
+    {"items", view_mapping_items, METH_NOARGS, FD_DOC_ITEMS},
     {"__reversed__", view_mapping_reversed, METH_NOARGS,
      "Iterate over the keys in reverse insertion order."},
-    {"copy", fd_copy, METH_NOARGS,
-     FD_DOC_COPY},
+    {"copy", fd_copy, METH_NOARGS, FD_DOC_COPY},
     {"fromkeys", (PyCFunction)(void (*)(void))fd_fromkeys, METH_FASTCALL | METH_CLASS,
      "fromkeys($type, iterable, value=None, /)\n--\n\n" FD_DOC_FROMKEYS},
     {"__getnewargs__", fd_getnewargs, METH_NOARGS, NULL},
@@ -1998,10 +1987,8 @@ static PyMethodDef fd_methods[] = {
     {"__deepcopy__", fd_deepcopy, METH_O, NULL},
     {"set", (PyCFunction)(void (*)(void))fd_set_key, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" FD_DOC_SET},
-    {"delete", fd_delete, METH_O,
-     "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
-    {"discard", fd_discard, METH_O,
-     "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"delete", fd_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
+    {"discard", fd_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
     {"__replace__", (PyCFunction)(void (*)(void))fd_replace, METH_VARARGS | METH_KEYWORDS,
      "__replace__($self, /, **changes)\n--\n\n"
      "``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``."},
@@ -2013,8 +2000,7 @@ static PyMethodDef fd_methods[] = {
      "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" FD_DOC_UPDATE_IN},
     {"delete_in", path_py_delete_in, METH_O,
      "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
-    {"evolve", fd_evolve, METH_NOARGS,
-     FD_DOC_EVOLVE},
+    {"evolve", fd_evolve, METH_NOARGS, FD_DOC_EVOLVE},
     {"diff", (PyCFunction)(void (*)(void))fd_diff, METH_FASTCALL | METH_KEYWORDS,
      "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
     {"merge_with", (PyCFunction)(void (*)(void))fd_merge_with, METH_FASTCALL,
@@ -2057,8 +2043,8 @@ static PyType_Slot fd_slots[] = {
 PyType_Spec fd_spec = {
     .name = "frozenmap.frozendict",
     .basicsize = sizeof(fd_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE
-             | Py_TPFLAGS_MAPPING,
+    .flags =
+        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_MAPPING,
     .slots = fd_slots,
 };
 

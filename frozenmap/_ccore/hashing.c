@@ -48,8 +48,8 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
         Py_XDECREF(tb);
         return -1;
     }
-    PyObject *msg = PyUnicode_FromFormat(
-        "cannot use '%U' as a frozendict key (%S)", name, value);
+    PyObject *msg =
+        PyUnicode_FromFormat("cannot use '%U' as a frozendict key (%S)", name, value);
     Py_DECREF(name);
     if (msg == NULL) {
         Py_XDECREF(type);
@@ -67,7 +67,7 @@ hashing_key_hash(PyObject *key, Py_uhash_t *out)
     }
     if (value != NULL) {
         PyException_SetCause(exc, Py_NewRef(value));
-        PyException_SetContext(exc, value);   /* steals value */
+        PyException_SetContext(exc, value); /* steals value */
     }
     Py_XDECREF(type);
     Py_XDECREF(tb);
@@ -106,7 +106,7 @@ hashing_pure_key_hash(PyObject *key, Py_uhash_t *out)
         return 0;
     }
     Py_hash_t h = PyObject_Hash(key);
-    if (h == -1) {   /* cannot happen for these types; be safe */
+    if (h == -1) { /* cannot happen for these types; be safe */
         PyErr_Clear();
         return 0;
     }
@@ -162,7 +162,7 @@ hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc)
 {
     Py_uhash_t h = (Py_uhash_t)hash;
     if (h == 590923713UL || h == (Py_uhash_t)-1) {
-        return 0;   /* 590923713 also stands for -1: two preimages */
+        return 0; /* 590923713 also stands for -1: two preimages */
     }
     /* 69069^-1 modulo 2**bits by Newton's iteration (each step doubles the
      * correct low bits; an odd a is its own inverse modulo 8). */
@@ -182,8 +182,8 @@ hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc)
 }
 
 int
-hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash,
-                    PyObject *old_value, PyObject *new_value)
+hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
+                    PyObject *new_value)
 {
     if (!*valid) {
         return 0;

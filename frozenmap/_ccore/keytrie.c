@@ -50,11 +50,9 @@ static champ_node *
 champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap)
 {
     (void)st;
-    Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS
-                       + FM_POPCOUNT32(nodemap);
+    Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS + FM_POPCOUNT32(nodemap);
     champ_node *n = champ_alloc_raw(
-        offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *),
-        CHAMP_RC_ONE);
+        offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *), CHAMP_RC_ONE);
     if (n == NULL) {
         return NULL;
     }
@@ -87,7 +85,8 @@ champ_empty_root(fm_state *st)
 }
 
 /* A copy of a bitmap node with the same shape. */
-FM_POPCNT_CLONES static champ_node *
+FM_POPCNT_CLONES
+static champ_node *
 champ_bitmap_copy(fm_state *st, champ_node *node)
 {
     champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap);
@@ -107,8 +106,7 @@ champ_bitmap_copy(fm_state *st, champ_node *node)
  * the child was edited in place or node is editable, else a copy.  New ref
  * or NULL (new_child released). */
 static champ_node *
-champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child,
-                 uint64_t owner)
+champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child, uint64_t owner)
 {
     champ_node *child = CHAMP_CHILDREN(node)[j];
     if (new_child == child) {
@@ -257,8 +255,7 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
 
 /* The canonical subtree at shift holding two entries of distinct keys. */
 static champ_node *
-champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
-                   int shift)
+champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b, int shift)
 {
     if (a->hash == b->hash) {
         champ_collision *c = champ_collision_alloc(st, a->hash, 2);
@@ -283,8 +280,7 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
         CHAMP_CHILDREN(n)[0] = child;
         return n;
     }
-    champ_node *n = champ_bitmap_alloc(
-        st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
+    champ_node *n = champ_bitmap_alloc(st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
     if (n == NULL) {
         return NULL;
     }
@@ -295,14 +291,12 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b,
 
 /* A bitmap node at shift holding coll and an entry of another hash. */
 static champ_node *
-champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
-                      int shift)
+champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry, int shift)
 {
     Py_uhash_t ch = ((champ_collision *)coll)->hash;
     unsigned dc = CHAMP_DIGIT(ch, shift), de = CHAMP_DIGIT(entry->hash, shift);
     if (dc == de) {
-        champ_node *child = champ_split_collision(st, coll, entry,
-                                                  shift + CHAMP_BITS);
+        champ_node *child = champ_split_collision(st, coll, entry, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
@@ -314,8 +308,7 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
         CHAMP_CHILDREN(n)[0] = child;
         return n;
     }
-    champ_node *n = champ_bitmap_alloc(st, (uint32_t)1 << de,
-                                       (uint32_t)1 << dc);
+    champ_node *n = champ_bitmap_alloc(st, (uint32_t)1 << de, (uint32_t)1 << dc);
     if (n == NULL) {
         return NULL;
     }
@@ -325,9 +318,8 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry,
 }
 
 static champ_node *
-champ_collision_put(fm_state *st, champ_node *node, int shift,
-                    const champ_entry *entry, const champ_entry *old,
-                    uint64_t owner)
+champ_collision_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
+                    const champ_entry *old, uint64_t owner)
 {
     champ_collision *c = (champ_collision *)node;
     if (entry->hash != c->hash) {
@@ -349,8 +341,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
                 return &n->head;
             }
         }
-        PyErr_SetString(PyExc_SystemError,
-                        "champ_put: old entry not in its collision node");
+        PyErr_SetString(PyExc_SystemError, "champ_put: old entry not in its collision node");
         return NULL;
     }
     champ_collision *n = champ_collision_alloc(st, c->hash, c->count + 1);
@@ -362,7 +353,8 @@ champ_collision_put(fm_state *st, champ_node *node, int shift,
     return &n->head;
 }
 
-FM_POPCNT_CLONES champ_node *
+FM_POPCNT_CLONES
+champ_node *
 champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
           const champ_entry *old, uint64_t owner)
 {
@@ -386,13 +378,11 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
             return n;
         }
         /* Two keys clash at this digit: they move down into a subtree. */
-        champ_node *child = champ_pair_subtree(st, current, entry,
-                                               shift + CHAMP_BITS);
+        champ_node *child = champ_pair_subtree(st, current, entry, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit,
-                                           node->nodemap | bit);
+        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap | bit);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -416,8 +406,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         champ_node *child = CHAMP_CHILDREN(node)[j];
         champ_node *new_child;
         if (CHAMP_IS_COLLISION(child)) {
-            new_child = champ_collision_put(st, child, shift + CHAMP_BITS,
-                                            entry, old, owner);
+            new_child = champ_collision_put(st, child, shift + CHAMP_BITS, entry, old, owner);
         }
         else {
             new_child = champ_put(st, child, shift + CHAMP_BITS, entry, old, owner);
@@ -464,14 +453,13 @@ champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old)
             return &n->head;
         }
     }
-    PyErr_SetString(PyExc_SystemError,
-                    "champ_remove: old entry not in its collision node");
+    PyErr_SetString(PyExc_SystemError, "champ_remove: old entry not in its collision node");
     return NULL;
 }
 
-FM_POPCNT_CLONES champ_node *
-champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
-             uint64_t owner)
+FM_POPCNT_CLONES
+champ_node *
+champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, uint64_t owner)
 {
     owner = champ_editable(node, owner) ? owner : 0;
     uint32_t bit = CHAMP_BIT(old->hash, shift);
@@ -534,8 +522,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
     if (single) {
         /* Inline the child's last entry into this node. */
         champ_decref(new_child);
-        champ_node *n = champ_bitmap_alloc(st, node->datamap | bit,
-                                           node->nodemap ^ bit);
+        champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap ^ bit);
         if (n == NULL) {
             return NULL;
         }
@@ -558,14 +545,12 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
 
 /* --- bulk build ---------------------------------------------------------- */
 
-static champ_node *champ_build_bitmap(fm_state *st, champ_entry *a,
-                                      champ_entry *tmp, Py_ssize_t n,
-                                      int shift);
+static champ_node *champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp,
+                                      Py_ssize_t n, int shift);
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
 static champ_node *
-champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
-                  int shift)
+champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     Py_ssize_t i;
     for (i = 1; i < n; i++) {
@@ -588,11 +573,11 @@ champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
  * MSD radix partition by digit: one pass counts, one scatters.  Only the
  * occupied digits are visited afterwards (most nodes hold a few entries, so
  * walking all 32 digits three times was most of the build). */
-FM_POPCNT_CLONES static champ_node *
-champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
-                   int shift)
+FM_POPCNT_CLONES
+static champ_node *
+champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
-    Py_ssize_t count[32], fill[32];   /* meaningful for occupied digits only */
+    Py_ssize_t count[32], fill[32]; /* meaningful for occupied digits only */
     uint32_t occupied = 0, multi = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         unsigned d = CHAMP_DIGIT(a[i].hash, shift);
@@ -622,8 +607,8 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
     for (uint32_t bits = nodemap; bits; bits &= bits - 1) {
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
-        champ_node *c = champ_build_child(st, tmp + start, a + start, count[d],
-                                          shift + CHAMP_BITS);
+        champ_node *c =
+            champ_build_child(st, tmp + start, a + start, count[d], shift + CHAMP_BITS);
         if (c == NULL) {
             while (nc > 0) {
                 champ_decref(children[--nc]);
@@ -729,8 +714,8 @@ champ_same_pair(const champ_entry *a, const champ_entry *b)
  * (e.key == entry.key); 1 (*out), 0 or -1.  skip marks entries to pass over
  * (may be NULL). */
 static int
-champ_find_in(champ_entry *entries, Py_ssize_t n, const champ_entry *entry,
-              const char *skip, Py_ssize_t *out)
+champ_find_in(champ_entry *entries, Py_ssize_t n, const champ_entry *entry, const char *skip,
+              Py_ssize_t *out)
 {
     for (Py_ssize_t i = 0; i < n; i++) {
         if ((skip != NULL && skip[i]) || entries[i].hash != entry->hash) {
@@ -799,7 +784,8 @@ champ_equal(champ_node *a, champ_node *b)
     }
     if (a == NULL || b == NULL) {
         return (a == NULL ? CHAMP_NDATA(b) + CHAMP_NCHILD(b)
-                          : CHAMP_NDATA(a) + CHAMP_NCHILD(a)) == 0;
+                          : CHAMP_NDATA(a) + CHAMP_NCHILD(a))
+               == 0;
     }
     if (CHAMP_IS_COLLISION(a) != CHAMP_IS_COLLISION(b)) {
         return 0;
@@ -903,8 +889,7 @@ champ_collect(champ_entry *e, void *arg)
  * in b's order, as in the pure core. */
 static int
 champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
-                 champ_difflist *added, champ_difflist *removed,
-                 champ_difflist *changed)
+                 champ_difflist *added, champ_difflist *removed, champ_difflist *changed)
 {
     char *used = PyMem_Calloc(nb ? nb : 1, 1);
     if (used == NULL) {
@@ -936,8 +921,9 @@ champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
         if (ne < 0) {
             goto error;
         }
-        if (ne && (champ_difflist_append(changed, &a[i]) < 0
-                   || champ_difflist_append(changed, &b[k]) < 0)) {
+        if (ne
+            && (champ_difflist_append(changed, &a[i]) < 0
+                || champ_difflist_append(changed, &b[k]) < 0)) {
             goto error;
         }
     }
@@ -958,8 +944,8 @@ static int
 champ_subtree_entries(champ_node *node, uint32_t bit, champ_difflist *out)
 {
     if (node->datamap & bit) {
-        return champ_difflist_append(
-            out, &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)]);
+        return champ_difflist_append(out,
+                                     &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)]);
     }
     if (node->nodemap & bit) {
         return champ_foreach(CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)],
@@ -968,10 +954,9 @@ champ_subtree_entries(champ_node *node, uint32_t bit, champ_difflist *out)
     return 0;
 }
 
-
 int
-champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
-           champ_difflist *removed, champ_difflist *changed)
+champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *removed,
+           champ_difflist *changed)
 {
     if (a == b) {
         return 0;
@@ -981,8 +966,7 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
         int r = -1;
         if (champ_foreach(a, champ_collect, &la) == 0
             && champ_foreach(b, champ_collect, &lb) == 0) {
-            r = champ_diff_lists(la.items, la.len, lb.items, lb.len,
-                                 added, removed, changed);
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed);
         }
         champ_difflist_free(&la);
         champ_difflist_free(&lb);
@@ -994,8 +978,9 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
         bits ^= bit;
         if ((a->nodemap & bit) && (b->nodemap & bit)) {
             if (champ_diff(CHAMP_CHILDREN(a)[CHAMP_INDEX(a->nodemap, bit)],
-                           CHAMP_CHILDREN(b)[CHAMP_INDEX(b->nodemap, bit)],
-                           added, removed, changed) < 0) {
+                           CHAMP_CHILDREN(b)[CHAMP_INDEX(b->nodemap, bit)], added, removed,
+                           changed)
+                < 0) {
                 return -1;
             }
             continue;
@@ -1012,8 +997,7 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added,
         int r = -1;
         if (champ_subtree_entries(a, bit, &la) == 0
             && champ_subtree_entries(b, bit, &lb) == 0) {
-            r = champ_diff_lists(la.items, la.len, lb.items, lb.len,
-                                 added, removed, changed);
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed);
         }
         champ_difflist_free(&la);
         champ_difflist_free(&lb);
@@ -1034,8 +1018,7 @@ champ_fail(const char *msg)
 }
 
 Py_ssize_t
-champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
-            int is_root)
+champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix, int is_root)
 {
     Py_uhash_t low = shift >= 64 ? ~(Py_uhash_t)0 : (((Py_uhash_t)1 << shift) - 1);
     if (node->rc < CHAMP_RC_ONE) {
@@ -1090,7 +1073,7 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
     Py_ssize_t total = nd;
     int has_bitmap_child = 0;
     Py_uhash_t first_hash = 0;
-    int distinct = 0;   /* distinct hashes seen directly here, capped at 2 */
+    int distinct = 0; /* distinct hashes seen directly here, capped at 2 */
     for (int i = 0; i < nd; i++) {
         if (distinct == 0) {
             first_hash = e[i].hash;
@@ -1106,8 +1089,8 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
         bits ^= bit;
         int d = FM_POPCOUNT32(bit - 1);
         champ_node *child = CHAMP_CHILDREN(node)[i];
-        Py_ssize_t sub = champ_check(st, child, shift + CHAMP_BITS,
-                                     prefix | ((Py_uhash_t)d << shift), 0);
+        Py_ssize_t sub =
+            champ_check(st, child, shift + CHAMP_BITS, prefix | ((Py_uhash_t)d << shift), 0);
         if (sub < 0) {
             return -1;
         }
@@ -1181,10 +1164,10 @@ champ_dump_entry(PyObject *out, int indent, const champ_entry *e)
 {
     char pad[80], buf[64];
     champ_pad(pad, indent);
-    PyOS_snprintf(buf, sizeof(buf), "%llu, %llu",
-                  (unsigned long long)e->hash, (unsigned long long)e->seq);
-    return champ_dump_line(out, PyUnicode_FromFormat(
-        "%s  (%s, %R, %R)", pad, buf, e->key, e->value));
+    PyOS_snprintf(buf, sizeof(buf), "%llu, %llu", (unsigned long long)e->hash,
+                  (unsigned long long)e->seq);
+    return champ_dump_line(
+        out, PyUnicode_FromFormat("%s  (%s, %R, %R)", pad, buf, e->key, e->value));
 }
 
 int
@@ -1194,8 +1177,7 @@ champ_dump(champ_node *node, int indent, PyObject *out)
     champ_pad(pad, indent);
     if (CHAMP_IS_COLLISION(node)) {
         champ_collision *c = (champ_collision *)node;
-        PyOS_snprintf(buf, sizeof(buf), "Collision hash=0x%llx",
-                      (unsigned long long)c->hash);
+        PyOS_snprintf(buf, sizeof(buf), "Collision hash=0x%llx", (unsigned long long)c->hash);
         if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
             return -1;
         }
@@ -1206,8 +1188,8 @@ champ_dump(champ_node *node, int indent, PyObject *out)
         }
         return 0;
     }
-    PyOS_snprintf(buf, sizeof(buf), "Bitmap data=0x%x nodes=0x%x",
-                  (unsigned)node->datamap, (unsigned)node->nodemap);
+    PyOS_snprintf(buf, sizeof(buf), "Bitmap data=0x%x nodes=0x%x", (unsigned)node->datamap,
+                  (unsigned)node->nodemap);
     if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
         return -1;
     }

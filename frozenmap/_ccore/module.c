@@ -116,7 +116,7 @@ fm_lookup_special(PyObject *obj, const char *name)
     if (get == NULL) {
         return Py_NewRef(attr);
     }
-    Py_INCREF(attr);   /* the binding may run code that drops it from the type */
+    Py_INCREF(attr); /* the binding may run code that drops it from the type */
     PyObject *bound = get(attr, obj, (PyObject *)Py_TYPE(obj));
     Py_DECREF(attr);
     return bound;
@@ -183,8 +183,7 @@ fm_add_type(PyObject *module, PyType_Spec *spec, int public)
     if (tp == NULL) {
         return NULL;
     }
-    if (strncmp(spec->name, "frozenmap.", 10) == 0
-        && strchr(spec->name + 10, '.') == NULL) {
+    if (strncmp(spec->name, "frozenmap.", 10) == 0 && strchr(spec->name + 10, '.') == NULL) {
         tp->tp_name = spec->name + 10;
     }
     if (public && PyModule_AddType(module, tp) < 0) {
@@ -243,8 +242,8 @@ fm_exec(PyObject *module)
     if (match_args == NULL) {
         return -1;
     }
-    int r = PyObject_SetAttrString((PyObject *)st->frozendict_type, "__match_args__",
-                                   match_args);
+    int r =
+        PyObject_SetAttrString((PyObject *)st->frozendict_type, "__match_args__", match_args);
     Py_DECREF(match_args);
     if (r < 0) {
         return -1;
@@ -261,7 +260,8 @@ fm_exec(PyObject *module)
     }
     if ((st->diff_type = PyObject_GetAttrString(st->common, "Diff")) == NULL
         || (st->restore = PyObject_GetAttrString(st->common, "restore")) == NULL
-        || (st->restore_evolver = PyObject_GetAttrString(st->common, "restore_evolver")) == NULL
+        || (st->restore_evolver = PyObject_GetAttrString(st->common, "restore_evolver"))
+               == NULL
         || (st->view_set_ops = PyObject_GetAttrString(st->common, "ViewSetOps")) == NULL
         || (st->builtin_iter = fm_import_attr("builtins", "iter")) == NULL) {
         return -1;

@@ -56,7 +56,7 @@ order_digit(uint64_t seq, int shift)
 }
 
 #define ORDER_DIGIT(seq, shift) order_digit((seq), (shift))
-#define ORDER_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit) - 1))
+#define ORDER_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit)-1))
 #define ORDER_UNITS(shift) ((shift) == 0 ? 2 : 1)
 
 /* --- allocation ---------------------------------------------------------- */
@@ -65,12 +65,12 @@ order_digit(uint64_t seq, int shift)
 static order_node *
 order_alloc(fm_state *st, int shift, uint64_t prefix, int cap)
 {
-    order_node *n = PyObject_GC_NewVar(order_node, st->order_type,
-                                       (Py_ssize_t)cap * ORDER_UNITS(shift));
+    order_node *n =
+        PyObject_GC_NewVar(order_node, st->order_type, (Py_ssize_t)cap * ORDER_UNITS(shift));
     if (n == NULL) {
         return NULL;
     }
-    n->prefix = prefix;   /* overwrites the ob_size the allocator wrote */
+    n->prefix = prefix; /* overwrites the ob_size the allocator wrote */
     n->bitmap = 0;
     n->shift = (uint8_t)shift;
     n->cap = (uint8_t)cap;
@@ -110,11 +110,10 @@ order_copy(fm_state *st, order_node *node, int cap)
 }
 
 static order_node *
-order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value,
-           uint64_t owner)
+order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value, uint64_t owner)
 {
-    order_node *n = order_alloc(st, 0, order_prefix_of(seq, 0),
-                                order_new_capacity(1, 0, owner));
+    order_node *n =
+        order_alloc(st, 0, order_prefix_of(seq, 0), order_new_capacity(1, 0, owner));
     if (n == NULL) {
         return NULL;
     }
@@ -129,9 +128,9 @@ static PyObject *
 order_sizeof(PyObject *self, PyObject *unused)
 {
     order_node *n = (order_node *)self;
-    return PyLong_FromSsize_t(
-        (Py_ssize_t)offsetof(order_node, slots)
-        + (Py_ssize_t)n->cap * ORDER_UNITS(n->shift) * (Py_ssize_t)sizeof(PyObject *));
+    return PyLong_FromSsize_t((Py_ssize_t)offsetof(order_node, slots)
+                              + (Py_ssize_t)n->cap * ORDER_UNITS(n->shift)
+                                    * (Py_ssize_t)sizeof(PyObject *));
 }
 
 static int
@@ -179,8 +178,7 @@ PyType_Spec order_node_spec = {
     .name = "frozenmap._ccore._cfrozenmap.OrderNode",
     .basicsize = offsetof(order_node, slots),
     .itemsize = sizeof(PyObject *),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
-             | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = order_node_slots,
 };
 
@@ -232,9 +230,10 @@ order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
     uint64_t sa = order_base(a), sb = order_base(b);
     /* The lowest level whose digit tells the two ranges apart. */
     int top = 63 - FM_CLZ64(sa ^ sb);
-    int shift = top < ORDER_LEAF_BITS ? 0
-                : ORDER_LEAF_BITS + (top - ORDER_LEAF_BITS) / ORDER_INNER_BITS
-                                    * ORDER_INNER_BITS;
+    int shift =
+        top < ORDER_LEAF_BITS
+            ? 0
+            : ORDER_LEAF_BITS + (top - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS;
     unsigned da = ORDER_DIGIT(sa, shift), db = ORDER_DIGIT(sb, shift);
     order_node *n = order_alloc(st, shift, order_prefix_of(sa, shift),
                                 order_new_capacity(2, shift, owner));
@@ -253,15 +252,14 @@ order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
 /* node (which must be editable or is copied) with slot i replaced by
  * new_child (stolen). */
 static order_node *
-order_with_child(fm_state *st, order_node *node, int i, order_node *new_child,
-                 uint64_t owner)
+order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, uint64_t owner)
 {
     if (order_editable(node, owner)) {
         Py_SETREF(node->slots[i], (PyObject *)new_child);
         return (order_node *)Py_NewRef(node);
     }
-    order_node *n = order_copy(st, node,
-                               order_new_capacity(ORDER_COUNT(node), node->shift, owner));
+    order_node *n =
+        order_copy(st, node, order_new_capacity(ORDER_COUNT(node), node->shift, owner));
     if (n == NULL) {
         Py_DECREF(new_child);
         return NULL;
@@ -270,9 +268,10 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child,
     return n;
 }
 
-FM_POPCNT_CLONES order_node *
-order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
-             PyObject *value, uint64_t owner)
+FM_POPCNT_CLONES
+order_node *
+order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObject *value,
+             uint64_t owner)
 {
     if (node == NULL) {
         return order_leaf(st, seq, key, value, owner);
@@ -320,8 +319,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
                 (size_t)(count - i) * units * sizeof(PyObject *));
     }
     else {
-        n = order_alloc(st, shift, node->prefix,
-                        order_new_capacity(count + 1, shift, owner));
+        n = order_alloc(st, shift, node->prefix, order_new_capacity(count + 1, shift, owner));
         if (n == NULL) {
             Py_XDECREF(leaf);
             return NULL;
@@ -346,9 +344,9 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key,
     return n;
 }
 
-FM_POPCNT_CLONES order_node *
-order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
-              uint64_t owner)
+FM_POPCNT_CLONES
+order_node *
+order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uint64_t owner)
 {
     owner = order_editable(node, owner) ? owner : 0;
     unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
@@ -383,9 +381,9 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value,
     return order_with_child(st, node, i, new_child, owner);
 }
 
-FM_POPCNT_CLONES int
-order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner,
-             order_node **result)
+FM_POPCNT_CLONES
+int
+order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order_node **result)
 {
     owner = order_editable(node, owner) ? owner : 0;
     unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
@@ -455,8 +453,8 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner,
 /* --- bulk build ---------------------------------------------------------- */
 
 order_node *
-order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
-            Py_ssize_t n, uint64_t owner)
+order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssize_t n,
+            uint64_t owner)
 {
     if (n == 0) {
         return NULL;
@@ -494,7 +492,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
         for (Py_ssize_t start = 0; start < nlevel; start += inner_fanout) {
             int len = (int)(nlevel - start < inner_fanout ? nlevel - start : inner_fanout);
             if (len == 1) {
-                level[nparents++] = level[start];   /* a lone child is not wrapped */
+                level[nparents++] = level[start]; /* a lone child is not wrapped */
                 continue;
             }
             uint64_t base = order_base(level[start]);
@@ -543,7 +541,8 @@ order_cursor_init(order_cursor *c, order_node *root, int reverse)
     c->pos[0] = (int8_t)(reverse ? ORDER_COUNT(root) - 1 : 0);
 }
 
-FM_POPCNT_CLONES int
+FM_POPCNT_CLONES
+int
 order_cursor_next(order_cursor *c, PyObject **key, PyObject **value)
 {
     while (c->depth >= 0) {
@@ -604,8 +603,7 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
     for (int i = 0; i < ORDER_COUNT(node); i++) {
         unsigned bit = bits & (~bits + 1);
         bits ^= bit;
-        uint64_t here = order_base(node)
-                        | ((uint64_t)FM_POPCOUNT32(bit - 1) << node->shift);
+        uint64_t here = order_base(node) | ((uint64_t)FM_POPCOUNT32(bit - 1) << node->shift);
         if (node->shift == 0) {
             if (ORDER_KEY(node, i) == NULL || ORDER_VALUE(node, i) == NULL) {
                 return order_fail("leaf slot is not a (key, value)");
@@ -686,16 +684,17 @@ order_dump(order_node *node, int indent, PyObject *out)
         return order_dump_line(out, PyUnicode_FromFormat("%s(empty)", pad));
     }
     char buf[96];
-    PyOS_snprintf(buf, sizeof(buf), "Order shift=%d prefix=0x%llx bitmap=0x%x",
-                  node->shift, (unsigned long long)node->prefix,
-                  (unsigned)node->bitmap);
+    PyOS_snprintf(buf, sizeof(buf), "Order shift=%d prefix=0x%llx bitmap=0x%x", node->shift,
+                  (unsigned long long)node->prefix, (unsigned)node->bitmap);
     if (order_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
         return -1;
     }
     for (int i = 0; i < ORDER_COUNT(node); i++) {
         if (node->shift == 0) {
-            if (order_dump_line(out, PyUnicode_FromFormat(
-                    "%s  (%R, %R)", pad, ORDER_KEY(node, i), ORDER_VALUE(node, i))) < 0) {
+            if (order_dump_line(out,
+                                PyUnicode_FromFormat("%s  (%R, %R)", pad, ORDER_KEY(node, i),
+                                                     ORDER_VALUE(node, i)))
+                < 0) {
                 return -1;
             }
         }

@@ -42,8 +42,7 @@ path_keys(PyObject *path)
 static void
 path_not_a_frozendict(Py_ssize_t index, PyObject *value)
 {
-    PyErr_Format(PyExc_TypeError,
-                 "path[%zd] leads to a value of type '%s', not a frozendict",
+    PyErr_Format(PyExc_TypeError, "path[%zd] leads to a value of type '%s', not a frozendict",
                  index, path_type_name(Py_TYPE(value)));
 }
 
@@ -51,7 +50,7 @@ path_not_a_frozendict(Py_ssize_t index, PyObject *value)
 typedef struct {
     PyObject *small[8];
     PyObject **maps;
-    Py_ssize_t n;         /* how many maps are held */
+    Py_ssize_t n; /* how many maps are held */
 } path_maps;
 
 static int
@@ -125,8 +124,7 @@ path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm
  * each rebuilt map into the one above; the new top, or the Evolver edited
  * (new ref), or NULL. */
 static PyObject *
-path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level,
-             PyObject *value)
+path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyObject *value)
 {
     PyObject *top = pm->maps[0];
     for (Py_ssize_t i = level; i > 0; i--) {
@@ -150,8 +148,7 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level,
 }
 
 PyObject *
-path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-               PyObject *kwnames)
+path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *path = NULL, *dflt = Py_None;
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -171,13 +168,13 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         int is_path = PyUnicode_CompareWithASCIIString(name, "path") == 0;
         if (!is_path && PyUnicode_CompareWithASCIIString(name, "default") != 0) {
-            PyErr_Format(PyExc_TypeError,
-                         "get_in() got an unexpected keyword argument '%U'", name);
+            PyErr_Format(PyExc_TypeError, "get_in() got an unexpected keyword argument '%U'",
+                         name);
             return NULL;
         }
         if (is_path ? nargs > 0 : nargs > 1) {
-            PyErr_Format(PyExc_TypeError,
-                         "get_in() got multiple values for argument '%U'", name);
+            PyErr_Format(PyExc_TypeError, "get_in() got multiple values for argument '%U'",
+                         name);
             return NULL;
         }
         if (is_path) {
@@ -232,8 +229,7 @@ path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     path_maps pm;
     PyObject *result = NULL;
     if (path_walk(st, self, keys, 1, &pm) == 0) {
-        result = path_rebuild(st, &pm, keys, PyTuple_GET_SIZE(keys) - 1,
-                              Py_NewRef(args[1]));
+        result = path_rebuild(st, &pm, keys, PyTuple_GET_SIZE(keys) - 1, Py_NewRef(args[1]));
     }
     path_maps_free(&pm);
     Py_DECREF(keys);
@@ -324,7 +320,7 @@ path_py_delete_in(PyObject *self, PyObject *path)
     Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
     if (path_walk(st, self, keys, 0, &pm) == 0) {
         PyObject *key = PyTuple_GET_ITEM(keys, last);
-        if (last == 0 && !fd_type_check(st, self)) {   /* an Evolver's own key */
+        if (last == 0 && !fd_type_check(st, self)) { /* an Evolver's own key */
             result = PyObject_DelItem(self, key) < 0 ? NULL : Py_NewRef(self);
         }
         else {

@@ -12,17 +12,17 @@
 
 typedef struct {
     PyObject_HEAD
-    PyObject *mapping;    /* a frozendict or an Evolver */
+    PyObject *mapping; /* a frozendict or an Evolver */
 } view_object;
 
 typedef struct {
     PyObject_HEAD
-    order_node *order;    /* the root being walked (keeps the items alive) */
-    PyObject *evolver;    /* the Evolver iterated, or NULL */
+    order_node *order; /* the root being walked (keeps the items alive) */
+    PyObject *evolver; /* the Evolver iterated, or NULL */
     uint64_t resized;
     Py_ssize_t remaining;
     int kind;
-    PyObject *result;     /* items: the last tuple, reused while unshared */
+    PyObject *result; /* items: the last tuple, reused while unshared */
     order_cursor cursor;
 } iter_object;
 
@@ -143,10 +143,10 @@ view_iter_reduce(PyObject *op, PyObject *unused)
 {
     iter_object *it = ITER(op);
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    if (view_iter_stale(it)) {   /* as next() would (and dict's __reduce__) */
+    if (view_iter_stale(it)) { /* as next() would (and dict's __reduce__) */
         return NULL;
     }
-    order_cursor copy = it->cursor;   /* pickling does not consume it */
+    order_cursor copy = it->cursor; /* pickling does not consume it */
     PyObject *rest = PyList_New(0), *k, *v;
     if (rest == NULL) {
         return NULL;
@@ -217,8 +217,7 @@ static PyType_Slot view_iter_slots[] = {
 PyType_Spec view_iter_spec = {
     .name = "frozenmap.frozendict_iterator",
     .basicsize = sizeof(iter_object),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC
-             | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = view_iter_slots,
 };
 
@@ -227,8 +226,9 @@ PyType_Spec view_iter_spec = {
 PyObject *
 view_new(fm_state *st, PyObject *mapping, int kind)
 {
-    PyTypeObject *tp = kind == VIEW_KEYS ? st->keys_type
-                       : kind == VIEW_VALUES ? st->values_type : st->items_type;
+    PyTypeObject *tp = kind == VIEW_KEYS     ? st->keys_type
+                       : kind == VIEW_VALUES ? st->values_type
+                                             : st->items_type;
     view_object *v = PyObject_GC_New(view_object, tp);
     if (v == NULL) {
         return NULL;
@@ -242,8 +242,7 @@ static int
 view_kind(fm_state *st, PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
-    return tp == st->keys_type ? VIEW_KEYS : tp == st->values_type ? VIEW_VALUES
-                                                                   : VIEW_ITEMS;
+    return tp == st->keys_type ? VIEW_KEYS : tp == st->values_type ? VIEW_VALUES : VIEW_ITEMS;
 }
 
 static Py_ssize_t
@@ -283,10 +282,10 @@ view_repr(PyObject *op)
     if (list == NULL) {
         return NULL;
     }
-    PyObject *r = PyUnicode_FromFormat(
-        kind == VIEW_KEYS ? "dict_keys(%R)" : kind == VIEW_VALUES ? "dict_values(%R)"
-                                                                  : "dict_items(%R)",
-        list);
+    PyObject *r = PyUnicode_FromFormat(kind == VIEW_KEYS     ? "dict_keys(%R)"
+                                       : kind == VIEW_VALUES ? "dict_values(%R)"
+                                                             : "dict_items(%R)",
+                                       list);
     Py_DECREF(list);
     return r;
 }
@@ -338,11 +337,10 @@ view_items_contains(PyObject *op, PyObject *item)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2
-        || VIEW(op)->mapping == NULL) {
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || VIEW(op)->mapping == NULL) {
         return 0;
     }
-    Py_INCREF(item);   /* its parts are used after user code runs */
+    Py_INCREF(item); /* its parts are used after user code runs */
     PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
     int r = fd_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
     if (r > 0) {
@@ -398,14 +396,14 @@ view_is_setlike(PyObject *op)
     return st != NULL && (Py_IS_TYPE(op, st->keys_type) || Py_IS_TYPE(op, st->items_type));
 }
 
-#define VIEW_BINOP(fname, op_name, rop_name)                      \
-    static PyObject *fname(PyObject *a, PyObject *b)              \
-    {                                                             \
-        if (view_is_setlike(a)) {                                 \
-            return view_set_op(a, b, op_name);                    \
-        }                                                         \
-        return view_set_op(b, a, rop_name);                       \
-    }
+#define VIEW_BINOP(fname, op_name, rop_name) \
+  static PyObject *fname(PyObject *a, PyObject *b) \
+  { \
+    if (view_is_setlike(a)) { \
+      return view_set_op(a, b, op_name); \
+    } \
+    return view_set_op(b, a, rop_name); \
+  }
 
 VIEW_BINOP(view_nb_and, "__and__", "__rand__")
 VIEW_BINOP(view_nb_or, "__or__", "__ror__")
@@ -465,28 +463,25 @@ static PyMethodDef view_values_methods[] = {
 };
 
 static PyGetSetDef view_getset[] = {
-    {"mapping", view_mapping, NULL,
-     "A read-only proxy of the mapping this view looks at.", NULL},
+    {"mapping", view_mapping, NULL, "A read-only proxy of the mapping this view looks at.",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-#define VIEW_COMMON_SLOTS                           \
-    {Py_tp_dealloc, view_dealloc},                  \
-    {Py_tp_traverse, view_traverse},                \
-    {Py_tp_clear, view_clear},                      \
-    {Py_tp_repr, view_repr},                        \
-    {Py_tp_iter, view_iter},                        \
-    {Py_tp_getset, view_getset},                    \
-    {Py_sq_length, view_len}
+#define VIEW_COMMON_SLOTS \
+  {Py_tp_dealloc, view_dealloc}, {Py_tp_traverse, view_traverse}, {Py_tp_clear, view_clear}, \
+      {Py_tp_repr, view_repr}, {Py_tp_iter, view_iter}, {Py_tp_getset, view_getset}, \
+  { \
+    Py_sq_length, view_len \
+  }
 
-#define VIEW_SETLIKE_SLOTS                          \
-    {Py_tp_methods, view_setlike_methods},          \
-    {Py_tp_richcompare, view_richcompare},          \
-    {Py_tp_hash, PyObject_HashNotImplemented},      \
-    {Py_nb_and, view_nb_and},                       \
-    {Py_nb_or, view_nb_or},                         \
-    {Py_nb_subtract, view_nb_sub},                  \
-    {Py_nb_xor, view_nb_xor}
+#define VIEW_SETLIKE_SLOTS \
+  {Py_tp_methods, view_setlike_methods}, {Py_tp_richcompare, view_richcompare}, \
+      {Py_tp_hash, PyObject_HashNotImplemented}, {Py_nb_and, view_nb_and}, \
+      {Py_nb_or, view_nb_or}, {Py_nb_subtract, view_nb_sub}, \
+  { \
+    Py_nb_xor, view_nb_xor \
+  }
 
 static PyType_Slot view_keys_slots[] = {
     VIEW_COMMON_SLOTS,
@@ -512,8 +507,8 @@ static PyType_Slot view_values_slots[] = {
     {0, NULL},
 };
 
-#define VIEW_FLAGS (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC \
-                    | Py_TPFLAGS_DISALLOW_INSTANTIATION)
+#define VIEW_FLAGS \
+  (Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION)
 
 PyType_Spec view_keys_spec = {
     .name = "frozenmap.frozendict_keys",

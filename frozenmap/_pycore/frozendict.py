@@ -96,7 +96,8 @@ def _call_error(
         return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
     bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
     return TypeError(
-        "%s expected %s%d argument%s, got %d" % (name, bound, count, "" if count == 1 else "s", given)
+        "%s expected %s%d argument%s, got %d"
+        % (name, bound, count, "" if count == 1 else "s", given)
     )
 
 
@@ -425,20 +426,28 @@ class frozendict:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in frozendict.__slots__:
-            raise AttributeError("'%s' object attribute '%s' is read-only" % (type(self).__name__, name))
+            raise AttributeError(
+                "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
+            )
         try:
             object.__setattr__(self, name, value)
         except AttributeError as exc:
             # object.__setattr__ called from a __setattr__ leaves out what a
             # plain instance without __dict__ says (3.13+), and the C core says.
             text = str(exc)
-            if _NO_DICT_SUFFIX and not hasattr(self, "__dict__") and not text.endswith(_NO_DICT_SUFFIX):
+            if (
+                _NO_DICT_SUFFIX
+                and not hasattr(self, "__dict__")
+                and not text.endswith(_NO_DICT_SUFFIX)
+            ):
                 raise AttributeError(text + _NO_DICT_SUFFIX, name=name, obj=self) from None
             raise
 
     def __delattr__(self, name: str) -> None:
         if name in frozendict.__slots__:
-            raise AttributeError("'%s' object attribute '%s' is read-only" % (type(self).__name__, name))
+            raise AttributeError(
+                "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
+            )
         object.__delattr__(self, name)
 
     def _exact(self) -> "frozendict":
@@ -483,7 +492,9 @@ class frozendict:
         0
         """
         if key is _NOARG or extra or kwargs:
-            raise _call_error(frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(
+                frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
+            )
         entry = champ_find(self._root, key_hash(key), key)
         return default if entry is None else entry[3]
 
@@ -531,7 +542,9 @@ class frozendict:
         frozendict({'a': 0, 'b': 0})
         """
         if iterable is _NOARG or extra or kwargs:
-            raise _call_error(frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs)
+            raise _call_error(
+                frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
+            )
         if cls is frozendict:
             t = Transient()
             for key in iterable:
@@ -879,12 +892,17 @@ class frozendict:
         count = champ_check(self._root)
         assert count == self._len, "key trie holds %d entries, len is %d" % (count, self._len)
         seqs = order_check(self._order)
-        assert len(seqs) == self._len, "order trie holds %d items, len is %d" % (len(seqs), self._len)
+        assert len(seqs) == self._len, "order trie holds %d items, len is %d" % (
+            len(seqs),
+            self._len,
+        )
         assert not seqs or seqs[-1] < self._next_seq, "next_seq not above every seq"
         for entry in champ_entries(self._root):
             item = order_get(self._order, entry[1])
             assert item is not None, "entry %r has no item in the order trie" % (entry,)
-            assert item[0] is entry[2] and item[1] is entry[3], "tries disagree at seq %d" % entry[1]
+            assert item[0] is entry[2] and item[1] is entry[3], (
+                "tries disagree at seq %d" % entry[1]
+            )
         if self._hash is not None:
             assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
 

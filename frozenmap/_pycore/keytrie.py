@@ -475,9 +475,7 @@ def champ_diff(a: Node, b: Node, out: DiffOut) -> None:
         bit = bits & -bits
         bits ^= bit
         if a.nodemap & bit and b.nodemap & bit:
-            champ_diff(
-                a.children[_index(a.nodemap, bit)], b.children[_index(b.nodemap, bit)], out
-            )
+            champ_diff(a.children[_index(a.nodemap, bit)], b.children[_index(b.nodemap, bit)], out)
             continue
         side_a = _subtree_entries(a, bit)
         side_b = _subtree_entries(b, bit)

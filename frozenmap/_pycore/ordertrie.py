@@ -280,7 +280,9 @@ def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNod
             bitmap = 0
             for child in group:
                 bitmap |= 1 << _digit(_base(child), shift)
-            parents.append(OrderNode(shift, _prefix_of(_base(group[0]), shift), bitmap, group, owner))
+            parents.append(
+                OrderNode(shift, _prefix_of(_base(group[0]), shift), bitmap, group, owner)
+            )
         level = parents
         shift += INNER_BITS
     return level[0]
@@ -299,7 +301,7 @@ def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -
     assert type(node) is OrderNode, "unknown order node %r" % (type(node),)
     assert node.shift == 0 or (
         node.shift % INNER_BITS == LEAF_BITS % INNER_BITS and LEAF_BITS <= node.shift <= MAX_SHIFT
-    ), ("bad shift %d" % node.shift)
+    ), "bad shift %d" % node.shift
     if parent_shift is not None:
         assert node.shift < parent_shift, "child not below its parent"
     assert 0 < node.bitmap < (1 << (1 << _width(node.shift))), "bad bitmap %#x" % node.bitmap

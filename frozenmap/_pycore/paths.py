@@ -28,9 +28,7 @@ _MISSING: Any = object()
 def path_keys(path: Any) -> Tuple[Any, ...]:
     """The keys of ``path`` as a tuple (a non-empty iterable that is no string)."""
     if isinstance(path, (str, bytes)):
-        raise TypeError(
-            "path must be an iterable of keys, not '%s'" % type(path).__name__
-        )
+        raise TypeError("path must be an iterable of keys, not '%s'" % type(path).__name__)
     keys = tuple(path)
     if not keys:
         raise ValueError("path must not be empty")
@@ -81,8 +79,9 @@ def _walk(top: Any, keys: Tuple[Any, ...], fd_type: type, create: bool) -> List[
     return maps
 
 
-def _rebuild(top: Any, maps: List[Any], keys: Tuple[Any, ...], level: int, new: Any,
-             fd_type: type) -> Any:
+def _rebuild(
+    top: Any, maps: List[Any], keys: Tuple[Any, ...], level: int, new: Any, fd_type: type
+) -> Any:
     """Put ``new`` at ``keys[level]`` of ``maps[level]``, and each rebuilt map
     into the one above it; the new top (or the evolver, edited)."""
     fd_set = fd_type.set  # type: ignore[attr-defined]
@@ -101,8 +100,9 @@ def path_set(top: Any, path: Any, value: Any, fd_type: type) -> Any:
     return _rebuild(top, maps, keys, len(keys) - 1, value, fd_type)
 
 
-def path_update(top: Any, path: Any, fn: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any],
-                fd_type: type) -> Any:
+def path_update(
+    top: Any, path: Any, fn: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], fd_type: type
+) -> Any:
     default = kwargs.pop("default", _MISSING)
     keys = path_keys(path)
     maps = _walk(top, keys, fd_type, default is not _MISSING)

@@ -141,7 +141,6 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
 
     __slots__ = ()
 
-
     def __contains__(self, item: object) -> bool:
         if not isinstance(item, tuple) or len(item) != 2:
             return False
