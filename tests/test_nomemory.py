@@ -15,9 +15,9 @@ point is failed alone.  (The pure core: single failures only, see
 - every version built beforehand holds the very same (key, value) objects in
   the same order and passes ``_check()``, and so does the result;
 - an Evolver that failed holds exactly what it held before and passes
-  ``_check()`` (C core; the pure core's is not failure-atomic yet, see
-  ``test_pure_evolver_write_phase``); one that succeeded holds what it does
-  without the hook;
+  ``_check()`` (both cores; ``test_pure_evolver_write_phase`` sweeps every
+  point of the pure core's write phase); one that succeeded holds what it
+  does without the hook;
 - the reference counts of every key and value come back: to what they were
   before the attempt when it failed (unless an Evolver kept a path it
   copied), to what they were before the case was
@@ -624,9 +624,9 @@ class Sweep:
     def __init__(self, core, name, evolver_atomic=None):
         self.core = core
         self.name = name
-        # The pure core's Evolver is not failure-atomic when an allocation
-        # fails inside its write phase (see test_pure_evolver_write_phase).
-        self.evolver_atomic = core.name == "c" if evolver_atomic is None else evolver_atomic
+        # Both cores' Evolvers are failure-atomic (the pure core's since its
+        # trie edits allocate first and then only store).
+        self.evolver_atomic = True if evolver_atomic is None else evolver_atomic
         self.setup = CASES[name]
         self.pool = Pool()
         self.unraisable = []
@@ -783,20 +783,13 @@ def test_sweep_reaches_the_cases(core):
     assert len(core.frozendict(src)) == 40
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pure core: an allocation failing inside an Evolver's write phase (between "
-    "the key-trie and the order-trie edit, or inside an in-place node edit) leaves the "
-    "Evolver inconsistent; making it atomic needs allocate-then-write trie edits and a "
-    "rollback in Transient, as the C core has",
-)
-def test_pure_evolver_write_phase():
-    """Known limitation of the pure core, kept visible: fails until it is fixed."""
-    import conftest
-
-    if "python" not in conftest.CORE_NAMES:
-        pytest.skip("the pure core is not under test (FROZENMAP_TEST_CORES)")
-    core = conftest.load_core("python")
+def test_pure_evolver_write_phase(core):
+    """The pure core's Evolver edits are failure-atomic: an allocation failing
+    between the key-trie and the order-trie edit, or inside an in-place node
+    edit, leaves the Evolver as it was (its trie edits allocate first and then
+    only store; the first edit is undone when the second fails)."""
+    if core.name != "python":
+        pytest.skip("the C core's Evolver is swept by test_allocation_failures")
     _skip_pure_core_here(core)
     for name in ("evolver_set_new_owned", "evolver_delete_owned", "evolver_set_replace_owned"):
         Sweep(core, name, evolver_atomic=True).run()

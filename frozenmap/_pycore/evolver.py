@@ -110,11 +110,20 @@ class Transient:
 
     def _put_new(self, h: int, key: Any, value: Any) -> None:
         """Append a key known to be absent (no lookup, no user code)."""
-        seq = self.next_seq
-        owner = self.owner
         with _GCPaused(self._shared):
-            self.root = champ_put(self.root, 0, (h, seq, key, value), None, owner)
-            self.order = order_insert(self.order, seq, (key, value), owner)
+            # Read the owner token only now: a GC run before the pause could
+            # have frozen the evolver (a finalizer), which takes a new token.
+            seq = self.next_seq
+            owner = self.owner
+            entry = (h, seq, key, value)
+            root = champ_put(self.root, 0, entry, None, owner)
+            try:
+                order = order_insert(self.order, seq, (key, value), owner)
+            except BaseException:
+                if root is self.root:  # edited in place: take the entry out again
+                    champ_remove(root, 0, entry, owner)
+                raise
+            self.root, self.order = root, order
             self.next_seq = seq + 1
             self.length += 1
 
@@ -137,8 +146,16 @@ class Transient:
         seq = old[1]
         stored_key = old[2]  # the first key object stays, as in dict
         with _GCPaused(self._shared):
-            self.root = champ_put(self.root, 0, (h, seq, stored_key, value), old, self.owner)
-            self.order = order_replace(self.order, seq, (stored_key, value), self.owner)  # type: ignore[arg-type]
+            owner = self.owner  # (after the pause: see _put_new)
+            entry = (h, seq, stored_key, value)
+            root = champ_put(self.root, 0, entry, old, owner)
+            try:
+                order = order_replace(self.order, seq, (stored_key, value), owner)  # type: ignore[arg-type]
+            except BaseException:
+                if root is self.root:  # edited in place: put the old entry back
+                    champ_put(root, 0, old, entry, owner)
+                raise
+            self.root, self.order = root, order
             self.acc = acc
         return True
 
@@ -153,8 +170,15 @@ class Transient:
     def _remove_entry(self, old: Entry) -> None:
         acc = acc_replace(self.acc, old[0], old[3], None, True, False)
         with _GCPaused(self._shared):
-            self.root = champ_remove(self.root, 0, old, self.owner)
-            self.order = order_remove(self.order, old[1], self.owner)  # type: ignore[arg-type]
+            owner = self.owner  # (after the pause: see _put_new)
+            root = champ_remove(self.root, 0, old, owner)
+            try:
+                order = order_remove(self.order, old[1], owner)  # type: ignore[arg-type]
+            except BaseException:
+                if root is self.root:  # edited in place: put the entry back
+                    champ_put(root, 0, old, None, owner)
+                raise
+            self.root, self.order = root, order
             self.length -= 1
             self.acc = acc
 

@@ -215,7 +215,7 @@ def _collision_put(
                 new.entries[i] = entry
                 return new
         raise AssertionError("champ_put: old entry not in its collision node")
-    new.entries.append(entry)
+    new.entries.append(entry)  # one step: done, or MemoryError with nothing done
     return new
 
 
@@ -227,6 +227,10 @@ def champ_put(
     ``old`` is what ``champ_find`` returned for the key (None: the key is
     absent).  Runs no user code.  Nodes owned by ``owner`` are edited in place.
     Cost: O(log n) new nodes.
+
+    Failure-atomic (a MemoryError leaves the trie as it was): every in-place
+    edit allocates what it needs first and then only stores, and the nodes
+    above it only store a child pointer.
     """
     h = entry[0]
     bit = 1 << ((h >> shift) & DIGIT_MASK)
@@ -238,10 +242,12 @@ def champ_put(
             new.entries[i] = entry
             return new
         child = _pair_subtree(current, entry, shift + BITS, owner)
-        del new.entries[i]
-        new.datamap ^= bit
-        new.nodemap |= bit
-        new.children.insert(_index(new.nodemap, bit), child)
+        nodemap = node.nodemap | bit
+        entries = new.entries[:i] + new.entries[i + 1 :]
+        children = new.children[:]
+        children.insert(_index(nodemap, bit), child)
+        datamap = node.datamap ^ bit
+        new.entries, new.children, new.datamap, new.nodemap = entries, children, datamap, nodemap
         return new
     if node.nodemap & bit:
         j = _index(node.nodemap, bit)
@@ -256,8 +262,9 @@ def champ_put(
         new.children[j] = new_child
         return new
     new = _editable_bitmap(node, owner)
-    new.datamap |= bit
-    new.entries.insert(_index(new.datamap, bit), entry)
+    datamap = node.datamap | bit
+    new.entries.insert(_index(datamap, bit), entry)  # one step, then a store
+    new.datamap = datamap
     return new
 
 
@@ -265,11 +272,11 @@ def champ_put(
 
 
 def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> Node:
-    new = _editable_collision(node, owner)
-    for i, e in enumerate(new.entries):
+    # Always a new node: the parent may still fail to inline what is left,
+    # and the node it holds must then be as it was.
+    for i, e in enumerate(node.entries):
         if e is old:
-            del new.entries[i]
-            return new
+            return CollisionNode(node.hash, node.entries[:i] + node.entries[i + 1 :], owner)
     raise AssertionError("champ_remove: old entry not in its collision node")
 
 
@@ -278,12 +285,27 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
 
     Keeps the canonical shape (see the module docstring).  Runs no user code.
     Cost: O(log n) new nodes.
+
+    Failure-atomic, as ``champ_put``: the node that loses the entry is a new
+    one below the root (its parent may inline it, and that may fail), and
+    the nodes above only store a child pointer or are rebuilt from lists
+    made before anything is stored.
     """
     bit = 1 << ((old[0] >> shift) & DIGIT_MASK)
     if node.datamap & bit:
+        i = _index(node.datamap, bit)
+        datamap = node.datamap ^ bit
+        if shift:
+            return BitmapNode(
+                datamap,
+                node.nodemap,
+                node.entries[:i] + node.entries[i + 1 :],
+                node.children[:],
+                owner,
+            )
         new = _editable_bitmap(node, owner)
-        del new.entries[_index(node.datamap, bit)]
-        new.datamap ^= bit
+        del new.entries[i]  # one step, then a store
+        new.datamap = datamap
         return new
     j = _index(node.nodemap, bit)
     child = node.children[j]
@@ -302,11 +324,13 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
                     new_child = only  # a lone collision node moves up
     new = _editable_bitmap(node, owner) if (single or new_child is not child) else node
     if single:
-        # Inline the child's last entry into this node.
-        del new.children[j]
-        new.nodemap ^= bit
-        new.datamap |= bit
-        new.entries.insert(_index(new.datamap, bit), new_child.entries[0])
+        # Inline the child's last entry into this node: new lists first.
+        datamap = node.datamap | bit
+        nodemap = node.nodemap ^ bit
+        entries = new.entries[:]
+        entries.insert(_index(datamap, bit), new_child.entries[0])
+        children = new.children[:j] + new.children[j + 1 :]
+        new.entries, new.children, new.datamap, new.nodemap = entries, children, datamap, nodemap
     elif new_child is not child:
         new.children[j] = new_child
     return new

@@ -157,8 +157,9 @@ def order_insert(
         new.slots[i] = new_child
         return new
     new = _editable(node, owner)
-    new.bitmap |= bit
+    bitmap = node.bitmap | bit  # allocate first, then one step and a store
     new.slots.insert(i, item if node.shift == 0 else _leaf(seq, item, owner))
+    new.bitmap = bitmap
     return new
 
 
@@ -194,8 +195,9 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
         if node.bitmap == bit:
             return None
         new = _editable(node, owner)
+        bitmap = node.bitmap ^ bit
         del new.slots[i]
-        new.bitmap ^= bit
+        new.bitmap = bitmap
         return new
     child = node.slots[i]
     new_child = order_remove(child, seq, owner)
@@ -203,8 +205,9 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
         if len(node.slots) == 2:
             return node.slots[1 - i]  # type: ignore[no-any-return]
         new = _editable(node, owner)
+        bitmap = node.bitmap ^ bit
         del new.slots[i]
-        new.bitmap ^= bit
+        new.bitmap = bitmap
         return new
     if new_child is child:
         return node

@@ -155,7 +155,9 @@ for v in $VERSIONS; do
         [ "$remaining" -gt 60 ] || remaining=60
         echo "== python $v: pytest (both cores, hypothesis profile $HYPOTHESIS_PROFILE, limit ${remaining}s)"
         rc=0
-        (cd "$ROOT" && timeout -k 30 "$remaining" "$venv/bin/pytest" -p no:cacheprovider -q tests) || rc=$?
+        # (CPPFLAGS too: the packaging tests build wheels of their own)
+        (cd "$ROOT" && CPPFLAGS=$cppflags timeout -k 30 "$remaining" "$venv/bin/pytest" \
+            -p no:cacheprovider -q tests) || rc=$?
         if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
             echo "FAIL: python $v: pytest timed out after ${remaining}s"
             status="timed out"
