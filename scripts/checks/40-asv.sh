@@ -42,7 +42,7 @@ mkdir -p "$HOME"
 "$PYTHON" -m asv machine --yes --machine ci >/dev/null
 "$PYTHON" -m asv check --python=same
 "$PYTHON" -m asv run --python=same --quick --machine ci --show-stderr \
-    --bench 'TimeLookupHit|TimeSetExisting|TimeBatch|TimeHashDerived|TrackMemVersion' \
+    --bench 'TimeLookupHit|TimeSetExisting|TimeBatch|TimeHashDerived|TrackMemVersion|TimeNestedPaths' \
     | tee "$WORK/asv.log"
 if ! grep -Eq 'Running [1-9][0-9]* total benchmarks' "$WORK/asv.log"; then
     echo "FAIL: asv ran no benchmarks (renamed operations?)" >&2
