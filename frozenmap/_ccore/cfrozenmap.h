@@ -347,7 +347,7 @@ typedef struct {
 #define CHAMP_CHILDREN(n) ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
 
 /* A new empty root.  New ref. */
-champ_node *champ_empty_root(fm_state *st);
+champ_node *champ_empty_root(void);
 /* Find key (unsigned hash h) below root.  1 and *out = the entry (a pointer
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
  * Runs the keys' __eq__ (stored_key == key); root may be NULL (empty). */
@@ -363,12 +363,11 @@ champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *
  * edited in place (see champ_node); others are
  * copied.  New ref, or NULL on MemoryError -- and then nothing was changed
  * (every allocation happens before the first in-place write). */
-champ_node *champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
+champ_node *champ_put(champ_node *node, int shift, const champ_entry *entry,
                       const champ_entry *old, uint64_t owner);
 /* Return node without the entry old (as returned by champ_find), keeping the
  * canonical shape.  New ref or NULL on MemoryError (nothing changed). */
-champ_node *champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old,
-                         uint64_t owner);
+champ_node *champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner);
 /* Whether two tries holding the same number of entries hold equal items:
  * 1, 0 or -1.  Skips subtrees shared by identity. */
 int champ_equal(champ_node *a, champ_node *b);
@@ -392,11 +391,10 @@ int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
  * the constructor).  entries is scratch (it is
  * reordered).  New ref or NULL. */
-champ_node *champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n);
+champ_node *champ_build(champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */
-Py_ssize_t champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix,
-                       int is_root);
+Py_ssize_t champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root);
 /* Append the address of every node to the list out (ints); 0 or -1. */
 int champ_node_ids(champ_node *node, PyObject *out);
 /* Append description lines to the list out; 0 or -1. */
@@ -546,9 +544,6 @@ PyObject *fd_foreign_base(fm_state *st, PyObject *obj);
 Py_ssize_t fd_mapping_len(fm_state *st, PyObject *mapping);
 /* qsort order of champ_entry copies by seq (insertion order). */
 int fd_compare_seq(const void *x, const void *y);
-/* The order root of a frozendict or the snapshot of an Evolver (new ref or
- * NULL), for iteration. */
-order_node *fd_mapping_order(fm_state *st, PyObject *mapping);
 
 /* ------------------------------------------------------------------------ */
 /* evolver.c                                                                  */
@@ -571,21 +566,12 @@ typedef struct {
 int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
                    Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
 void transient_clear(transient *t);
-int transient_traverse(transient *t, visitproc visit, void *arg);
-/* Find key: -1, 0, 1 (*entry). Computes the key hash into *h. */
-int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
 /* Set key to value: 1 changed, 0 the key already held that very value, -1
  * error (the transient unchanged). */
 int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
-int transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
-                           PyObject *value);
 /* Append a key known to be absent: 0 or -1 (unchanged on error). */
 int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                       PyObject *value);
-/* Remove the entry found by lookup: 0 or -1 (unchanged on error).  The old
- * key and value are returned as new refs if the out pointers are not NULL. */
-int transient_remove_entry(fm_state *st, transient *t, champ_entry *old, PyObject **old_key,
-                           PyObject **old_value);
 /* Remove key: 1 removed (old value into *old_value as a new ref if not
  * NULL), 0 absent, -1 error. */
 int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);

@@ -27,7 +27,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, 
                uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
     if (root == NULL) {
-        root = champ_empty_root(st);
+        root = champ_empty_root();
         if (root == NULL) {
             t->root = NULL;
             t->order = NULL;
@@ -57,7 +57,8 @@ transient_clear(transient *t)
     Py_CLEAR(t->order);
 }
 
-int
+/* tp_traverse of a transient's references (the order trie owns the items). */
+static int
 transient_traverse(transient *t, visitproc visit, void *arg)
 {
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
@@ -69,7 +70,7 @@ static int
 transient_ensure_root(fm_state *st, transient *t)
 {
     if (t->root == NULL) { /* cleared by the GC: behave as empty */
-        t->root = champ_empty_root(st);
+        t->root = champ_empty_root();
         if (t->root == NULL) {
             return -1;
         }
@@ -79,7 +80,8 @@ transient_ensure_root(fm_state *st, transient *t)
     return 0;
 }
 
-int
+/* Find key: -1, 0, 1 (*entry).  Computes the key hash into *h. */
+static int
 transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
 {
     if (hashing_key_hash_fast(key, h) < 0) {
@@ -118,7 +120,7 @@ transient_write_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyO
     if (order == NULL) {
         return -1;
     }
-    champ_node *root = champ_put(st, t->root, 0, &entry, NULL, t->owner);
+    champ_node *root = champ_put(t->root, 0, &entry, NULL, t->owner);
     if (root == NULL) {
         int in_place = order == t->order;
         Py_DECREF(order);
@@ -156,7 +158,8 @@ transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObj
     return r;
 }
 
-int
+/* transient_assoc for a key whose hash h is known. */
+static int
 transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
@@ -196,7 +199,7 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
     int result = -1;
     order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
     if (order != NULL) {
-        champ_node *root = champ_put(st, t->root, 0, &entry, found, t->owner);
+        champ_node *root = champ_put(t->root, 0, &entry, found, t->owner);
         if (root == NULL) {
             int in_place = order == t->order;
             Py_DECREF(order);
@@ -232,7 +235,9 @@ transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
     return transient_assoc_hashed(st, t, h, key, value);
 }
 
-int
+/* Remove the entry found by lookup: 0 or -1 (unchanged on error).  The old
+ * key and value are returned as new refs if the out pointers are not NULL. */
+static int
 transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
                        PyObject **old_value)
 {
@@ -256,7 +261,7 @@ transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject 
         }
         Py_XSETREF(t->order, owned);
     }
-    champ_node *root = champ_remove(st, t->root, 0, found, t->owner);
+    champ_node *root = champ_remove(t->root, 0, found, t->owner);
     order_node *order;
     if (root == NULL || order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
         champ_xdecref(root);
@@ -396,7 +401,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
     if (order == NULL) {
         goto done;
     }
-    champ_node *root = champ_build(st, entries, n);
+    champ_node *root = champ_build(entries, n);
     if (root == NULL) {
         Py_DECREF(order);
         goto done;
@@ -1366,7 +1371,7 @@ evolver_clear_method(PyObject *op, PyObject *unused)
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
-        champ_node *root = champ_empty_root(st);
+        champ_node *root = champ_empty_root();
         if (root != NULL) {
             if (self->t.len) {
                 self->resized++;

@@ -529,7 +529,9 @@ fd_length(PyObject *op)
     return FD(op)->len;
 }
 
-order_node *
+/* The order root of a frozendict or the snapshot of an Evolver (new ref or
+ * NULL), for iteration. */
+static order_node *
 fd_mapping_order(fm_state *st, PyObject *mapping)
 {
     if (fd_type_check(st, mapping)) {
@@ -1879,7 +1881,7 @@ fd_check(PyObject *op, PyObject *unused)
         }
         Py_RETURN_NONE;
     }
-    Py_ssize_t count = champ_check(st, s->root, 0, 0, 1);
+    Py_ssize_t count = champ_check(s->root, 0, 0, 1);
     if (count < 0) {
         return NULL;
     }

@@ -47,9 +47,8 @@ champ_alloc_raw(size_t size, Py_ssize_t rc)
 /* A bitmap node with room for the given maps; entries and children are left
  * for the caller to fill (children must all be set before it is released). */
 static champ_node *
-champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap)
+champ_bitmap_alloc(uint32_t datamap, uint32_t nodemap)
 {
-    (void)st;
     Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS + FM_POPCOUNT32(nodemap);
     champ_node *n = champ_alloc_raw(
         offsetof(champ_bitmap, entries) + (size_t)units * sizeof(void *), CHAMP_RC_ONE);
@@ -62,9 +61,8 @@ champ_bitmap_alloc(fm_state *st, uint32_t datamap, uint32_t nodemap)
 }
 
 static champ_collision *
-champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count)
+champ_collision_alloc(Py_uhash_t hash, Py_ssize_t count)
 {
-    (void)st;
     champ_collision *n = (champ_collision *)champ_alloc_raw(
         offsetof(champ_collision, entries) + (size_t)count * sizeof(champ_entry),
         CHAMP_RC_ONE | CHAMP_RC_COLLISION);
@@ -79,17 +77,17 @@ champ_collision_alloc(fm_state *st, Py_uhash_t hash, Py_ssize_t count)
 }
 
 champ_node *
-champ_empty_root(fm_state *st)
+champ_empty_root(void)
 {
-    return champ_bitmap_alloc(st, 0, 0);
+    return champ_bitmap_alloc(0, 0);
 }
 
 /* A copy of a bitmap node with the same shape. */
 FM_POPCNT_CLONES
 static champ_node *
-champ_bitmap_copy(fm_state *st, champ_node *node)
+champ_bitmap_copy(champ_node *node)
 {
-    champ_node *n = champ_bitmap_alloc(st, node->datamap, node->nodemap);
+    champ_node *n = champ_bitmap_alloc(node->datamap, node->nodemap);
     if (n == NULL) {
         return NULL;
     }
@@ -106,7 +104,7 @@ champ_bitmap_copy(fm_state *st, champ_node *node)
  * the child was edited in place or node is editable, else a copy.  New ref
  * or NULL (new_child released). */
 static champ_node *
-champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child, uint64_t owner)
+champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
 {
     champ_node *child = CHAMP_CHILDREN(node)[j];
     if (new_child == child) {
@@ -118,7 +116,7 @@ champ_with_child(fm_state *st, champ_node *node, int j, champ_node *new_child, u
         champ_decref(child);
         return champ_newref(node);
     }
-    champ_node *n = champ_bitmap_copy(st, node);
+    champ_node *n = champ_bitmap_copy(node);
     if (n == NULL) {
         champ_decref(new_child);
         return NULL;
@@ -255,10 +253,10 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
 
 /* The canonical subtree at shift holding two entries of distinct keys. */
 static champ_node *
-champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b, int shift)
+champ_pair_subtree(const champ_entry *a, const champ_entry *b, int shift)
 {
     if (a->hash == b->hash) {
-        champ_collision *c = champ_collision_alloc(st, a->hash, 2);
+        champ_collision *c = champ_collision_alloc(a->hash, 2);
         if (c == NULL) {
             return NULL;
         }
@@ -268,11 +266,11 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b, int
     }
     unsigned da = CHAMP_DIGIT(a->hash, shift), db = CHAMP_DIGIT(b->hash, shift);
     if (da == db) {
-        champ_node *child = champ_pair_subtree(st, a, b, shift + CHAMP_BITS);
+        champ_node *child = champ_pair_subtree(a, b, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << da);
+        champ_node *n = champ_bitmap_alloc(0, (uint32_t)1 << da);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -280,7 +278,7 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b, int
         CHAMP_CHILDREN(n)[0] = child;
         return n;
     }
-    champ_node *n = champ_bitmap_alloc(st, ((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
+    champ_node *n = champ_bitmap_alloc(((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
     if (n == NULL) {
         return NULL;
     }
@@ -291,16 +289,16 @@ champ_pair_subtree(fm_state *st, const champ_entry *a, const champ_entry *b, int
 
 /* A bitmap node at shift holding coll and an entry of another hash. */
 static champ_node *
-champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry, int shift)
+champ_split_collision(champ_node *coll, const champ_entry *entry, int shift)
 {
     Py_uhash_t ch = ((champ_collision *)coll)->hash;
     unsigned dc = CHAMP_DIGIT(ch, shift), de = CHAMP_DIGIT(entry->hash, shift);
     if (dc == de) {
-        champ_node *child = champ_split_collision(st, coll, entry, shift + CHAMP_BITS);
+        champ_node *child = champ_split_collision(coll, entry, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, 0, (uint32_t)1 << dc);
+        champ_node *n = champ_bitmap_alloc(0, (uint32_t)1 << dc);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -308,7 +306,7 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry, 
         CHAMP_CHILDREN(n)[0] = child;
         return n;
     }
-    champ_node *n = champ_bitmap_alloc(st, (uint32_t)1 << de, (uint32_t)1 << dc);
+    champ_node *n = champ_bitmap_alloc((uint32_t)1 << de, (uint32_t)1 << dc);
     if (n == NULL) {
         return NULL;
     }
@@ -318,12 +316,12 @@ champ_split_collision(fm_state *st, champ_node *coll, const champ_entry *entry, 
 }
 
 static champ_node *
-champ_collision_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
+champ_collision_put(champ_node *node, int shift, const champ_entry *entry,
                     const champ_entry *old, uint64_t owner)
 {
     champ_collision *c = (champ_collision *)node;
     if (entry->hash != c->hash) {
-        return champ_split_collision(st, node, entry, shift);
+        return champ_split_collision(node, entry, shift);
     }
     if (old != NULL) {
         for (Py_ssize_t i = 0; i < c->count; i++) {
@@ -332,7 +330,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift, const champ_entry
                     c->entries[i] = *entry;
                     return champ_newref(node);
                 }
-                champ_collision *n = champ_collision_alloc(st, c->hash, c->count);
+                champ_collision *n = champ_collision_alloc(c->hash, c->count);
                 if (n == NULL) {
                     return NULL;
                 }
@@ -344,7 +342,7 @@ champ_collision_put(fm_state *st, champ_node *node, int shift, const champ_entry
         PyErr_SetString(PyExc_SystemError, "champ_put: old entry not in its collision node");
         return NULL;
     }
-    champ_collision *n = champ_collision_alloc(st, c->hash, c->count + 1);
+    champ_collision *n = champ_collision_alloc(c->hash, c->count + 1);
     if (n == NULL) {
         return NULL;
     }
@@ -355,8 +353,8 @@ champ_collision_put(fm_state *st, champ_node *node, int shift, const champ_entry
 
 FM_POPCNT_CLONES
 champ_node *
-champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
-          const champ_entry *old, uint64_t owner)
+champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_entry *old,
+          uint64_t owner)
 {
     /* Below a node that must be copied nothing is editable. */
     owner = champ_editable(node, owner) ? owner : 0;
@@ -370,7 +368,7 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
                 *current = *entry;
                 return champ_newref(node);
             }
-            champ_node *n = champ_bitmap_copy(st, node);
+            champ_node *n = champ_bitmap_copy(node);
             if (n == NULL) {
                 return NULL;
             }
@@ -378,11 +376,11 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
             return n;
         }
         /* Two keys clash at this digit: they move down into a subtree. */
-        champ_node *child = champ_pair_subtree(st, current, entry, shift + CHAMP_BITS);
+        champ_node *child = champ_pair_subtree(current, entry, shift + CHAMP_BITS);
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap | bit);
+        champ_node *n = champ_bitmap_alloc(node->datamap ^ bit, node->nodemap | bit);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -406,18 +404,18 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
         champ_node *child = CHAMP_CHILDREN(node)[j];
         champ_node *new_child;
         if (CHAMP_IS_COLLISION(child)) {
-            new_child = champ_collision_put(st, child, shift + CHAMP_BITS, entry, old, owner);
+            new_child = champ_collision_put(child, shift + CHAMP_BITS, entry, old, owner);
         }
         else {
-            new_child = champ_put(st, child, shift + CHAMP_BITS, entry, old, owner);
+            new_child = champ_put(child, shift + CHAMP_BITS, entry, old, owner);
         }
         if (new_child == NULL) {
             return NULL;
         }
-        return champ_with_child(st, node, j, new_child, owner);
+        return champ_with_child(node, j, new_child, owner);
     }
     /* A free digit: the entry goes in inline. */
-    champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap);
+    champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap);
     if (n == NULL) {
         return NULL;
     }
@@ -438,12 +436,12 @@ champ_put(fm_state *st, champ_node *node, int shift, const champ_entry *entry,
 /* Always a new node (see the file comment); may hold a single entry, which
  * the parent then inlines. */
 static champ_node *
-champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old)
+champ_collision_remove(champ_node *node, const champ_entry *old)
 {
     champ_collision *c = (champ_collision *)node;
     for (Py_ssize_t i = 0; i < c->count; i++) {
         if (&c->entries[i] == old) {
-            champ_collision *n = champ_collision_alloc(st, c->hash, c->count - 1);
+            champ_collision *n = champ_collision_alloc(c->hash, c->count - 1);
             if (n == NULL) {
                 return NULL;
             }
@@ -459,14 +457,14 @@ champ_collision_remove(fm_state *st, champ_node *node, const champ_entry *old)
 
 FM_POPCNT_CLONES
 champ_node *
-champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, uint64_t owner)
+champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner)
 {
     owner = champ_editable(node, owner) ? owner : 0;
     uint32_t bit = CHAMP_BIT(old->hash, shift);
     int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
     if (node->datamap & bit) {
         int i = CHAMP_INDEX(node->datamap, bit);
-        champ_node *n = champ_bitmap_alloc(st, node->datamap ^ bit, node->nodemap);
+        champ_node *n = champ_bitmap_alloc(node->datamap ^ bit, node->nodemap);
         if (n == NULL) {
             return NULL;
         }
@@ -489,7 +487,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, 
     int single;
     champ_entry lone;
     if (CHAMP_IS_COLLISION(child)) {
-        new_child = champ_collision_remove(st, child, old);
+        new_child = champ_collision_remove(child, old);
         if (new_child == NULL) {
             return NULL;
         }
@@ -499,7 +497,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, 
         }
     }
     else {
-        new_child = champ_remove(st, child, shift + CHAMP_BITS, old, owner);
+        new_child = champ_remove(child, shift + CHAMP_BITS, old, owner);
         if (new_child == NULL) {
             return NULL;
         }
@@ -522,7 +520,7 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, 
     if (single) {
         /* Inline the child's last entry into this node. */
         champ_decref(new_child);
-        champ_node *n = champ_bitmap_alloc(st, node->datamap | bit, node->nodemap ^ bit);
+        champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap ^ bit);
         if (n == NULL) {
             return NULL;
         }
@@ -540,17 +538,17 @@ champ_remove(fm_state *st, champ_node *node, int shift, const champ_entry *old, 
         }
         return n;
     }
-    return champ_with_child(st, node, j, new_child, owner);
+    return champ_with_child(node, j, new_child, owner);
 }
 
 /* --- bulk build ---------------------------------------------------------- */
 
-static champ_node *champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp,
-                                      Py_ssize_t n, int shift);
+static champ_node *champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n,
+                                      int shift);
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
 static champ_node *
-champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
+champ_build_child(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     Py_ssize_t i;
     for (i = 1; i < n; i++) {
@@ -559,14 +557,14 @@ champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, 
         }
     }
     if (i == n) {
-        champ_collision *c = champ_collision_alloc(st, a[0].hash, n);
+        champ_collision *c = champ_collision_alloc(a[0].hash, n);
         if (c == NULL) {
             return NULL;
         }
         memcpy(c->entries, a, n * sizeof(champ_entry));
         return &c->head;
     }
-    return champ_build_bitmap(st, a, tmp, n, shift);
+    return champ_build_bitmap(a, tmp, n, shift);
 }
 
 /* A bitmap node at shift over a[0:n]; tmp is scratch of the same size.  An
@@ -575,7 +573,7 @@ champ_build_child(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, 
  * walking all 32 digits three times was most of the build). */
 FM_POPCNT_CLONES
 static champ_node *
-champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
+champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     Py_ssize_t count[32], fill[32]; /* meaningful for occupied digits only */
     uint32_t occupied = 0, multi = 0;
@@ -608,7 +606,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
         champ_node *c =
-            champ_build_child(st, tmp + start, a + start, count[d], shift + CHAMP_BITS);
+            champ_build_child(tmp + start, a + start, count[d], shift + CHAMP_BITS);
         if (c == NULL) {
             while (nc > 0) {
                 champ_decref(children[--nc]);
@@ -617,7 +615,7 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
         }
         children[nc++] = c;
     }
-    champ_node *node = champ_bitmap_alloc(st, datamap, nodemap);
+    champ_node *node = champ_bitmap_alloc(datamap, nodemap);
     if (node == NULL) {
         while (nc > 0) {
             champ_decref(children[--nc]);
@@ -634,14 +632,14 @@ champ_build_bitmap(fm_state *st, champ_entry *a, champ_entry *tmp, Py_ssize_t n,
 }
 
 champ_node *
-champ_build(fm_state *st, champ_entry *entries, Py_ssize_t n)
+champ_build(champ_entry *entries, Py_ssize_t n)
 {
     champ_entry *tmp = PyMem_Malloc((n ? n : 1) * sizeof(champ_entry));
     if (tmp == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
-    champ_node *root = champ_build_bitmap(st, entries, tmp, n, 0);
+    champ_node *root = champ_build_bitmap(entries, tmp, n, 0);
     PyMem_Free(tmp);
     return root;
 }
@@ -1018,7 +1016,7 @@ champ_fail(const char *msg)
 }
 
 Py_ssize_t
-champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix, int is_root)
+champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
 {
     Py_uhash_t low = shift >= 64 ? ~(Py_uhash_t)0 : (((Py_uhash_t)1 << shift) - 1);
     if (node->rc < CHAMP_RC_ONE) {
@@ -1090,7 +1088,7 @@ champ_check(fm_state *st, champ_node *node, int shift, Py_uhash_t prefix, int is
         int d = FM_POPCOUNT32(bit - 1);
         champ_node *child = CHAMP_CHILDREN(node)[i];
         Py_ssize_t sub =
-            champ_check(st, child, shift + CHAMP_BITS, prefix | ((Py_uhash_t)d << shift), 0);
+            champ_check(child, shift + CHAMP_BITS, prefix | ((Py_uhash_t)d << shift), 0);
         if (sub < 0) {
             return -1;
         }
