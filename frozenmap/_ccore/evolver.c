@@ -1366,7 +1366,6 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
 static PyObject *
 evolver_clear_method(PyObject *op, PyObject *unused)
 {
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = EV(op);
     PyObject *result = NULL;
     FM_BEGIN_CS(op);

@@ -1872,7 +1872,6 @@ fd_check_entry(champ_entry *e, void *arg)
 static PyObject *
 fd_check(PyObject *op, PyObject *unused)
 {
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
     fd_object *s = FD(op);
     if (s->root == NULL) {
         if (s->order != NULL || s->len != 0) {
