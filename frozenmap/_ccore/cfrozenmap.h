@@ -121,6 +121,9 @@ fm_state *fm_find_state(PyTypeObject *tp);
  * anything, so the C core never asks the type object for them by attribute:
  * these read its fields, as CPython's own machinery does (typeinfo.py in the
  * pure core reads the same fields through type's own descriptors). */
+/* The part of tp_name after its last dot: a static type's __name__ (no
+ * attribute lookup, so a metaclass cannot make it anything but text). */
+const char *fm_tp_name_tail(PyTypeObject *tp);
 /* PyType_GetName (3.11+): the real __name__.  New ref or NULL. */
 PyObject *fm_type_name(PyTypeObject *tp);
 /* The fully qualified name as %T prints it ("module.Qualname", just

@@ -46,9 +46,8 @@ fm_state_of_type(PyTypeObject *tp)
 
 /* --- what a type really is (see cfrozenmap.h) ------------------------------ */
 
-/* The part of a static type's tp_name after its last dot. */
-static const char *
-fm_static_type_name(PyTypeObject *tp)
+const char *
+fm_tp_name_tail(PyTypeObject *tp)
 {
     const char *dot = strrchr(tp->tp_name, '.');
     return dot != NULL ? dot + 1 : tp->tp_name;
@@ -63,7 +62,7 @@ fm_type_name(PyTypeObject *tp)
     if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
         return Py_NewRef(((PyHeapTypeObject *)tp)->ht_name);
     }
-    return PyUnicode_FromString(fm_static_type_name(tp));
+    return PyUnicode_FromString(fm_tp_name_tail(tp));
 #endif
 }
 

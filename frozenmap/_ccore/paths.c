@@ -11,15 +11,6 @@
  */
 #include "cfrozenmap.h"
 
-/* A type's __name__ as CPython derives it from tp_name (no attribute
- * lookup: a metaclass cannot make it anything but a C string). */
-static const char *
-path_type_name(PyTypeObject *tp)
-{
-    const char *name = tp->tp_name, *dot = strrchr(name, '.');
-    return dot != NULL ? dot + 1 : name;
-}
-
 /* The keys of path: a new tuple, or NULL (TypeError for a str/bytes or a
  * non-iterable, ValueError for an empty path). */
 static PyObject *
@@ -27,7 +18,7 @@ path_keys(PyObject *path)
 {
     if (PyUnicode_Check(path) || PyBytes_Check(path)) {
         PyErr_Format(PyExc_TypeError, "path must be an iterable of keys, not '%s'",
-                     path_type_name(Py_TYPE(path)));
+                     fm_tp_name_tail(Py_TYPE(path)));
         return NULL;
     }
     PyObject *keys = PySequence_Tuple(path);
@@ -43,7 +34,7 @@ static void
 path_not_a_frozendict(Py_ssize_t index, PyObject *value)
 {
     PyErr_Format(PyExc_TypeError, "path[%zd] leads to a value of type '%s', not a frozendict",
-                 index, path_type_name(Py_TYPE(value)));
+                 index, fm_tp_name_tail(Py_TYPE(value)));
 }
 
 /* The maps along a path: maps[i] holds keys[i]; maps[0] is the top. */
