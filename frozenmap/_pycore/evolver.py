@@ -249,6 +249,12 @@ class Evolver(Transient):
     """
 
     __slots__ = ("_busy", "_resized", "_frozen", "_lock", "_reading", "_origin")
+    _busy: bool
+    _resized: int
+    _frozen: Any
+    _lock: Any
+    _reading: int
+    _origin: Any
 
     # The views and repr read the stored length as mapping._len (never a
     # subclass's __len__): here that is Transient's length slot.
