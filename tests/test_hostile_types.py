@@ -559,24 +559,14 @@ def norm(core, obj, depth=0):
     name = _real_name(cls)
     if obj is None or cls in (int, str, bool, float, bytes):
         return re.sub(r"0x[0-9a-f]+", "0x?", repr(obj))
-    if issubclass(cls, core.frozendict):
-        return (
-            "fd",
-            name,
-            tuple(
-                (norm(core, k, depth + 1), norm(core, v, depth + 1))
-                for k, v in core.frozendict.items(obj)
-            ),
-        )
-    if issubclass(cls, core.Evolver):
-        return (
-            "ev",
-            name,
-            tuple(
-                (norm(core, k, depth + 1), norm(core, v, depth + 1))
-                for k, v in core.Evolver.items(obj)
-            ),
-        )
+    for tag, base in (("fd", core.frozendict), ("ev", core.Evolver)):
+        if issubclass(cls, base):
+            items = base.items(obj)
+            return (
+                tag,
+                name,
+                tuple((norm(core, k, depth + 1), norm(core, v, depth + 1)) for k, v in items),
+            )
     if issubclass(cls, dict):
         return (
             "dict",
