@@ -8,7 +8,8 @@ with frozenmap's frozendict and once with the builtin, and compares what each
 observed (``observe.py``): results with their types and key objects, order,
 identity shortcuts, hashes, and exception types, messages and notes.
 
-The two may differ only where SPEC.md says frozenmap deliberately differs:
+The two may differ only where docs/pep814.md marks a row as a deliberate
+difference (its "frozenmap:" notes; see also docs/spec.md section 1):
 our view and iterator types (their names are written as dict's in messages,
 and a view is described by its kind and contents), pickle protocols 0 and 1
 (which work here and are refused by the builtin: not played), and our extra
