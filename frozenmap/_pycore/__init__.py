@@ -13,10 +13,18 @@ with the long version):
   insertion order.  Removal really removes, with no tombstones.
 - ``hashing``: ``hash(fd) == hash(frozenset(fd.items()))``, kept as an XOR
   accumulator so a derived version's hash is an O(1) update.
-- ``evolver``: transient ownership.  Nodes carry an owner token; a Transient
-  (the internal builder, and the public ``Evolver``) edits its own nodes in
-  place and copies shared ones once.
-- ``frozendict``: the public type; ``views``: keys/values/items views.
+- ``transient``: transient ownership.  Nodes carry an owner token; a
+  Transient (the internal builder) edits its own nodes in place and copies
+  shared ones once.  It also holds the one merge (``merge_into``: the
+  constructor, ``|``, ``Evolver.update``) and the reads that ``frozendict``
+  and ``Evolver`` share (``mapping_equal``, ``items_repr``).
+- ``frozendict``: the public type; ``evolver``: the public ``Evolver``, a
+  Transient with a guard; ``views``: keys/values/items views.
+
+Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``typeinfo``, ``views``,
+``paths`` <- ``transient`` <- ``frozendict``, ``evolver``.  No module imports
+one above it: ``frozendict`` and ``evolver`` register their classes with
+``transient.register_types`` when imported.
 
 Every single-key derivation costs O(log n) time and new memory in the worst
 case, from any version, old or new.

@@ -1,201 +1,43 @@
-"""Transient editing: the internal builder and the public ``Evolver``.
+"""The public ``Evolver``: a Transient with the ``MutableMapping`` API.
 
-A ``Transient`` holds a private, editable version: the two trie roots, the
-length, ``next_seq``, the hash accumulator and an *owner token*.  Nodes created
-by its edits carry the token and are edited in place by later edits; nodes
-without it (shared with published versions) are copied on first touch.  So k
-edits in one transient copy each trie path at most once, instead of k times.
+The builder underneath (owner tokens, in-place edits of its own nodes,
+publishing in O(1)) is ``transient.Transient``.  ``Evolver`` adds the public
+``MutableMapping`` API, a guard that turns re-entrant edits (from a key's
+``__eq__`` editing the same evolver) into ``RuntimeError``, all-or-nothing
+``update()``, and iteration over a snapshot that raises ``RuntimeError`` if
+keys are added or removed meanwhile.
 
-Publishing (``_publish``) wraps the roots in a new frozendict in O(1) and
-takes a fresh token, so nothing reachable from a published version is ever
-edited again.  The constructor, ``|``, ``-``, ``&``, ``fromkeys`` and the
-single-key derivations all go through a Transient.
-
-Every edit locates first (``champ_find``: the only step that runs user code,
-the keys' ``__eq__`` and ``__hash__``), computes the new hash accumulator (a
-value's ``__hash__``), and only then changes the tries, with no user code
-left to fail half-way.  ``Evolver`` adds the public ``MutableMapping`` API, a
-guard that turns re-entrant edits (from a key's ``__eq__`` editing the same
-evolver) into ``RuntimeError``, all-or-nothing ``update()``, and iteration
-over a snapshot that raises ``RuntimeError`` if keys are added or removed
-meanwhile.
+Layers: this module sits above ``transient`` (and the tries, ``views``,
+``paths`` below it) and beside ``frozendict``, which it never imports: the
+frozendict class it freezes into is the one registered with ``transient``.
 
 Mirrors ``frozenmap/_ccore/evolver.c``.
 """
 
 from __future__ import annotations
 
-import gc
 import threading
 from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
 from .hashing import acc_replace, key_hash, pure_key_hash
-from .keytrie import (
-    EMPTY_ROOT,
-    BitmapNode,
-    Entry,
-    champ_find,
-    champ_find_stored,
-    champ_identical,
-    champ_put,
-    champ_remove,
-)
-from .ordertrie import (
-    OrderNode,
-    order_insert,
-    order_items,
-    order_items_reversed,
-    order_last,
-    order_remove,
-    order_replace,
-)
+from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
+from .ordertrie import order_items, order_items_reversed, order_last
 from .paths import path_delete, path_get, path_set, path_update
+from .transient import (
+    Transient,
+    _GCPaused,
+    frozendict_type,
+    items_repr,
+    mapping_equal,
+    merge_into,
+    register_types,
+)
 from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
-__all__ = ["Transient", "Evolver"]
+__all__ = ["Evolver"]
 
 _MISSING: Any = object()
-
-
-class _GCPaused:
-    """Pauses the garbage collector for an Evolver's write phase.
-
-    Allocating a node can start a GC run, whose finalizers could read or
-    ``freeze()`` an Evolver whose tries are half-updated, and publish a version
-    that then changes.  The write phase runs no user code of its own, so it
-    pauses the collector (as the C core does).  Private transients (builders,
-    one-shot derivations) are out of any finalizer's reach and skip it.
-    """
-
-    __slots__ = ("paused",)
-
-    def __init__(self, shared: bool) -> None:
-        self.paused = shared and gc.isenabled()
-
-    def __enter__(self) -> None:
-        if self.paused:
-            gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.paused:
-            gc.enable()
-
-
-class Transient:
-    """A private editable version (see the module docstring).  Internal."""
-
-    __slots__ = ("root", "order", "length", "next_seq", "acc", "owner")
-
-    #: True for an Evolver: user code (a finalizer) can reach it mid-edit.
-    _shared = False
-
-    def __init__(
-        self,
-        root: BitmapNode = EMPTY_ROOT,
-        order: Optional[OrderNode] = None,
-        length: int = 0,
-        next_seq: int = 0,
-        acc: Optional[int] = None,
-    ) -> None:
-        self.root = root
-        self.order = order
-        self.length = length
-        self.next_seq = next_seq
-        self.acc = acc
-        self.owner = object()
-
-    def _lookup(self, key: Any) -> Optional[Entry]:
-        return champ_find(self.root, key_hash(key), key)
-
-    def _put_new(self, h: int, key: Any, value: Any) -> None:
-        """Append a key known to be absent (no lookup, no user code)."""
-        with _GCPaused(self._shared):
-            # Read the owner token only now: a GC run before the pause could
-            # have frozen the evolver (a finalizer), which takes a new token.
-            seq = self.next_seq
-            owner = self.owner
-            entry = (h, seq, key, value)
-            root = champ_put(self.root, 0, entry, None, owner)
-            try:
-                order = order_insert(self.order, seq, (key, value), owner)
-            except BaseException:
-                if root is self.root:  # edited in place: take the entry out again
-                    champ_remove(root, 0, entry, owner)
-                raise
-            self.root, self.order = root, order
-            self.next_seq = seq + 1
-            self.length += 1
-
-    def _assoc(self, key: Any, value: Any) -> bool:
-        """Set ``key`` to ``value``; False if it already held that very object."""
-        return self._assoc_hashed(key_hash(key), key, value)
-
-    def _assoc_hashed(self, h: int, key: Any, value: Any) -> bool:
-        """``_assoc`` for a key whose hash is known (a stored key)."""
-        old = champ_find(self.root, h, key)
-        if old is None:
-            acc = acc_replace(self.acc, h, None, value, False, True)
-            with _GCPaused(self._shared):  # (the inner pause in _put_new is then a no-op)
-                self._put_new(h, key, value)
-                self.acc = acc
-            return True
-        if old[3] is value:
-            return False
-        acc = acc_replace(self.acc, h, old[3], value, True, True)
-        seq = old[1]
-        stored_key = old[2]  # the first key object stays, as in dict
-        with _GCPaused(self._shared):
-            owner = self.owner  # (after the pause: see _put_new)
-            entry = (h, seq, stored_key, value)
-            root = champ_put(self.root, 0, entry, old, owner)
-            try:
-                order = order_replace(self.order, seq, (stored_key, value), owner)  # type: ignore[arg-type]
-            except BaseException:
-                if root is self.root:  # edited in place: put the old entry back
-                    champ_put(root, 0, old, entry, owner)
-                raise
-            self.root, self.order = root, order
-            self.acc = acc
-        return True
-
-    def _dissoc(self, key: Any) -> Optional[Entry]:
-        """Remove ``key``; return its entry, or None if it was absent."""
-        h = key_hash(key)
-        old = champ_find(self.root, h, key)
-        if old is not None:
-            self._remove_entry(old)
-        return old
-
-    def _remove_entry(self, old: Entry) -> None:
-        acc = acc_replace(self.acc, old[0], old[3], None, True, False)
-        with _GCPaused(self._shared):
-            owner = self.owner  # (after the pause: see _put_new)
-            root = champ_remove(self.root, 0, old, owner)
-            try:
-                order = order_remove(self.order, old[1], owner)  # type: ignore[arg-type]
-            except BaseException:
-                if root is self.root:  # edited in place: put the entry back
-                    champ_put(root, 0, old, None, owner)
-                raise
-            self.root, self.order = root, order
-            self.length -= 1
-            self.acc = acc
-
-    def _items(self) -> Iterator[Tuple[Any, Any]]:
-        return order_items(self.order)
-
-    def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
-        return order_items_reversed(self.order)
-
-    def _seal(self) -> None:
-        """Take a fresh token: nodes reachable now are never edited in place."""
-        self.owner = object()
-
-    def _publish(self, cls: Any) -> Any:
-        """The current contents as a new ``cls`` version, in O(1)."""
-        self._seal()
-        return cls._from_parts(self.root, self.order, self.length, self.next_seq, self.acc)
 
 
 class _Snapshot:
@@ -285,8 +127,7 @@ class Evolver(Transient):
         return self
 
     def __init__(self, source: Any = _MISSING) -> None:
-        from .frozendict import frozendict
-
+        frozendict = frozendict_type()
         if source is _MISSING:
             source = frozendict()
         elif not issubclass(type(source), frozendict):
@@ -383,8 +224,6 @@ class Evolver(Transient):
     items = mapping_items
 
     def __eq__(self, other: object) -> Any:
-        from .frozendict import mapping_equal
-
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
@@ -392,8 +231,6 @@ class Evolver(Transient):
         return result if result is NotImplemented else not result
 
     def __repr__(self) -> str:
-        from .frozendict import items_repr
-
         return items_repr(self, "Evolver")
 
     def __reduce__(self) -> Any:
@@ -496,8 +333,6 @@ class Evolver(Transient):
         All or nothing: if anything raises part-way, the evolver is left
         exactly as it was before the call.  Cost: O(k log n) for k items.
         """
-        from .frozendict import merge_into
-
         self._begin()
         saved = (self.root, self.order, self.length, self.next_seq, self.acc)
         self._seal()  # the saved roots must not be edited in place
@@ -533,11 +368,9 @@ class Evolver(Transient):
 
     # --- nested paths (the nested maps stay immutable; this level is edited) -------
 
-    _fd_type: Any = None  # frozendict, set by frozendict.py
-
     def get_in(self, path: Iterable[Any], default: Any = None) -> Any:
         """The value at ``path`` through nested frozendicts (see ``frozendict.get_in``)."""
-        return path_get(self, path, default, self._fd_type)
+        return path_get(self, path, default, frozendict_type())
 
     def set_in(self, path: Iterable[Any], value: Any, /) -> "Evolver":
         """Set the value at ``path``, rebuilding the nested frozendicts along it.
@@ -547,16 +380,16 @@ class Evolver(Transient):
         >>> e.set_in(['user', 'name'], 'grace').freeze()
         frozendict({'user': frozendict({'name': 'grace'})})
         """
-        return path_set(self, path, value, self._fd_type)  # type: ignore[no-any-return]
+        return path_set(self, path, value, frozendict_type())  # type: ignore[no-any-return]
 
     def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "Evolver":
         """Replace the value at ``path`` with ``fn(old, *args, **kwargs)``
         (``default=`` as ``frozendict.update_in``)."""
-        return path_update(self, path, fn, args, kwargs, self._fd_type)  # type: ignore[no-any-return]
+        return path_update(self, path, fn, args, kwargs, frozendict_type())  # type: ignore[no-any-return]
 
     def delete_in(self, path: Iterable[Any], /) -> "Evolver":
         """Remove the key at the end of ``path``; ``KeyError`` if absent."""
-        return path_delete(self, path, self._fd_type)  # type: ignore[no-any-return]
+        return path_delete(self, path, frozendict_type())  # type: ignore[no-any-return]
 
     def copy(self) -> "Evolver":
         """A new, independent evolver with the same contents.  Cost: O(1)."""
@@ -567,8 +400,6 @@ class Evolver(Transient):
 
         Later edits of the evolver never change the frozendict returned.
         """
-        from .frozendict import frozendict
-
         with self._lock:
             if self._frozen is None:
                 origin = self._origin
@@ -580,7 +411,7 @@ class Evolver(Transient):
                     # Edits that cancel out: the walk visits only what they copied.
                     frozen = origin
                 else:
-                    frozen = self._publish(frozendict)
+                    frozen = self._publish(frozendict_type())
                 if self._busy:  # a freeze from inside an edit: not kept
                     return frozen
                 self._origin = frozen
@@ -598,3 +429,6 @@ class Evolver(Transient):
 
     def _dump(self) -> str:
         return self.freeze()._dump()  # type: ignore[no-any-return]
+
+
+register_types(evolver=Evolver)

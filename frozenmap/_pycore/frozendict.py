@@ -6,6 +6,11 @@ cached hash and the XOR accumulator behind it (``hashing``).  Nothing reachable
 from a version is ever changed, so versions are safe to share between threads,
 and every derivation shares all but O(log n) nodes with its source.
 
+Layers: this module sits above ``transient`` (the builder every derivation
+goes through, ``merge_into``, ``mapping_equal``, ``items_repr``), which it
+registers its class with; it uses ``evolver`` only to construct an
+``Evolver`` in ``evolve()``.
+
 Mirrors ``frozenmap/_ccore/frozendict.c``.
 """
 
@@ -15,14 +20,12 @@ import builtins
 import copy as _copy
 import copyreg
 import inspect
-import sys
-import threading
 from collections import OrderedDict
 from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
 
 from .. import _common
-from .evolver import Evolver, Transient
+from .evolver import Evolver
 from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
     BitmapNode,
@@ -34,11 +37,9 @@ from .keytrie import (
     champ_equal,
     champ_find,
     champ_node_ids,
-    champ_put,
 )
 from .ordertrie import (
     OrderNode,
-    order_build,
     order_check,
     order_dump,
     order_get,
@@ -47,25 +48,32 @@ from .ordertrie import (
     order_node_ids,
 )
 from .paths import path_delete, path_get, path_set, path_update
-from .typeinfo import lookup_special, type_dict, type_fullname, type_lookup, type_mro, type_name
+from .transient import (
+    Transient,
+    _is_anydict,
+    _seq_of,
+    items_repr,
+    mapping_equal,
+    merge_into,
+    register_types,
+)
+from .typeinfo import lookup_special, type_dict, type_fullname, type_mro, type_name
 from .views import (
     mapping_items,
     mapping_iter,
     mapping_keys,
-    mapping_len,
     mapping_reversed,
     mapping_values,
 )
 
-__all__ = ["frozendict", "merge_into", "mapping_equal", "items_repr"]
+__all__ = ["frozendict"]
 
 _MISSING: Any = object()
 _newobj: Any = copyreg.__newobj__  # type: ignore[attr-defined]
 _BUILTIN_FROZENDICT = getattr(builtins, "frozendict", None)
-_repr_running = threading.local()
 
 
-# --- helpers shared with the Evolver ---------------------------------------------
+# --- helpers ---------------------------------------------------------------------
 
 
 _builtin_frozendict: Any = getattr(builtins, "frozendict", None)
@@ -116,193 +124,6 @@ def _no_dict_suffix() -> str:
 
 
 _NO_DICT_SUFFIX = _no_dict_suffix()
-
-
-def _foreign_frozendict_types() -> Tuple[type, ...]:
-    """frozendict types other than this core's: the other core's, the builtin."""
-    return _common.frozendict_types
-
-
-def _is_anydict(obj: Any) -> bool:
-    """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``.
-
-    By its real type: ``isinstance`` would believe a ``__class__`` property.
-    """
-    cls = type(obj)
-    return issubclass(cls, (dict, frozendict)) or _foreign_base(cls) is not None
-
-
-def _foreign_base(cls: type) -> Any:
-    """The frozendict type of another core (or the builtin) that ``cls`` derives
-    from, or None."""
-    for base in _foreign_frozendict_types():
-        if base is not frozendict and issubclass(cls, base):
-            return base
-    return None
-
-
-def _default_iter(cls: type, base: type) -> bool:
-    """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
-    return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
-
-
-def _sequence_error(index: int) -> TypeError:
-    exc = TypeError("object is not iterable")
-    exc.__notes__ = [  # type: ignore[attr-defined]
-        "Cannot convert dictionary update sequence element #%d to a sequence" % index
-    ]
-    return exc
-
-
-def _keys_not_iterable(cls: type, keys_type: type) -> str:
-    """dict's message when ``keys()`` returns something not iterable."""
-    if sys.version_info >= (3, 15):
-        return "%s.keys() must return an iterable, not %s" % (
-            type_fullname(cls),
-            type_fullname(keys_type),
-        )
-    return "%s.keys() returned a non-iterable (type %s)" % (type_name(cls), type_name(keys_type))
-
-
-def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None:
-    """Add ``arg`` (as ``dict(arg)`` reads it) and then ``kwargs`` to ``t``.
-
-    As ``dict.update`` does (``dict_merge``): a frozendict of this core, and a
-    dict or another core's frozendict (subclasses included) that does not
-    override ``__iter__``, are read from their own storage -- overridden
-    ``keys``, ``items``, ``__getitem__`` are never called; another object with
-    ``keys`` is read through ``keys()`` and ``obj[key]``; anything else as an
-    iterable of pairs, with ``dict``'s errors.  Later duplicates win; the first
-    key object stays.
-    """
-    cls = type(arg)
-    if issubclass(cls, frozendict):
-        _merge_frozendict(t, arg)
-    elif issubclass(cls, dict) and _default_iter(cls, dict):
-        if not t.length and cls is dict:
-            _bulk_load(t, arg)
-        else:
-            for key, value in dict.items(arg):
-                t._assoc(key, value)
-    elif (foreign := _foreign_base(cls)) is not None and _default_iter(cls, foreign):
-        for key, value in foreign.items(arg):
-            t._assoc(key, value)
-    elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
-        keys = keys_method()
-        try:
-            it = iter(keys)
-        except TypeError:
-            raise TypeError(_keys_not_iterable(cls, type(keys))) from None
-        for key in list(it):  # all the keys first, then the lookups, as dict does
-            t._assoc(key, arg[key])
-    else:
-        for index, element in enumerate(arg):
-            if type(element) is not tuple:
-                try:
-                    element = tuple(iter(element))
-                except TypeError:
-                    raise _sequence_error(index) from None
-            if len(element) != 2:
-                raise ValueError(
-                    "dictionary update sequence element #%d has length %d; 2 is required"
-                    % (index, len(element))
-                )
-            t._assoc(element[0], element[1])
-    if kwargs:
-        for key, value in kwargs.items():
-            t._assoc(key, value)
-
-
-def _merge_frozendict(t: Transient, source: "frozendict") -> None:
-    """Add a frozendict's items in its order, with their stored hashes: stored
-    keys are never hashed again."""
-    for entry in sorted(champ_entries(source._root), key=_seq_of):
-        t._assoc_hashed(entry[0], entry[2], entry[3])
-
-
-def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
-    """Fill an empty transient from a dict, whose keys are known to be distinct.
-
-    The order trie is built bottom-up in O(n) and the key trie by in-place
-    inserts with no lookups and no ``__eq__`` calls.
-    """
-    items = list(source.items())
-    hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
-    owner = t.owner
-    root = t.root
-    for seq, ((key, value), h) in enumerate(zip(items, hashes)):
-        root = champ_put(root, 0, (h, seq, key, value), None, owner)
-    t.root = root
-    t.order = order_build(items, owner)
-    t.length = t.next_seq = len(items)
-    t.acc = None  # unknown until someone hashes the result
-
-
-def mapping_equal(a: Any, b: Any) -> Any:
-    """``a == b`` for a frozendict or Evolver ``a``, following ``dict``'s rules.
-
-    Order is ignored; the other operand must be a dict, a frozendict (any) or an
-    Evolver, otherwise the answer is ``NotImplemented``.  As in ``dict``'s own
-    ``==``, both sides are read from their own storage: a subclass's ``__len__``,
-    ``get`` or ``__getitem__`` is never called.  An Evolver on either side that
-    changes size meanwhile (from a key's or value's ``__eq__``) raises
-    ``RuntimeError``.
-    """
-    cls = type(b)
-    b_get: Any
-    if issubclass(cls, (frozendict, Evolver)):
-        b_len = mapping_len(b)
-        b_get = _stored_get
-    elif issubclass(cls, dict):
-        b_len = dict.__len__(b)
-        b_get = dict.get
-    else:
-        foreign = _foreign_base(cls)
-        if foreign is None:
-            return NotImplemented
-        b_len = foreign.__len__(b)
-        b_get = foreign.get
-    if mapping_len(a) != b_len:
-        return False
-    a_resized = _resized_of(a)
-    b_resized = _resized_of(b)
-    for key, value in a._items():
-        other = b_get(b, key, _MISSING)
-        equal = other is not _MISSING and (value is other or bool(value == other))
-        if _resized_of(a) != a_resized or _resized_of(b) != b_resized:
-            raise RuntimeError("Evolver changed size during iteration")
-        if not equal:
-            return False
-    return True
-
-
-def _stored_get(mapping: Any, key: Any, default: Any) -> Any:
-    """``get`` of a frozendict or Evolver of this core, never a subclass's."""
-    entry = mapping._lookup(key)
-    return default if entry is None else entry[3]
-
-
-def _resized_of(mapping: Any) -> int:
-    """How often an Evolver changed size (-1 for anything else)."""
-    return mapping._resized if issubclass(type(mapping), Evolver) else -1
-
-
-def items_repr(mapping: Any, name: str) -> str:
-    """``Name({k: v, ...})``, ``Name()`` when empty, ``Name({...})`` on recursion."""
-    if not mapping_len(mapping):
-        return "%s()" % name
-    running = getattr(_repr_running, "ids", None)
-    if running is None:
-        running = _repr_running.ids = set()
-    key = id(mapping)  # made once: finally must not allocate, or the key would stay
-    if key in running:
-        return "%s({...})" % name
-    running.add(key)
-    try:
-        body = ", ".join("%r: %r" % item for item in mapping._items())
-    finally:
-        running.discard(key)
-    return "%s({%s})" % (name, body)
 
 
 def _subclass_state(obj: Any) -> Any:
@@ -926,18 +747,14 @@ frozendict.__dict__["fromkeys"].__func__.__signature__ = _signature_of(
     lambda cls, iterable, value=None, /: None
 )
 
+# What the transient layer (and through it the Evolver) recognises and builds.
+register_types(frozendict=frozendict)
+
 # The fields are read-only from outside (``__setattr__`` refuses them); the core
 # writes them through the slot descriptors.
-# The type an Evolver's nested paths descend through (evolver.py sits below
-# this module and does not import it for that).
-Evolver._fd_type = frozendict
 
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
 _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
-
-
-def _seq_of(entry: Entry) -> int:
-    return entry[1]
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
