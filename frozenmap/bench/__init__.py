@@ -18,7 +18,8 @@ The code is organised as one table: *operations* x *libraries*.
   copied on write is the baseline).  Its defaults go through the library's
   mutable builder (``thaw``/``freeze``), and each library overrides them with
   its native API where it has one (``immutables.Map.set``, ``pmap.remove``,
-  ``frozendict.set`` ...).  An operation a library does not offer is ``n/a``.
+  ``HashTrieMap.insert``, ``frozendict.set`` ...).  An operation a library
+  does not offer is ``n/a``.
 * An :class:`Operation` turns a library and a :class:`Workload` (the data set
   for one size) into a :class:`Case`: a loop body such as ``m[x]`` or
   ``f(k, v)``, the names it uses, and the inputs it loops over.
@@ -37,7 +38,8 @@ The code is organised as one table: *operations* x *libraries*.
   map from a dict (keys and values exist beforehand, so they are excluded),
   divided by n; and bytes per version kept in a history of 1,000 single-key
   updates (fewer for copy-on-write peers whose history would not fit in memory;
-  the figure is per version either way).
+  the figure is per version either way).  A library that allocates outside
+  Python's allocator (rpds-py, in Rust) has no memory figures (``n/a``).
 
 Modules: :mod:`~frozenmap.bench.peers` (the libraries),
 :mod:`~frozenmap.bench.operations` (the data and the operations),
