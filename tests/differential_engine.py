@@ -47,8 +47,9 @@ Every op that makes a version appends it to the versions list; ``i`` and
 import math
 import sys
 
-from fault_helpers import M61, EqBomb, HashBomb, TypeErrorHash
-from helpers import CrashError, HashKey, unhashable_key_message
+from fault_helpers import M61
+from helpers import unhashable_key_message
+from keys import CrashError, EqBomb, HashBomb, HashKey, TypeErrorHash
 
 NAN = float("nan")
 EQBOMB = EqBomb(77)

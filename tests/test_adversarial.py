@@ -32,15 +32,9 @@ from collections.abc import Mapping
 from functools import partial
 
 import pytest
-from fault_helpers import (
-    M61,
-    FaultKey,
-    FaultPlan,
-    FaultValue,
-    assert_same_items,
-    same_items,
-)
-from helpers import CrashError, HashKey, Snapshot
+from fault_helpers import M61, assert_same_items, same_items
+from helpers import Snapshot
+from keys import CrashError, FaultKey, FaultPlan, FaultValue, HashKey
 
 ERRORS = [CrashError, KeyboardInterrupt, MemoryError]
 ERROR_IDS = ["CrashError", "KeyboardInterrupt", "MemoryError"]

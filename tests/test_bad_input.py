@@ -16,15 +16,8 @@ import threading
 import weakref
 
 import pytest
-from helpers import (
-    Crasher,
-    CrashError,
-    HashKey,
-    Snapshot,
-    UnhashableKey,
-    typed_items,
-    unhashable_key_message,
-)
+from helpers import Snapshot, typed_items, unhashable_key_message
+from keys import Crasher, CrashError, HashKey, UnhashableKey
 
 LIST_KEY_MESSAGE = "cannot use 'list' as a frozendict key (unhashable type: 'list')"
 MODULUS = sys.hash_info.modulus  # 2**61 - 1 on 64-bit builds

@@ -1,14 +1,19 @@
-"""The benchmark's reporting: the verdict paragraph, progress lines, the quick plan.
+"""The benchmark's reporting: the verdict paragraph, progress lines, the quick plan,
+the interleaved rounds and the ratio to the best peer with its spread.
 
-No timing here: the verdict is computed from made-up measurements, and the
-quick plan is checked by replacing ``measure``.
+No timing assertions here: the verdict and the table are computed from made-up
+measurements, the quick plan and the rounds are checked by replacing the
+measuring functions, and the one real run (tiny size, few rounds) is checked
+for its structure only.
 """
 
 import io
+import json
 
 import pytest
 
 from frozenmap import bench
+from frozenmap.bench import cli, report, timing
 
 
 def flat(text):
@@ -76,10 +81,10 @@ def test_verdict_uses_the_largest_size_and_needs_a_peer():
 
 def test_progress_without_a_terminal_names_the_operation(monkeypatch):
     err = io.StringIO()
-    monkeypatch.setattr(bench.sys, "stderr", err)
+    monkeypatch.setattr(timing.sys, "stderr", err)
     clock = iter([0.0, 0.0, 1.0, 5.0, 6.0, 20.0])
-    monkeypatch.setattr(bench.time, "monotonic", lambda: next(clock))
-    bar = bench.Progress(4)
+    monkeypatch.setattr(timing.time, "monotonic", lambda: next(clock))
+    bar = timing.Progress(4)
     bar.step("n=1 a", "construct")  # t=0: a new group
     bar.step("n=1 a", "lookup")  # t=1: too soon
     bar.step("n=1 a", "delete")  # t=5: 5 s since the last line
@@ -95,9 +100,12 @@ def test_progress_without_a_terminal_names_the_operation(monkeypatch):
 def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
     measured = []
 
-    def fake_measure(op, lib, w, target, repeat):
-        measured.append((w.n, lib.name, op.key))
-        return bench.Measurement(op=op.key, n=w.n, lib=lib.name, value=1e-6, unit=op.unit)
+    def fake_measure(op, libs, w, target, repeat):
+        measured.extend((w.n, lib.name, op.key) for lib in libs)
+        return [
+            bench.Measurement(op=op.key, n=w.n, lib=lib.name, value=1e-6, unit=op.unit)
+            for lib in libs
+        ]
 
     class FakeWorkload:
         def __init__(self, n):
@@ -106,10 +114,10 @@ def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
         def forget(self, lib):
             pass
 
-    monkeypatch.setattr(bench, "measure", fake_measure)
-    monkeypatch.setattr(bench, "Workload", FakeWorkload)
-    monkeypatch.setattr(bench, "render_report", lambda data: "")
-    monkeypatch.setattr(bench, "render_verdict", lambda data: "")
+    monkeypatch.setattr(timing, "measure_interleaved", fake_measure)
+    monkeypatch.setattr(timing, "Workload", FakeWorkload)
+    monkeypatch.setattr(cli, "render_report", lambda data: "")
+    monkeypatch.setattr(cli, "render_verdict", lambda data: "")
     assert bench.main(["--quick", "--no-progress", "--libs", "frozenmap:c,frozenmap:py,dict"]) == 0
     at_readme = {(lib, op) for n, lib, op in measured if n == 100_000}
     assert at_readme == {(lib, op) for lib in ("frozenmap:c", "dict") for op in bench.README_OPS}
@@ -123,4 +131,109 @@ def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
     "ratio, text", [(1.04, "1x"), (2.91, "2.9x"), (393.2, "393x"), (13_345, "13,300x")]
 )
 def test_factor_format(ratio, text):
-    assert bench._factor(ratio) == text
+    assert report._factor(ratio) == text
+
+
+def _result(op, lib, runs, unit="s"):
+    runs = list(runs)
+    value = sorted(runs)[len(runs) // 2] if runs else None
+    return bench.Measurement(op=op, n=1000, lib=lib, value=value, unit=unit, runs=runs)
+
+
+def test_ratio_to_the_best_peer_is_the_median_of_the_rounds_with_their_range():
+    row = {
+        "frozenmap:c": _result("set_new", "frozenmap:c", [1.0, 2.0, 3.0]),
+        "dict": _result("set_new", "dict", [10.0, 10.0, 10.0]),
+        "immutables": _result("set_new", "immutables", [2.0, 4.0, 5.0]),
+    }
+    ratio = report.best_peer_ratio(row, "frozenmap:c", ["dict", "immutables"], interleaved=True)
+    assert (ratio.best, ratio.rounds) == ("immutables", 3)
+    assert (ratio.low, ratio.ratio, ratio.high) == (0.5, 0.5, 0.6)
+    assert str(ratio) == "0.5× (0.5–0.6)"
+    # Results saved before the rounds were interleaved: the ratio of the medians, no range.
+    plain = report.best_peer_ratio(row, "frozenmap:c", ["dict", "immutables"], interleaved=False)
+    assert (plain.best, plain.ratio, plain.low, str(plain)) == ("immutables", 0.5, None, "0.5×")
+    assert report.best_peer_ratio(row, "frozenmap:c", [], interleaved=True) is None
+    assert report.best_peer_ratio({"dict": row["dict"]}, "frozenmap:c", ["dict"], True) is None
+
+
+def test_table_names_the_best_peer_and_the_ratio_with_its_spread():
+    results = [
+        _result("lookup_hit", "frozenmap:c", [1.0, 2.0, 3.0]),
+        _result("lookup_hit", "dict", [2.0, 4.0, 5.0]),
+        _result("lookup_hit", "immutables", [8.0, 8.0, 8.0]),
+        _result("mem_item", "frozenmap:c", [], unit="B"),
+        _result("mem_item", "dict", [], unit="B"),
+    ]
+    results[3].value, results[4].value = 60.0, 40.0
+    table = report.render_table(
+        results, ["frozenmap:c", "dict", "immutables"], ["frozenmap:c"], True
+    )
+    lines = table.splitlines()
+    assert lines[0].split() == ["frozenmap:c", "dict", "immutables", "best", "peer", "c/best"]
+    row = lines[lines.index("lookup, hit  m[k]") + 1]
+    assert row.split()[-3:] == ["dict", "0.5×", "(0.5–0.6)"]
+    memory = lines[lines.index("memory per item") + 1]
+    assert memory.split()[-2:] == ["dict", "1.5×"]
+
+
+def test_interleaved_rounds_run_every_library_once_per_round_in_turn(monkeypatch):
+    calls = []
+
+    class FakeTimer:
+        def __init__(self, name, runs):
+            self.name, self.runs, self.count, self.passes = name, runs, 1, 1
+
+        def once(self):
+            calls.append(self.name)
+            return float(len(calls))
+
+    wanted = {"a": 3, "b": 3, "slow": 2}
+    monkeypatch.setattr(
+        timing, "calibrate", lambda case, target, repeat: FakeTimer(case, wanted[case])
+    )
+
+    class FakeLib:
+        def __init__(self, name):
+            self.name = name
+
+    op = bench.Operation("lookup_hit", "lookup", "s", case=lambda lib, w: lib.name)
+
+    class FakeWorkload:
+        n = 10
+
+    libs = [FakeLib(name) for name in ("a", "b", "slow")]
+    results = timing.measure_interleaved(op, libs, FakeWorkload(), 0.001, 3)
+    # Round 0: a b slow; round 1 starts one further on; round 2 without the slow one.
+    assert calls == ["a", "b", "slow", "b", "slow", "a", "a", "b"]
+    assert [(m.lib, len(m.runs)) for m in results] == [("a", 3), ("b", 3), ("slow", 2)]
+    assert [m.runs for m in results] == [[1.0, 6.0, 7.0], [2.0, 4.0, 8.0], [3.0, 5.0]]
+    assert [m.value for m in results] == [6.0, 4.0, 4.0]
+
+
+def test_a_tiny_real_run_reports_interleaved_ratios(tmp_path, capsys):
+    saved = tmp_path / "bench.json"
+    argv = ["--sizes", "10", "--repeat", "2", "--target", "0.0001", "--no-progress"]
+    argv += ["--libs", "frozenmap:c,frozenmap:py,dict", "--ops", "lookup_hit,set_new,mem_item"]
+    assert bench.main(argv + ["--json", str(saved)]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(saved.read_text())
+    assert data["meta"]["interleaved"] is True
+    timed = [m for m in data["results"] if m["unit"] == "s"]
+    assert {(m["op"], m["lib"]) for m in timed} == {
+        (op, lib)
+        for op in ("lookup_hit", "set_new")
+        for lib in ("frozenmap:c", "frozenmap:py", "dict")
+    }
+    # At least 3 rounds (the floor), the same number for every library of an operation.
+    assert {len(m["runs"]) for m in timed} == {3}
+    assert "interleaved rounds" in out
+    header = next(line for line in out.splitlines() if line.endswith("py/best"))
+    assert header.split()[-4:] == ["best", "peer", "c/best", "py/best"]
+    table = out.split(header, 1)[1]
+    row = table.splitlines()[table.splitlines().index("set new key") + 1]
+    # best peer (dict is the only one), then each core's ratio with its (lowest–highest).
+    assert row.split()[-5] == "dict"
+    assert "×" in row and "–" in row
+    memory = table.splitlines()[table.splitlines().index("memory per item") + 1]
+    assert memory.split()[-3] == "dict" and "–" not in memory

@@ -24,9 +24,9 @@ from types import MappingProxyType
 
 import pytest
 from fault_helpers import M61
-from helpers import HashKey
 from hypothesis import example, given
 from hypothesis import strategies as st
+from keys import HashKey
 from observe import Family, describe, outcome
 
 BUILTIN = getattr(builtins, "frozendict", None)

@@ -8,7 +8,8 @@ that of a freshly built equal map, including along the O(1) accumulator path
 """
 
 import pytest
-from helpers import CountingKey, CountingValue, HashKey, Snapshot, typed_items
+from helpers import Snapshot, typed_items
+from keys import CountingKey, CountingValue, HashKey
 
 
 def fresh_hash(core, mapping):

@@ -12,7 +12,8 @@ from collections import OrderedDict
 from types import MappingProxyType
 
 import pytest
-from helpers import CountingValue, HashKey, Snapshot, typed_items
+from helpers import Snapshot, typed_items
+from keys import CountingValue, HashKey
 
 
 def model_diff(old, new):

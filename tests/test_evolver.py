@@ -11,7 +11,8 @@ import pickle
 from collections.abc import MutableMapping
 
 import pytest
-from helpers import HashKey, Snapshot, typed_items
+from helpers import Snapshot, typed_items
+from keys import HashKey
 
 
 def pair(core, items=()):

@@ -19,9 +19,9 @@ import re
 import pytest
 from conftest import available_cores
 from differential_engine import ItemsAsLists, IterKeysDict, LyingDict
-from helpers import CrashError
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from keys import CrashError
 
 
 def _real_name(cls):

@@ -8,9 +8,10 @@ test_pep814_ops.py, ``fromkeys`` (§3) in test_pep814_objects.py.
 import re
 
 import pytest
-from helpers import Crasher, CrashError, HashKey, UnhashableKey, unhashable_key_message
+from helpers import unhashable_key_message
 from hypothesis import given
 from hypothesis import strategies as st
+from keys import Crasher, CrashError, HashKey, UnhashableKey
 
 # --- C1: call forms ----------------------------------------------------------
 
@@ -243,7 +244,7 @@ def test_unhashable_user_class_key_names_the_qualified_type(fd):
     with pytest.raises(TypeError) as info:
         fd([(key, 1)])
     assert str(info.value) == unhashable_key_message(key)
-    assert "'helpers.UnhashableKey'" in str(info.value)
+    assert "'keys.UnhashableKey'" in str(info.value)
 
 
 def test_type_error_from_hash_is_rewritten_with_its_text(fd):

@@ -12,7 +12,7 @@ import types
 import weakref
 
 import pytest
-from helpers import Crasher, CrashError
+from keys import Crasher, CrashError
 
 import frozenmap._common
 

@@ -9,9 +9,9 @@ import re
 import types
 
 import pytest
-from helpers import Crasher, CrashError, HashKey
 from hypothesis import given
 from hypothesis import strategies as st
+from keys import Crasher, CrashError, HashKey
 
 
 class CountingHash:

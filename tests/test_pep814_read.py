@@ -9,9 +9,10 @@ import random
 import types
 
 import pytest
-from helpers import Crasher, CrashError, HashKey, UnhashableKey, unhashable_key_message
+from helpers import unhashable_key_message
 from hypothesis import given
 from hypothesis import strategies as st
+from keys import Crasher, CrashError, HashKey, UnhashableKey
 
 LIST_KEY_MESSAGE = "cannot use 'list' as a frozendict key (unhashable type: 'list')"
 

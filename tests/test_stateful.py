@@ -24,9 +24,10 @@ The example count comes from the loaded hypothesis profile (conftest.py);
 import sys
 
 import hypothesis.strategies as st
-from helpers import HashKey, typed_items
+from helpers import typed_items
 from hypothesis import settings
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+from keys import HashKey
 
 MODULUS = sys.hash_info.modulus
 

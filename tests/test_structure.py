@@ -18,7 +18,7 @@ hash-placement luck), never by anything proportional to n.
 import re
 
 import pytest
-from helpers import CountingValue, HashKey
+from keys import CountingValue, HashKey
 
 PER_EDIT = 40
 GROWTH_1K_TO_100K = 8

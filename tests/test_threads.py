@@ -30,7 +30,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from helpers import HashKey
+from keys import HashKey
 
 THREADS = 4
 

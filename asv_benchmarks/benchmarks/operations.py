@@ -88,6 +88,8 @@ class _Track(_Parametrized):
 
     def setup(self, library, n):
         self.library = _library(library)
+        if not self.library.traced:
+            raise NotImplementedError("%s allocates where tracemalloc cannot see" % library)
 
     def track(self, library, n):
         return self.op.measure(self.library, _workload(n))

@@ -1,0 +1,135 @@
+"""The command line: ``python -m frozenmap.bench``."""
+
+import argparse
+import json
+import sys
+from typing import Any, Dict, List, Optional, Sequence
+
+from . import timing
+from .operations import OPERATION_KEYS, OPERATIONS
+from .peers import LIBRARY_NAMES, load_libraries
+from .plots import write_plots
+from .report import machine_description, render_report, render_verdict
+
+#: The README's table: these operations at this size, for the C core and the
+#: peers (``--quick`` measures them).
+README_SIZE = 100_000
+README_OPS = (
+    "construct",
+    "lookup_hit",
+    "lookup_miss",
+    "iterate",
+    "set_existing",
+    "set_new",
+    "delete",
+    "equal",
+    "diff",
+    "hash_derived",
+    "mem_item",
+    "mem_version",
+)
+QUICK_SIZES = [1000, 10_000, README_SIZE]
+
+
+def _sizes(text: str) -> List[int]:
+    return [int(float(part)) for part in text.replace(" ", "").split(",") if part]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m frozenmap.bench",
+        description="Time frozenmap's cores side by side with dict and the peer libraries.",
+    )
+    parser.add_argument(
+        "--sizes",
+        type=_sizes,
+        help="comma-separated sizes (default 1000,100000,1000000; quick: 1000,10000, "
+        "and 100000 for the operations of the README's table)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, short runs, 5 repeats: under a minute"
+    )
+    parser.add_argument("--repeat", type=int, help="runs per measurement (default 7; quick: 5)")
+    parser.add_argument("--target", type=float, help="seconds per run (default 0.1; quick: 0.005)")
+    parser.add_argument(
+        "--libs", help="comma-separated libraries (default: all of %s)" % ",".join(LIBRARY_NAMES)
+    )
+    parser.add_argument(
+        "--ops", help="comma-separated operations (default: all of %s)" % ",".join(OPERATION_KEYS)
+    )
+    parser.add_argument("--json", metavar="FILE", help="also save the results as JSON")
+    parser.add_argument(
+        "--load",
+        metavar="FILE",
+        help="report (and plot) results saved by --json instead of measuring",
+    )
+    parser.add_argument("--plot", metavar="DIR", help="write PNG charts (matplotlib) into DIR")
+    parser.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    args = parser.parse_args(argv)
+
+    if args.load:
+        with open(args.load) as f:
+            data = json.load(f)
+    else:
+        data = _measure_all(args, parser)
+    print(render_report(data))
+    print()
+    print(render_verdict(data))
+    if args.json and not args.load:
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=1)
+        print("results saved to %s" % args.json)
+    if args.plot:
+        for path in write_plots(data, args.plot):
+            print("wrote %s" % path)
+    return 0
+
+
+def _measure_all(args, parser) -> Dict[str, Any]:
+    sizes = args.sizes or (QUICK_SIZES if args.quick else [1000, 100_000, 1_000_000])
+    keep = None
+    if args.quick and not args.sizes:
+        # The quick run's largest size measures what the README's table shows
+        # (its operations, the C core and the peers), so the README's numbers
+        # can be checked in under a minute.
+        def keep(n, lib, op):
+            return n != README_SIZE or (op.key in README_OPS and lib.name != "frozenmap:py")
+
+    repeat = args.repeat or (5 if args.quick else 7)
+    target = args.target or (0.005 if args.quick else 0.1)
+    names = args.libs.split(",") if args.libs else None
+    for name in names or []:
+        if name not in LIBRARY_NAMES:
+            parser.error("unknown library %r (choose from %s)" % (name, ", ".join(LIBRARY_NAMES)))
+    ops = OPERATIONS
+    if args.ops:
+        wanted = args.ops.split(",")
+        unknown = sorted(set(wanted) - set(OPERATION_KEYS))
+        if unknown:
+            parser.error(
+                "unknown operation(s) %s (choose from %s)"
+                % (", ".join(unknown), ", ".join(OPERATION_KEYS))
+            )
+        ops = [op for op in OPERATIONS if op.key in wanted]
+    libraries, skipped = load_libraries(names)
+    if not any(lib.is_frozenmap for lib in libraries):
+        sys.stderr.write("warning: no frozenmap core imports; measuring the peers only\n")
+    results = timing.run(
+        sizes, libraries, ops, target, repeat, progress=not args.no_progress, keep=keep
+    )
+    return {
+        "meta": {
+            "machine": machine_description(),
+            "libraries": [
+                {"name": lib.name, "version": lib.version, "frozenmap": lib.is_frozenmap}
+                for lib in libraries
+            ],
+            "skipped": skipped,
+            "sizes": sizes,
+            "repeat": repeat,
+            "target": target,
+            "quick": bool(args.quick),
+            "interleaved": True,
+        },
+        "results": [vars(m) for m in results],
+    }

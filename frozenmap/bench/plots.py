@@ -1,0 +1,80 @@
+"""PNG charts of saved results (matplotlib, imported only when plotting)."""
+
+import math
+import os
+from typing import Any, Dict, List
+
+from .operations import OPERATIONS
+from .timing import Measurement
+
+
+def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
+    """PNG charts: each time operation (and an overview), memory per item and per version."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    os.makedirs(directory, exist_ok=True)
+    results = [Measurement(**m) for m in data["results"]]
+    libraries = [lib["name"] for lib in data["meta"]["libraries"]]
+    styles = {
+        name: dict(
+            color="C%d" % i, marker="os^vD<>p"[i % 8], linewidth=2.5 if "frozenmap" in name else 1.2
+        )
+        for i, name in enumerate(libraries)
+    }
+    subtitle = "%(python)s, %(cpu)s" % data["meta"]["machine"]
+
+    def draw(ax, op):
+        for lib in libraries:
+            points = sorted(
+                (m.n, m.value) for m in results if m.op == op.key and m.lib == lib and m.value
+            )
+            if points:
+                xs, ys = zip(*points)
+                ys = [y * 1e6 for y in ys] if op.unit == "s" else ys
+                ax.plot(xs, ys, label=lib, **styles[lib])
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(op.title, fontsize=9)
+        ax.set_xlabel("n (items)")
+        if op.unit == "B":
+            ax.set_ylabel("bytes" + op.title.split("memory", 1)[1])
+        else:
+            ax.set_ylabel("µs per item" if "per item" in op.title else "µs per operation")
+        ax.grid(True, which="major", alpha=0.3)
+
+    written = []
+    present = [op for op in OPERATIONS if any(m.op == op.key and m.value for m in results)]
+
+    def save(fig, name):
+        path = os.path.join(directory, name)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    for op in present:
+        fig, ax = plt.subplots(figsize=(6.4, 4.4))
+        draw(ax, op)
+        ax.legend(fontsize=8)
+        fig.suptitle(subtitle, fontsize=8)
+        fig.tight_layout()
+        name = {"mem_item": "memory-per-item", "mem_version": "memory-per-version"}.get(
+            op.key, "time-" + op.key
+        )
+        save(fig, name + ".png")
+    timed = [op for op in present if op.unit == "s"]
+    if timed:
+        cols = 4
+        rows = math.ceil(len(timed) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+        for ax, op in zip(axes.flat, timed):
+            draw(ax, op)
+        for ax in list(axes.flat)[len(timed) :]:
+            ax.set_visible(False)
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9)
+        fig.tight_layout(rect=(0, 0, 1, 0.96))
+        save(fig, "time-all.png")
+    return written

@@ -1,0 +1,306 @@
+"""Keys (and values) that misbehave on purpose, for the tests and the leak check.
+
+Each class is defined here once; ``tests/helpers.py``, ``tests/fault_helpers.py``
+and ``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import them.
+
+* Chosen hashes, to force collisions and particular trie shapes: ``HashKey``.
+* Failures on demand: ``Crasher`` (its ``__hash__``/``__eq__``/``__repr__``
+  raise when told to), ``EqBomb`` (``__eq__`` always raises), ``HashBomb`` and
+  ``TypeErrorHash`` (``__hash__`` raises), ``UnhashableKey``.
+* Counting: ``CountingKey`` and ``CountingValue`` count their ``__hash__`` and
+  ``__eq__`` calls.
+* Faults on the *n-th* call into user code: ``FaultPlan`` counts the calls of
+  ``__hash__``, ``__eq__``, ``__bool__`` (of what ``__eq__`` returns) and
+  ``__repr__`` on every ``FaultKey`` and ``FaultValue`` that shares it, and
+  raises the chosen exception on call number ``fail_at``, so a test can sweep
+  n over every call an operation makes and hit each failure point once.
+"""
+
+
+# --- chosen hashes and failures on demand ---------------------------------------
+
+
+class CrashError(Exception):
+    """Raised by a Crasher on demand."""
+
+
+class HashKey:
+    """A key with a fixed hash; equal only to HashKeys with the same name."""
+
+    __slots__ = ("hash", "name")
+
+    def __init__(self, hash, name):
+        self.hash = hash
+        self.name = name
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        if not isinstance(other, HashKey):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "HashKey(%r, %r)" % (self.hash, self.name)
+
+
+class Crasher:
+    """A key whose ``__hash__``/``__eq__``/``__repr__`` raise when told to.
+
+    Set ``crash_hash``, ``crash_eq`` or ``crash_repr`` to True to raise
+    ``CrashError`` (or the exception given in ``error``) from that method.
+    """
+
+    def __init__(self, name, hash_value=None, error=CrashError):
+        self.name = name
+        self.hash_value = hash(name) if hash_value is None else hash_value
+        self.error = error
+        self.crash_hash = False
+        self.crash_eq = False
+        self.crash_repr = False
+
+    def __hash__(self):
+        if self.crash_hash:
+            raise self.error("hash of %s" % self.name)
+        return self.hash_value
+
+    def __eq__(self, other):
+        if self.crash_eq:
+            raise self.error("eq of %s" % self.name)
+        if not isinstance(other, Crasher):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        if self.crash_repr:
+            raise self.error("repr of %s" % self.name)
+        return "Crasher(%r)" % (self.name,)
+
+
+class UnhashableKey:
+    """A user class whose instances are unhashable (``__hash__ = None``)."""
+
+    __hash__ = None
+
+
+class EqBomb:
+    """A key whose ``__eq__`` always raises; equal keys are only itself."""
+
+    __slots__ = ("hash_value", "label")
+
+    def __init__(self, hash_value, label="bomb"):
+        self.hash_value = hash_value
+        self.label = label
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        raise CrashError("eq of %s" % (self.label,))
+
+    __ne__ = __eq__
+
+    def __repr__(self):
+        return "EqBomb(%r)" % (self.hash_value,)
+
+
+class HashBomb:
+    """A key whose ``__hash__`` raises ``CrashError`` (not a TypeError)."""
+
+    def __hash__(self):
+        raise CrashError("hash of HashBomb")
+
+    def __repr__(self):
+        return "HashBomb()"
+
+
+class TypeErrorHash:
+    """A key whose ``__hash__`` raises an exact ``TypeError`` (reworded by the cores)."""
+
+    def __hash__(self):
+        raise TypeError("TypeErrorHash refuses to hash")
+
+    def __repr__(self):
+        return "TypeErrorHash()"
+
+
+# --- counting ---------------------------------------------------------------------
+
+
+class CountingKey:
+    """A key that counts calls of its ``__hash__`` and ``__eq__`` (class-wide)."""
+
+    hash_calls = 0
+    eq_calls = 0
+
+    __slots__ = ("name", "hash_value")
+
+    def __init__(self, name, hash_value=None):
+        self.name = name
+        self.hash_value = hash(name) if hash_value is None else hash_value
+
+    def __hash__(self):
+        CountingKey.hash_calls += 1
+        return self.hash_value
+
+    def __eq__(self, other):
+        CountingKey.eq_calls += 1
+        if not isinstance(other, CountingKey):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "CountingKey(%r)" % (self.name,)
+
+    @classmethod
+    def reset(cls):
+        cls.hash_calls = 0
+        cls.eq_calls = 0
+
+
+class CountingValue:
+    """A value that counts calls of its ``__hash__`` and ``__eq__`` (class-wide)."""
+
+    hash_calls = 0
+    eq_calls = 0
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload):
+        self.payload = payload
+
+    def __hash__(self):
+        CountingValue.hash_calls += 1
+        return hash(self.payload)
+
+    def __eq__(self, other):
+        CountingValue.eq_calls += 1
+        if not isinstance(other, CountingValue):
+            return NotImplemented
+        return self.payload == other.payload
+
+    def __repr__(self):
+        return "CountingValue(%r)" % (self.payload,)
+
+    @classmethod
+    def reset(cls):
+        cls.hash_calls = 0
+        cls.eq_calls = 0
+
+
+# --- faults on the n-th call ------------------------------------------------------
+
+
+class FaultPlan:
+    """A shared call counter that raises ``error`` on call number ``fail_at``."""
+
+    def __init__(self):
+        self.calls = 0
+        self.fail_at = 0  # 0: never fail, just count
+        self.error = CrashError
+        self.fired = None
+
+    def count(self):
+        """Count calls from now on without failing."""
+        self.calls = 0
+        self.fail_at = 0
+        self.fired = None
+
+    def arm(self, n, error=CrashError):
+        """Fail on the n-th call from now on (n >= 1)."""
+        self.calls = 0
+        self.fail_at = n
+        self.error = error
+        self.fired = None
+
+    def disarm(self):
+        self.fail_at = 0
+
+    def __reduce__(self):
+        # A pickled FaultKey takes an idle plan along, never an armed one.
+        return (FaultPlan, ())
+
+    def tick(self, what):
+        self.calls += 1
+        if self.calls == self.fail_at:
+            self.fired = what
+            self.fail_at = 0
+            raise self.error("injected fault at call %d (%s)" % (self.calls, what))
+
+
+class FaultBool:
+    """What ``FaultKey.__eq__`` returns: its truth test is one more call into user code."""
+
+    __slots__ = ("value", "plan")
+
+    def __init__(self, value, plan):
+        self.value = value
+        self.plan = plan
+
+    def __bool__(self):
+        self.plan.tick("bool")
+        return self.value
+
+
+class FaultKey:
+    """A key with a chosen hash, equal to FaultKeys of the same name.
+
+    Every ``__hash__``, ``__eq__`` (and the truth test of its result) and
+    ``__repr__`` call ticks the plan.
+    """
+
+    __slots__ = ("name", "hash_value", "plan", "__weakref__")
+
+    def __init__(self, name, hash_value, plan):
+        self.name = name
+        self.hash_value = hash_value
+        self.plan = plan
+
+    def __hash__(self):
+        self.plan.tick("hash")
+        return self.hash_value
+
+    def __eq__(self, other):
+        self.plan.tick("eq")
+        if not isinstance(other, FaultKey):
+            return NotImplemented
+        return FaultBool(self.name == other.name, self.plan)
+
+    def __ne__(self, other):
+        self.plan.tick("ne")
+        if not isinstance(other, FaultKey):
+            return NotImplemented
+        return FaultBool(self.name != other.name, self.plan)
+
+    def __repr__(self):
+        self.plan.tick("repr")
+        return "K%s" % (self.name,)
+
+
+class FaultValue:
+    """A value whose ``__hash__``, ``__eq__`` and ``__repr__`` tick the plan."""
+
+    __slots__ = ("payload", "plan", "__weakref__")
+
+    def __init__(self, payload, plan):
+        self.payload = payload
+        self.plan = plan
+
+    def __hash__(self):
+        self.plan.tick("vhash")
+        return hash(self.payload)
+
+    def __eq__(self, other):
+        self.plan.tick("veq")
+        if not isinstance(other, FaultValue):
+            return NotImplemented
+        return FaultBool(self.payload == other.payload, self.plan)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else FaultBool(not result.value, self.plan)
+
+    def __repr__(self):
+        self.plan.tick("vrepr")
+        return "V%s" % (self.payload,)
