@@ -11,10 +11,17 @@
  *   "new ref" / "borrowed" say who owns a returned object reference.
  *
  * Naming: <layer>_<kind>_<op>: champ_* (key trie, keytrie.c), order_* (order
- * trie, ordertrie.c), hashing_* (hashing.c), fd_* (frozendict.c), transient_*
- * and evolver_* (evolver.c), view_* (views.c).  The pure-Python core uses the
- * same names (the files of frozenmap/_pycore) so a bug found in one core points to the
- * same function in the other.
+ * trie, ordertrie.c), hashing_* (hashing.c), transient_* (transient.c),
+ * fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c), fm_*
+ * (module.c and the shared inline helpers).  The pure-Python core uses the
+ * same names (the files of frozenmap/_pycore) so a bug found in one core
+ * points to the same function in the other.
+ *
+ * Layers, each calling only the ones below it: hashing, keytrie, ordertrie;
+ * then transient.c (the builder, versions made from roots, the reads both
+ * types share); then frozendict.c and evolver.c (the two types, which call
+ * each other only through their type objects in the module state); then
+ * views.c and paths.c; module.c registers the types.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
 #define FROZENMAP_CFROZENMAP_H
@@ -502,8 +509,27 @@ int order_cursor_next(order_cursor *c, PyObject **key, PyObject **value);
 PyObject *order_as_dict(order_node *root);
 
 /* ------------------------------------------------------------------------ */
-/* frozendict.c                                                               */
+/* The two object layouts (frozendict.c and evolver.c own the types;
+ * transient.c, the layer below both, reads them).                            */
 
+#if FM_FREE_THREADED
+#  define FM_BEGIN_CS(op) Py_BEGIN_CRITICAL_SECTION(op)
+#  define FM_END_CS() Py_END_CRITICAL_SECTION()
+#else
+#  define FM_BEGIN_CS(op) {
+#  define FM_END_CS() }
+#endif
+
+/* Relaxed atomics for the cached hash (free-threaded builds). */
+#if FM_FREE_THREADED
+#  define FM_LOAD_HASH(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#  define FM_STORE_HASH(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#else
+#  define FM_LOAD_HASH(p) (p)
+#  define FM_STORE_HASH(p, v) ((p) = (v))
+#endif
+
+/* A version: an immutable frozendict. */
 typedef struct {
     PyObject_HEAD
     champ_node *root;  /* key trie; NULL only after tp_clear */
@@ -517,40 +543,6 @@ typedef struct {
                             * to publish atomically). */
 } fd_object;
 
-/* The accumulator of a version (from its cached hash): 1 and *acc, or 0
- * when unknown. */
-int fd_acc(fd_object *fd, Py_uhash_t *acc);
-
-/* A new version of type tp from the parts (new refs taken on the roots). */
-PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
-                        uint64_t next_seq, Py_uhash_t acc, int acc_valid);
-int fd_type_check(fm_state *st, PyObject *obj); /* any of our frozendicts */
-/* The value for key in a frozendict or Evolver: 1 and *value (new ref), 0
- * absent, -1 error. */
-int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
-/* fd.set(key, value) / fd.delete(key) as functions: new refs (an exact
- * frozendict; op itself when op is exact and nothing changed) or NULL. */
-PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
-PyObject *fd_without(PyObject *op, PyObject *key);
-/* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
-PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
-/* mapping == other for a frozendict or Evolver: a new ref to True, False or
- * NotImplemented, or NULL. */
-PyObject *fd_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
-/* Whether obj counts as a dict or frozendict (any core, the builtin). */
-int fd_is_anydict(fm_state *st, PyObject *obj);
-/* The frozendict type of another core (or the builtin) that obj's real type
- * derives from: new ref, or NULL (an error set, or none). */
-PyObject *fd_foreign_base(fm_state *st, PyObject *obj);
-/* The stored length of a frozendict or Evolver (never a subclass's __len__,
- * which dict's own operations never consult either). */
-Py_ssize_t fd_mapping_len(fm_state *st, PyObject *mapping);
-/* qsort order of champ_entry copies by seq (insertion order). */
-int fd_compare_seq(const void *x, const void *y);
-
-/* ------------------------------------------------------------------------ */
-/* evolver.c                                                                  */
-
 /* The internal builder: a private editable version. */
 typedef struct {
     champ_node *root;
@@ -563,30 +555,6 @@ typedef struct {
                            * 0: a one-shot derivation, every edit copies */
     int shared;     /* an Evolver's: user code (a finalizer) can reach it */
 } transient;
-
-/* Start from a version's parts (new refs taken; root NULL means empty), in
- * in-place mode (owner 1).  0 or -1. */
-int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
-                   Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
-void transient_clear(transient *t);
-/* Set key to value: 1 changed, 0 the key already held that very value, -1
- * error (the transient unchanged). */
-int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
-/* Append a key known to be absent: 0 or -1 (unchanged on error). */
-int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
-                      PyObject *value);
-/* Remove key: 1 removed (old value into *old_value as a new ref if not
- * NULL), 0 absent, -1 error. */
-int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
-/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
- * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
- * NULL).  0 or -1 (t then holds a partial merge: callers discard or restore
- * it). */
-int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
-                    PyObject *const *kwvalues, PyObject *kwnames);
-/* The contents as a new version of type tp (which references the roots, so
- * later edits of t copy what they touch). */
-PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 
 typedef struct {
     PyObject_HEAD
@@ -602,17 +570,122 @@ typedef struct {
                             * NULL: freeze() returns it when nothing changed */
 } evolver_object;
 
-/* Look key up in an evolver's current contents, holding its roots while
- * the keys' __eq__ runs: 1 and *value (new ref), 0 absent, -1 error. */
-int evolver_lookup(PyObject *ev, PyObject *key, PyObject **value);
+/* The object as a frozendict / an Evolver (the caller knows it is one). */
+static inline fd_object *
+fm_as_fd(PyObject *op)
+{
+    return (fd_object *)op;
+}
+static inline evolver_object *
+fm_as_evolver(PyObject *op)
+{
+    return (evolver_object *)op;
+}
+/* Whether obj is one of this module's frozendicts / Evolvers (or a subclass
+ * instance), by its real type. */
+static inline int
+fm_is_frozendict(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->frozendict_type);
+}
+static inline int
+fm_is_evolver(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->evolver_type);
+}
 
-PyObject *evolver_new_from(fm_state *st, PyObject *fd);
-int evolver_check(fm_state *st, PyObject *obj);
-/* The evolver's order root as a snapshot (new ref or NULL when empty; the
- * reference makes later edits copy); *resized gets the counter. */
-order_node *evolver_snapshot(PyObject *ev, uint64_t *resized);
-uint64_t evolver_resized(PyObject *ev);
-Py_ssize_t evolver_len(PyObject *ev);
+/* ------------------------------------------------------------------------ */
+/* transient.c: the builder, versions, and the reads both types share         */
+
+/* The accumulator of a version (from its cached hash): 1 and *acc, or 0
+ * when unknown. */
+static inline int
+transient_version_acc(fd_object *fd, Py_uhash_t *acc)
+{
+    Py_hash_t h = FM_LOAD_HASH(fd->hash);
+    return h != -1 && hashing_unfinalize(h, fd->len, acc);
+}
+/* A new version of type tp from the parts (new refs taken on the roots).
+ * New ref or NULL. */
+PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order,
+                                Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
+                                int acc_valid);
+/* qsort order of champ_entry copies by seq (insertion order). */
+int transient_compare_seq(const void *x, const void *y);
+
+/* Start from a version's parts (new refs taken; root NULL means empty), in
+ * in-place mode (owner 1).  0 or -1. */
+int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
+                   Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
+/* transient_init from a version (a frozendict, any subclass): 0 or -1. */
+int transient_init_from(fm_state *st, transient *t, PyObject *version);
+void transient_clear(transient *t);
+/* tp_traverse of a transient's references (the order trie owns the items). */
+int transient_traverse(transient *t, visitproc visit, void *arg);
+/* A root cleared by the GC (tp_clear) made an empty one again: 0 or -1. */
+int transient_ensure_root(fm_state *st, transient *t);
+/* Find key: 1 found (*entry, valid until the next edit), 0 absent, -1
+ * error.  Computes the key hash into *h (runs __hash__ and __eq__). */
+int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
+/* Set key to value: 1 changed, 0 the key already held that very value, -1
+ * error (the transient unchanged). */
+int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
+/* Append a key known to be absent: 0 or -1 (unchanged on error). */
+int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                      PyObject *value);
+/* Remove key: 1 removed (old value into *old_value as a new ref if not
+ * NULL), 0 absent, -1 error. */
+int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
+/* Remove the entry found by transient_lookup: 0 or -1 (unchanged on
+ * error).  The old key and value are returned as new refs if the out
+ * pointers are not NULL. */
+int transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
+                           PyObject **old_value);
+/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
+ * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
+ * NULL).  The one merge behind the constructor, |, __replace__ and
+ * Evolver.update.  0 or -1 (t then holds a partial merge: callers discard
+ * or restore it). */
+int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+                    PyObject *const *kwvalues, PyObject *kwnames);
+/* The contents as a new version of type tp (which references the roots, so
+ * later edits of t copy what they touch).  New ref or NULL. */
+PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
+
+/* Reads of "a mapping": a frozendict (any subclass) or an Evolver. */
+/* Look key up in a transient user code can reach (an Evolver's), holding
+ * its roots while the keys' __eq__ runs (holder: the object whose critical
+ * section guards t): 1 and *value (new ref), 0 absent, -1 error. */
+int transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **value);
+/* The value for key in a mapping: 1 and *value (new ref), 0 absent, -1. */
+int transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
+/* The order root of a mapping to iterate (an Evolver's as a snapshot: the
+ * reference makes later edits copy), new ref or NULL when empty; *resized
+ * gets an Evolver's resized counter (0 for a frozendict). */
+order_node *transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized);
+/* The stored length (never a subclass's __len__, which dict's own
+ * operations never consult either). */
+Py_ssize_t transient_mapping_len(fm_state *st, PyObject *mapping);
+/* How often an Evolver changed size (0 for a frozendict). */
+uint64_t transient_mapping_resized(fm_state *st, PyObject *mapping);
+/* mapping == other: a new ref to True, False or NotImplemented, or NULL. */
+PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
+/* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
+PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
+/* Whether obj counts as a dict or frozendict (any core, the builtin). */
+int transient_is_anydict(fm_state *st, PyObject *obj);
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+PyObject *transient_foreign_base(fm_state *st, PyObject *obj);
+
+/* ------------------------------------------------------------------------ */
+/* frozendict.c                                                               */
+
+/* fd.set(key, value) / fd.delete(key) as functions (paths.c): new refs (an
+ * exact frozendict; op itself when op is exact and nothing changed) or
+ * NULL. */
+PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *fd_without(PyObject *op, PyObject *key);
 
 /* ------------------------------------------------------------------------ */
 /* paths.c: get_in, set_in, update_in, delete_in, the methods of both the
@@ -642,15 +715,6 @@ extern PyType_Spec view_values_spec;
 extern PyType_Spec view_items_spec;
 extern PyType_Spec view_iter_spec;
 extern vectorcallfunc fd_vectorcall_ptr;
-
-/* Relaxed atomics for the cached hash (free-threaded builds). */
-#if FM_FREE_THREADED
-#  define FM_LOAD_HASH(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
-#  define FM_STORE_HASH(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
-#else
-#  define FM_LOAD_HASH(p) (p)
-#  define FM_STORE_HASH(p, v) ((p) = (v))
-#endif
 
 /* The read methods frozendict and Evolver share, for both method tables:
  * iter(m), reversed(m), m.keys(), m.values(), m.items(); new refs or NULL. */

@@ -178,13 +178,13 @@
  *   installed before old state is released.
  *
  * The call sites, and how each is protected:
- *  - Key hash and key __eq__ in a frozendict read (fd_find, fd_mapping_get,
- *    ==, diff, &, -): the caller holds the version and a version's tries
+ *  - Key hash and key __eq__ in a frozendict read (fd_find,
+ *    transient_mapping_get, ==, diff, &, -): the caller holds the version and a version's tries
  *    never change (tp_clear runs only on unreachable objects, and empties
  *    the version before releasing anything: see fd_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
- *  - Key __eq__ in an Evolver read (evolver_lookup: [], get, in, keys/items
- *    views' in): the key is hashed before the roots are read; then both
+ *  - Key __eq__ in an Evolver read (transient_shared_get: [], get, in,
+ *    keys/items views' in): the key is hashed before the roots are read; then both
  *    roots are held for the walk, so an edit made meanwhile -- by that
  *    __eq__, a finalizer, or another thread -- copies the paths it changes
  *    instead of editing them in place, and releases nothing the walk uses;
@@ -213,9 +213,10 @@
  *  - Allocation inside freeze() (transient_publish): the roots are
  *    referenced before the version is allocated, and the result is cached
  *    only if no edit ran during the allocation (evolver_freeze).
- *  - Iteration and repr walk a snapshot whose root they hold (an evolver
- *    iterator also checks the resized counter on every step); keys and
- *    values are borrowed from that snapshot, never from the live evolver.
+ *  - Iteration and repr walk a snapshot whose root they hold
+ *    (transient_mapping_order; an evolver iterator also checks the resized
+ *    counter on every step); keys and values are borrowed from that
+ *    snapshot, never from the live evolver.
  *  - Merges (constructor, |, update) call the argument's keys()/items()/
  *    __getitem__/__iter__ between complete single edits of a private
  *    transient, or of the Evolver under its lock; update() saves the roots
@@ -238,8 +239,11 @@
  *                  champ_equal, champ_diff, champ_check, champ_node_ids
  *     ordertrie.c  order_get, order_insert, order_replace, order_remove,
  *                  order_build, order_cursor_*, order_check
- *     evolver.c    transient_* (the builder, transient_merge = merge_into),
- *                  the Evolver type
+ *     transient.c  transient_* (the layer below both types: the builder,
+ *                  transient_merge = merge_into, transient_version_new, and
+ *                  the reads both share: transient_mapping_equal,
+ *                  transient_items_repr, transient_mapping_get/_order)
+ *     evolver.c    the Evolver type
  *     views.c      keys/values/items views and the iterator
  *     frozendict.c the frozendict type (this file)
  *     module.c     module state, multi-phase init
@@ -252,35 +256,6 @@
 
 #define FD(o) ((fd_object *)(o))
 
-int
-fd_type_check(fm_state *st, PyObject *obj)
-{
-    return PyObject_TypeCheck(obj, st->frozendict_type);
-}
-
-PyObject *
-fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
-              uint64_t next_seq, Py_uhash_t acc, int acc_valid)
-{
-    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
-    if (self == NULL) {
-        return NULL;
-    }
-    self->root = champ_xnewref(root);
-    self->order = (order_node *)Py_XNewRef(order);
-    self->len = len;
-    self->next_seq = next_seq;
-    self->hash = acc_valid ? hashing_finalize(acc, len) : -1;
-    return (PyObject *)self;
-}
-
-int
-fd_acc(fd_object *fd, Py_uhash_t *acc)
-{
-    Py_hash_t h = FM_LOAD_HASH(fd->hash);
-    return h != -1 && hashing_unfinalize(h, fd->len, acc);
-}
-
 /* self as an exact frozendict (itself if it already is one). */
 static PyObject *
 fd_exact(fm_state *st, PyObject *op)
@@ -290,18 +265,9 @@ fd_exact(fm_state *st, PyObject *op)
     }
     fd_object *s = FD(op);
     Py_uhash_t acc = 0;
-    int acc_valid = fd_acc(s, &acc);
-    return fd_from_parts(st->frozendict_type, s->root, s->order, s->len, s->next_seq, acc,
-                         acc_valid);
-}
-
-static int
-fd_transient(fm_state *st, PyObject *op, transient *t)
-{
-    fd_object *s = FD(op);
-    Py_uhash_t acc = 0;
-    int acc_valid = fd_acc(s, &acc);
-    return transient_init(st, t, s->root, s->order, s->len, s->next_seq, acc, acc_valid);
+    int acc_valid = transient_version_acc(s, &acc);
+    return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
+                                 acc, acc_valid);
 }
 
 static void
@@ -322,14 +288,15 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
 {
     int has_kw = (kwargs != NULL && PyDict_GET_SIZE(kwargs))
                  || (kwnames != NULL && PyTuple_GET_SIZE(kwnames));
-    if (arg != NULL && !has_kw && fd_type_check(st, arg)) {
+    if (arg != NULL && !has_kw && fm_is_frozendict(st, arg)) {
         if (tp == st->frozendict_type && Py_IS_TYPE(arg, st->frozendict_type)) {
             return Py_NewRef(arg);
         }
         fd_object *a = FD(arg);
         Py_uhash_t acc = 0;
-        int acc_valid = fd_acc(a, &acc);
-        return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq, acc, acc_valid);
+        int acc_valid = transient_version_acc(a, &acc);
+        return transient_version_new(tp, a->root, a->order, a->len, a->next_seq, acc,
+                                     acc_valid);
     }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
@@ -439,26 +406,6 @@ fd_dealloc(PyObject *op)
 
 /* --- reads --------------------------------------------------------------- */
 
-int
-fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
-{
-    if (!fd_type_check(st, mapping)) {
-        return evolver_lookup(mapping, key, value);
-    }
-    /* A frozendict's tries never change while the caller holds it (tp_clear
-     * only runs on unreachable objects), so its nodes need no extra hold. */
-    Py_uhash_t h;
-    champ_entry *e;
-    if (hashing_key_hash_fast(key, &h) < 0) {
-        return -1;
-    }
-    int r = champ_find(FD(mapping)->root, h, key, &e);
-    if (r > 0) {
-        *value = Py_NewRef(e->value);
-    }
-    return r;
-}
-
 static inline int
 fd_find(PyObject *op, PyObject *key, champ_entry **entry)
 {
@@ -529,18 +476,6 @@ fd_length(PyObject *op)
     return FD(op)->len;
 }
 
-/* The order root of a frozendict or the snapshot of an Evolver (new ref or
- * NULL), for iteration. */
-static order_node *
-fd_mapping_order(fm_state *st, PyObject *mapping)
-{
-    if (fd_type_check(st, mapping)) {
-        return (order_node *)Py_XNewRef(FD(mapping)->order);
-    }
-    uint64_t resized;
-    return evolver_snapshot(mapping, &resized);
-}
-
 static PyObject *
 fd_match_self(PyObject *op, void *closure)
 {
@@ -575,7 +510,7 @@ fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
         if (start == NULL) {
             return NULL;
         }
-        if (!fd_type_check(st, start)) {
+        if (!fm_is_frozendict(st, start)) {
             it = PyObject_GetIter(iterable);
             if (it == NULL) {
                 Py_DECREF(start);
@@ -595,7 +530,7 @@ fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
             }
             return start;
         }
-        if (fd_transient(st, start, &t) < 0) {
+        if (transient_init_from(st, &t, start) < 0) {
             Py_DECREF(start);
             return NULL;
         }
@@ -627,164 +562,10 @@ done:
 
 /* --- equality and hashing ------------------------------------------------ */
 
-PyObject *
-fd_foreign_base(fm_state *st, PyObject *obj)
-{
-    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
-    if (types == NULL) {
-        return NULL;
-    }
-    PyObject *found = NULL;
-    if (PyTuple_Check(types)) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
-            PyObject *base = PyTuple_GET_ITEM(types, i);
-            /* By the real type: PyObject_IsInstance would believe a
-             * __class__ property. */
-            if (base != (PyObject *)st->frozendict_type && fm_is_subtype(Py_TYPE(obj), base)) {
-                found = Py_NewRef(base);
-                break;
-            }
-        }
-    }
-    Py_DECREF(types);
-    return found;
-}
-
-int
-fd_is_anydict(fm_state *st, PyObject *obj)
-{
-    if (PyDict_Check(obj) || fd_type_check(st, obj)) {
-        return 1;
-    }
-    PyObject *foreign = fd_foreign_base(st, obj);
-    if (foreign == NULL) {
-        return PyErr_Occurred() ? -1 : 0;
-    }
-    Py_DECREF(foreign);
-    return 1;
-}
-
-Py_ssize_t
-fd_mapping_len(fm_state *st, PyObject *mapping)
-{
-    return fd_type_check(st, mapping) ? FD(mapping)->len : evolver_len(mapping);
-}
-
-/* How often an Evolver changed size (0 for anything else). */
-static uint64_t
-fd_resized_of(fm_state *st, PyObject *mapping)
-{
-    return evolver_check(st, mapping) ? evolver_resized(mapping) : 0;
-}
-
-PyObject *
-fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
-{
-    /* As dict's own ==: both sides are read from their own storage, never
-     * through a subclass's __len__, get or __getitem__.  b is ours (a
-     * frozendict or an Evolver), a dict (any subclass), or another core's or
-     * the builtin frozendict, read through that base type's methods. */
-    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
-    order_node *order = NULL;
-    int own = fd_type_check(st, b) || evolver_check(st, b);
-    Py_ssize_t lb;
-    if (own) {
-        lb = fd_mapping_len(st, b);
-    }
-    else if (PyDict_Check(b)) {
-        lb = PyDict_GET_SIZE(b);
-    }
-    else {
-        foreign = fd_foreign_base(st, b);
-        if (foreign == NULL) {
-            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
-        }
-        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
-        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
-        Py_XDECREF(n);
-        if (lb == -1 && PyErr_Occurred()) {
-            goto done;
-        }
-        get = PyObject_GetAttrString(foreign, "get");
-        if (get == NULL) {
-            goto done;
-        }
-    }
-    if (fd_mapping_len(st, a) != lb) {
-        result = Py_NewRef(Py_False);
-        goto done;
-    }
-    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        goto done;
-    }
-    /* An Evolver on either side that changes size meanwhile (from a key's or
-     * a value's __eq__) stops the walk, as it stops an iterator. */
-    uint64_t resized_a = fd_resized_of(st, a), resized_b = fd_resized_of(st, b);
-    order = fd_mapping_order(st, a);
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    result = Py_True;
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *other;
-        Py_INCREF(k);
-        Py_INCREF(v);
-        if (own) {
-            int found = fd_mapping_get(st, b, k, &other);
-            if (found == 0) {
-                other = Py_NewRef(missing);
-            }
-            else if (found < 0) {
-                other = NULL;
-            }
-        }
-        else if (get == NULL) {
-            other = PyDict_GetItemWithError(b, k);
-            if (other == NULL && !PyErr_Occurred()) {
-                other = missing;
-            }
-            Py_XINCREF(other);
-        }
-        else {
-            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
-        }
-        int r;
-        if (other == NULL) {
-            r = -1;
-        }
-        else if (other == missing) {
-            r = 0;
-        }
-        else {
-            r = PyObject_RichCompareBool(v, other, Py_EQ);
-        }
-        Py_XDECREF(other);
-        Py_DECREF(k);
-        Py_DECREF(v);
-        if (r >= 0
-            && (fd_resized_of(st, a) != resized_a || fd_resized_of(st, b) != resized_b)) {
-            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
-            r = -1;
-        }
-        if (r <= 0) {
-            result = r < 0 ? NULL : Py_False;
-            break;
-        }
-    }
-    result = Py_XNewRef(result);
-done:
-    Py_XDECREF(foreign);
-    Py_XDECREF(get);
-    Py_XDECREF(missing);
-    Py_XDECREF(order);
-    return result;
-}
-
 static PyObject *
 fd_eq(fm_state *st, PyObject *op, PyObject *other)
 {
-    if (fd_type_check(st, other)) {
+    if (fm_is_frozendict(st, other)) {
         fd_object *a = FD(op), *b = FD(other);
         if (a == b) {
             Py_RETURN_TRUE;
@@ -806,7 +587,7 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         }
         return Py_NewRef(r ? Py_True : Py_False);
     }
-    return fd_mapping_equal(st, op, other);
+    return transient_mapping_equal(st, op, other);
 }
 
 static PyObject *
@@ -863,68 +644,6 @@ fd_hash(PyObject *op)
 
 /* --- repr, pickle, copy -------------------------------------------------- */
 
-PyObject *
-fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
-{
-    /* The stored length: a subclass's __len__ is never consulted. */
-    if (fd_mapping_len(st, mapping) == 0) {
-        return PyUnicode_FromFormat("%U()", name);
-    }
-    int rec = Py_ReprEnter(mapping);
-    if (rec != 0) {
-        return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
-    }
-    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
-    order_node *order = fd_mapping_order(st, mapping);
-    parts = PyList_New(0);
-    if (parts == NULL) {
-        goto done;
-    }
-    if (Py_EnterRecursiveCall(" while getting the repr of a frozendict")) {
-        goto done;
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    int failed = 0;
-    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
-    uint64_t resized = fd_resized_of(st, mapping);
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
-        if (part == NULL || PyList_Append(parts, part) < 0) {
-            Py_XDECREF(part);
-            failed = 1;
-            break;
-        }
-        Py_DECREF(part);
-        if (fd_resized_of(st, mapping) != resized) {
-            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
-            failed = 1;
-            break;
-        }
-    }
-    Py_LeaveRecursiveCall();
-    if (failed) {
-        goto done;
-    }
-    sep = PyUnicode_FromString(", ");
-    if (sep == NULL) {
-        goto done;
-    }
-    body = PyUnicode_Join(sep, parts);
-    if (body == NULL) {
-        goto done;
-    }
-    result = PyUnicode_FromFormat("%U({%U})", name, body);
-done:
-    Py_ReprLeave(mapping);
-    Py_XDECREF(order);
-    Py_XDECREF(parts);
-    Py_XDECREF(sep);
-    Py_XDECREF(body);
-    return result;
-}
-
 static PyObject *
 fd_repr(PyObject *op)
 {
@@ -934,7 +653,7 @@ fd_repr(PyObject *op)
     if (name == NULL) {
         return NULL;
     }
-    PyObject *r = fd_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
+    PyObject *r = transient_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
     Py_DECREF(name);
     return r;
 }
@@ -1239,7 +958,7 @@ PyObject *
 fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 {
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
@@ -1269,7 +988,7 @@ fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0;
@@ -1313,7 +1032,7 @@ static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);
 static PyObject *
 fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 {
-    int ok = fd_is_anydict(st, other);
+    int ok = transient_is_anydict(st, other);
     if (ok <= 0) {
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     }
@@ -1335,7 +1054,7 @@ static PyObject *
 fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
 {
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -1395,7 +1114,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
         Py_XDECREF(order);
         return result;
     }
-    int foreign = fd_is_anydict(st, other);
+    int foreign = transient_is_anydict(st, other);
     if (foreign < 0) {
         return NULL;
     }
@@ -1413,7 +1132,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
         return r;
     }
 #endif
-    if (foreign && fd_type_check(st, other)) {
+    if (foreign && fm_is_frozendict(st, other)) {
         /* (only reached by a direct fd.__ror__(x) call) x | fd, with the
          * shortcuts only for an exact x, as the builtin's slot does */
         return fd_or_impl(st, other, op);
@@ -1435,7 +1154,7 @@ static fm_state *
 fd_left_state(PyObject *a)
 {
     fm_state *st = fm_find_state(Py_TYPE(a));
-    return st != NULL && fd_type_check(st, a) ? st : NULL;
+    return st != NULL && fm_is_frozendict(st, a) ? st : NULL;
 }
 
 static PyObject *
@@ -1475,7 +1194,7 @@ fd_nb_sub(PyObject *a, PyObject *b)
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
     }
     transient t;
-    if (fd_transient(st, a, &t) < 0) {
+    if (transient_init_from(st, &t, a) < 0) {
         Py_DECREF(it);
         return NULL;
     }
@@ -1494,13 +1213,6 @@ fd_nb_sub(PyObject *a, PyObject *b)
     Py_DECREF(it);
     transient_clear(&t);
     return result;
-}
-
-int
-fd_compare_seq(const void *x, const void *y)
-{
-    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
-    return a < b ? -1 : a > b;
 }
 
 static PyObject *
@@ -1536,7 +1248,7 @@ fd_nb_and(PyObject *a, PyObject *b)
         goto done;
     }
     if (found.len > 1) /* qsort(NULL, 0, ...) is undefined behaviour */
-        qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(found.items, found.len, sizeof(champ_entry), transient_compare_seq);
     Py_ssize_t n = 0;
     for (Py_ssize_t i = 0; i < found.len; i++) {
         if (n == 0 || found.items[n - 1].seq != found.items[i].seq) {
@@ -1589,7 +1301,9 @@ fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 static PyObject *
 fd_evolve(PyObject *op, PyObject *unused)
 {
-    return evolver_new_from(fm_state_of_type(Py_TYPE(op)), op);
+    /* Evolver(op), through the type (evolver.c's business). */
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    return PyObject_CallOneArg((PyObject *)st->evolver_type, op);
 }
 
 /* --- diff ---------------------------------------------------------------- */
@@ -1633,13 +1347,13 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
         goto done;
     }
     if (added.len > 1)
-        qsort(added.items, added.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(added.items, added.len, sizeof(champ_entry), transient_compare_seq);
     if (removed.len > 1)
-        qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(removed.items, removed.len, sizeof(champ_entry), transient_compare_seq);
     /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
     if (changed.len > 2)
         qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry),
-              fd_compare_seq); /* by the first's seq */
+              transient_compare_seq); /* by the first's seq */
     npairs = changed.len / 2;
     pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
     olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));
@@ -1808,8 +1522,8 @@ fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *other = args[0];
-    PyObject *result = fd_type_check(st, other) ? fd_diff_tries(st, op, other)
-                                                : fd_diff_generic(st, op, other);
+    PyObject *result = fm_is_frozendict(st, other) ? fd_diff_tries(st, op, other)
+                                                   : fd_diff_generic(st, op, other);
     if (result != NULL && deep) {
         /* Nested diffs: a cold path, in Python, shared by both cores. */
         Py_SETREF(result, PyObject_CallMethod(st->common, "deepen_diff", "(O)", result));

@@ -42,14 +42,10 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
     it->result = NULL;
     it->evolver = NULL;
     it->resized = 0;
-    if (fd_type_check(st, mapping)) {
-        it->order = (order_node *)Py_XNewRef(((fd_object *)mapping)->order);
-        it->remaining = ((fd_object *)mapping)->len;
-    }
-    else {
-        it->order = evolver_snapshot(mapping, &it->resized);
+    it->order = transient_mapping_order(st, mapping, &it->resized);
+    it->remaining = transient_mapping_len(st, mapping);
+    if (!fm_is_frozendict(st, mapping)) {
         it->evolver = Py_NewRef(mapping);
-        it->remaining = evolver_len(mapping);
     }
     order_cursor_init(&it->cursor, it->order, reverse);
     PyObject_GC_Track(it);
@@ -76,7 +72,7 @@ static int
 view_iter_stale(iter_object *it)
 {
     if (it->evolver != NULL && it->cursor.depth >= 0
-        && evolver_resized(it->evolver) != it->resized) {
+        && fm_as_evolver(it->evolver)->resized != it->resized) {
         PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
         return 1;
     }
@@ -250,7 +246,7 @@ view_len(PyObject *op)
 {
     /* The stored length: a subclass's __len__ is never consulted. */
     PyObject *mapping = VIEW(op)->mapping;
-    return mapping == NULL ? 0 : fd_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
+    return mapping == NULL ? 0 : transient_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
 }
 
 static PyObject *
@@ -324,7 +320,7 @@ view_keys_contains(PyObject *op, PyObject *key)
         return 0;
     }
     PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
-    int r = fd_mapping_get(st, mapping, key, &value);
+    int r = transient_mapping_get(st, mapping, key, &value);
     if (r > 0) {
         Py_DECREF(value);
     }
@@ -342,7 +338,7 @@ view_items_contains(PyObject *op, PyObject *item)
     }
     Py_INCREF(item); /* its parts are used after user code runs */
     PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
-    int r = fd_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
+    int r = transient_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
     if (r > 0) {
         r = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(item, 1), Py_EQ);
         Py_DECREF(value);
