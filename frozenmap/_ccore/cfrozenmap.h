@@ -126,8 +126,9 @@ fm_state *fm_find_state(PyTypeObject *tp);
 /* What a type really is, whatever its metaclass says (module.c).  A
  * metaclass can make __name__, __qualname__, __module__ and __mro__ return
  * anything, so the C core never asks the type object for them by attribute:
- * these read its fields, as CPython's own machinery does (typeinfo.py in the
- * pure core reads the same fields through type's own descriptors). */
+ * these read its fields, as CPython's own machinery does (frozenmap/_typeinfo.py,
+ * for the Python code of both cores, reads the same fields through type's
+ * own descriptors). */
 /* The part of tp_name after its last dot: a static type's __name__ (no
  * attribute lookup, so a metaclass cannot make it anything but text). */
 const char *fm_tp_name_tail(PyTypeObject *tp);

@@ -675,129 +675,12 @@ fd_getnewargs(PyObject *op, PyObject *unused)
     return d == NULL ? NULL : Py_BuildValue("(N)", d);
 }
 
-/* A subclass instance's __dict__ and slot values, as pickle stores them. */
+/* frozenmap._cold.name, the cold paths both cores share (written once, in
+ * Python; imported on first use): new ref or NULL. */
 static PyObject *
-fd_subclass_state(fm_state *st, PyObject *op)
+fd_cold(const char *name)
 {
-    PyObject *state = PyObject_GetAttrString(op, "__dict__");
-    if (state == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return NULL;
-        }
-        PyErr_Clear();
-    }
-    if (state != NULL) {
-        int truth = PyObject_IsTrue(state);
-        if (truth < 0) {
-            Py_DECREF(state);
-            return NULL;
-        }
-        if (!truth) {
-            Py_CLEAR(state);
-        }
-    }
-    if (state == NULL) {
-        state = Py_NewRef(Py_None);
-    }
-    PyObject *slots = PyDict_New();
-    /* The real MRO (a metaclass can make __mro__ anything), held: the
-     * getattr calls below run user code, which may reassign __bases__. */
-    PyObject *mro = Py_XNewRef(Py_TYPE(op)->tp_mro);
-    if (slots == NULL || mro == NULL) {
-        goto error;
-    }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyObject *cls = PyTuple_GET_ITEM(mro, i);
-        if (cls == (PyObject *)st->frozendict_type) {
-            break;
-        }
-        PyObject *cdict = ((PyTypeObject *)cls)->tp_dict;
-        PyObject *names = cdict ? PyDict_GetItemString(cdict, "__slots__") : NULL;
-        if (names == NULL) {
-            continue;
-        }
-        Py_INCREF(names);
-        if (PyUnicode_Check(names)) {
-            Py_SETREF(names, PyTuple_Pack(1, names));
-        }
-        else {
-            Py_SETREF(names, PySequence_Tuple(names));
-        }
-        if (names == NULL) {
-            goto error;
-        }
-        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(names); j++) {
-            PyObject *name = PyTuple_GET_ITEM(names, j);
-            if (!PyUnicode_Check(name)
-                || PyUnicode_CompareWithASCIIString(name, "__dict__") == 0
-                || PyUnicode_CompareWithASCIIString(name, "__weakref__") == 0) {
-                continue;
-            }
-            /* An exact str (a str subclass's __hash__ or __eq__ never runs). */
-            name = PyUnicode_FromObject(name);
-            if (name == NULL) {
-                Py_DECREF(names);
-                goto error;
-            }
-            Py_ssize_t n = PyUnicode_GET_LENGTH(name);
-            if (n > 2 && PyUnicode_READ_CHAR(name, 0) == '_'
-                && PyUnicode_READ_CHAR(name, 1) == '_'
-                && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
-                     && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
-                /* str.lstrip itself: __name__ may be a str subclass. */
-                PyObject *cname = fm_type_name((PyTypeObject *)cls);
-                PyObject *stripped = cname ? PyObject_CallMethod((PyObject *)&PyUnicode_Type,
-                                                                 "lstrip", "Os", cname, "_")
-                                           : NULL;
-                Py_XDECREF(cname);
-                if (stripped == NULL) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-                /* Python's name mangling: none in a class named only '_'s. */
-                if (PyUnicode_GET_LENGTH(stripped) > 0) {
-                    Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
-                }
-                Py_DECREF(stripped);
-                if (name == NULL) {
-                    Py_DECREF(names);
-                    goto error;
-                }
-            }
-            PyObject *value = PyObject_GetAttr(op, name);
-            if (value == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-                PyErr_Clear();
-            }
-            else {
-                int r = PyDict_SetItem(slots, name, value);
-                Py_DECREF(value);
-                if (r < 0) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-            }
-            Py_DECREF(name);
-        }
-        Py_DECREF(names);
-    }
-    Py_DECREF(mro);
-    if (PyDict_GET_SIZE(slots)) {
-        return Py_BuildValue("(NN)", state, slots);
-    }
-    Py_DECREF(slots);
-    return state;
-error:
-    Py_XDECREF(mro);
-    Py_XDECREF(slots);
-    Py_DECREF(state);
-    return NULL;
+    return fm_import_attr("frozenmap._cold", name);
 }
 
 static PyObject *
@@ -811,7 +694,13 @@ fd_reduce_ex(PyObject *op, PyObject *protocol)
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         return Py_BuildValue("O(Ns)", st->restore, items, "c");
     }
-    PyObject *state = fd_subclass_state(st, op);
+    /* A subclass instance's __dict__ and slot values, as pickle stores them. */
+    PyObject *subclass_state = fd_cold("subclass_state");
+    PyObject *state = subclass_state == NULL
+                          ? NULL
+                          : PyObject_CallFunctionObjArgs(
+                              subclass_state, op, (PyObject *)st->frozendict_type, NULL);
+    Py_XDECREF(subclass_state);
     if (state == NULL) {
         Py_DECREF(items);
         return NULL;
@@ -838,53 +727,16 @@ fd_reduce(PyObject *op, PyObject *unused)
 }
 
 /* copy._reconstruct(self, memo, *self.__reduce_ex__(4)), as copy.copy and
- * copy.deepcopy do it: a string (a global name, legal for pickle) means the
- * object is its own copy; anything but a tuple is a TypeError. */
+ * copy.deepcopy do it (frozenmap._cold.reconstruct). */
 static PyObject *
 fd_reconstruct(PyObject *op, PyObject *memo)
 {
-    PyObject *rv = PyObject_CallMethod(op, "__reduce_ex__", "i", 4);
-    if (rv == NULL) {
+    PyObject *reconstruct = fd_cold("reconstruct");
+    if (reconstruct == NULL) {
         return NULL;
     }
-    if (PyUnicode_Check(rv)) {
-        Py_DECREF(rv);
-        return Py_NewRef(op);
-    }
-    if (!PyTuple_Check(rv)) {
-        PyObject *name = fm_type_fullname(Py_TYPE(op));
-        PyObject *got = name ? fm_type_fullname(Py_TYPE(rv)) : NULL;
-        if (got != NULL) {
-            PyErr_Format(PyExc_TypeError,
-                         "%U.__reduce_ex__() must return a string or a tuple, not %U", name,
-                         got);
-        }
-        Py_XDECREF(name);
-        Py_XDECREF(got);
-        Py_DECREF(rv);
-        return NULL;
-    }
-    PyObject *recon = fm_import_attr("copy", "_reconstruct");
-    if (recon == NULL) {
-        Py_DECREF(rv);
-        return NULL;
-    }
-    Py_ssize_t n = PyTuple_GET_SIZE(rv);
-    PyObject *args = PyTuple_New(2 + n);
-    if (args == NULL) {
-        Py_DECREF(recon);
-        Py_DECREF(rv);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(args, 0, Py_NewRef(op));
-    PyTuple_SET_ITEM(args, 1, Py_NewRef(memo));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTuple_SET_ITEM(args, 2 + i, Py_NewRef(PyTuple_GET_ITEM(rv, i)));
-    }
-    PyObject *r = PyObject_Call(recon, args, NULL);
-    Py_DECREF(args);
-    Py_DECREF(recon);
-    Py_DECREF(rv);
+    PyObject *r = PyObject_CallFunctionObjArgs(reconstruct, op, memo, NULL);
+    Py_DECREF(reconstruct);
     return r;
 }
 
@@ -1393,111 +1245,18 @@ done:
     return result;
 }
 
-/* diff against any mapping: one pass over each side. */
+/* diff against any other mapping (frozenmap._cold.generic_diff). */
 static PyObject *
 fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
 {
-    transient removed, changed, added;
-    int ok_r = transient_init(st, &removed, NULL, NULL, 0, 0, 0, 0);
-    int ok_c = transient_init(st, &changed, NULL, NULL, 0, 0, 0, 0);
-    int ok_a = transient_init(st, &added, NULL, NULL, 0, 0, 0, 0);
-    PyObject *result = NULL, *get = NULL, *missing = NULL, *it = NULL, *key;
-    PyObject *fa = NULL, *fr = NULL, *fc = NULL;
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
-    if (ok_r < 0 || ok_c < 0 || ok_a < 0) {
-        goto done;
+    PyObject *generic_diff = fd_cold("generic_diff");
+    if (generic_diff == NULL) {
+        return NULL;
     }
-    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        goto done;
-    }
-    /* other.get, looked up once; only an AttributeError means there is none
-     * (PyObject_HasAttr would swallow any exception). */
-    get = PyObject_GetAttrString(other, "get");
-    if (get == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            goto done;
-        }
-        PyErr_Clear();
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *old;
-    while (order_cursor_next(&c, &k, &old)) {
-        PyObject *new =
-            get ? PyObject_CallFunctionObjArgs(get, k, missing, NULL) : Py_NewRef(missing);
-        if (new == NULL) {
-            goto done;
-        }
-        if (new == missing) {
-            Py_DECREF(new);
-            int in = PySequence_Contains(other, k);
-            if (in < 0) {
-                goto done;
-            }
-            if (!in) {
-                if (transient_assoc(st, &removed, k, old) < 0) {
-                    goto done;
-                }
-                continue;
-            }
-            new = PyObject_GetItem(other, k);
-            if (new == NULL) {
-                goto done;
-            }
-        }
-        int differ = 0;
-        if (old != new) {
-            differ = PyObject_RichCompareBool(old, new, Py_NE);
-        }
-        if (differ > 0) {
-            PyObject *pair = PyTuple_Pack(2, old, new);
-            differ = pair ? transient_assoc(st, &changed, k, pair) : -1;
-            Py_XDECREF(pair);
-        }
-        Py_DECREF(new);
-        if (differ < 0) {
-            goto done;
-        }
-    }
-    it = PyObject_GetIter(other);
-    if (it == NULL) {
-        goto done;
-    }
-    while ((key = PyIter_Next(it)) != NULL) {
-        champ_entry *e;
-        int r = fd_find(op, key, &e);
-        if (r == 0) {
-            PyObject *v = PyObject_GetItem(other, key);
-            r = v ? transient_assoc(st, &added, key, v) : -1;
-            Py_XDECREF(v);
-        }
-        Py_DECREF(key);
-        if (r < 0) {
-            goto done;
-        }
-    }
-    if (PyErr_Occurred()) {
-        goto done;
-    }
-    fa = transient_publish(st, &added, st->frozendict_type);
-    fr = fa ? transient_publish(st, &removed, st->frozendict_type) : NULL;
-    fc = fr ? transient_publish(st, &changed, st->frozendict_type) : NULL;
-    if (fc != NULL) {
-        result = PyObject_CallFunctionObjArgs(st->diff_type, fa, fr, fc, NULL);
-    }
-done:
-    Py_XDECREF(fa);
-    Py_XDECREF(fr);
-    Py_XDECREF(fc);
-    Py_XDECREF(it);
-    Py_XDECREF(get);
-    Py_XDECREF(missing);
-    Py_XDECREF(order);
-    transient_clear(&removed);
-    transient_clear(&changed);
-    transient_clear(&added);
-    return result;
+    PyObject *r = PyObject_CallFunctionObjArgs(generic_diff, op, other,
+                                               (PyObject *)st->frozendict_type, NULL);
+    Py_DECREF(generic_diff);
+    return r;
 }
 
 static PyObject *
