@@ -1,27 +1,36 @@
 /* cfrozenmap.h -- what the files of the C core share.
  *
  * The essay explaining the algorithm is at the top of frozendict.c.  This
- * header declares the node layouts, the module state and every internal
- * function, each with its contract.  Result conventions, as in hamt.c:
+ * header declares the node and object layouts, the module state and every
+ * function used by more than one file, each with its contract (a function
+ * used by one file is static there, its contract beside it).  Result
+ * conventions, as in hamt.c:
  *
  *   int functions:      -1 error (exception set), 0 "no"/"absent", 1 "yes"/"found"
+ *                       (the lookup/removal family names them: fm_lookup)
  *   pointer functions:  NULL with an exception set on error, unless the
  *                       contract says NULL is also a normal answer (then an
  *                       error is told apart with PyErr_Occurred()).
  *   "new ref" / "borrowed" say who owns a returned object reference.
  *
- * Naming: <layer>_<kind>_<op>: champ_* (key trie, keytrie.c), order_* (order
+ * Naming: <layer>_<kind>_<op>; a function CPython calls through a type slot
+ * is <layer>_tp_<slot> (fd_tp_hash, evolver_tp_traverse), one behind a
+ * Python method or attribute <layer>_py_<name> (fd_py_get,
+ * evolver_py_update).  Layers: champ_* (key trie, keytrie.c), order_* (order
  * trie, ordertrie.c), hashing_* (hashing.c), transient_* (transient.c),
  * fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c), fm_*
  * (module.c and the shared inline helpers).  The pure-Python core uses the
  * same names (the files of frozenmap/_pycore) so a bug found in one core
  * points to the same function in the other.
  *
- * Layers, each calling only the ones below it: hashing, keytrie, ordertrie;
- * then transient.c (the builder, versions made from roots, the reads both
- * types share); then frozendict.c and evolver.c (the two types, which call
- * each other only through their type objects in the module state); then
- * views.c and paths.c; module.c registers the types.
+ * Layers: hashing, keytrie and ordertrie at the bottom; transient.c above
+ * them (the builder, versions made from roots, the reads both types share);
+ * then frozendict.c and evolver.c, the two types, which both call down into
+ * transient.c and never into each other (evolve() calls the Evolver type
+ * from the module state).  views.c (views, iterators, the read methods both
+ * types share) reads through transient.c; paths.c (get_in & co.) derives
+ * through fd_with/fd_without; the types' method tables list both.
+ * module.c registers the types.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
 #define FROZENMAP_CFROZENMAP_H
@@ -598,6 +607,15 @@ fm_is_evolver(fm_state *st, PyObject *obj)
 /* ------------------------------------------------------------------------ */
 /* transient.c: the builder, versions, and the reads both types share         */
 
+/* The outcome of a lookup or a removal by key (the -1/0/1 convention, with
+ * names): transient_lookup, transient_dissoc, transient_shared_get,
+ * transient_mapping_get. */
+typedef enum {
+    FM_ERROR = -1,  /* an exception is set */
+    FM_MISSING = 0, /* the key is absent (nothing changed) */
+    FM_FOUND = 1,   /* found (or removed); out parameters are set */
+} fm_lookup;
+
 /* The accumulator of a version (from its cached hash): 1 and *acc, or 0
  * when unknown. */
 static inline int
@@ -625,18 +643,18 @@ void transient_clear(transient *t);
 int transient_traverse(transient *t, visitproc visit, void *arg);
 /* A root cleared by the GC (tp_clear) made an empty one again: 0 or -1. */
 int transient_ensure_root(fm_state *st, transient *t);
-/* Find key: 1 found (*entry, valid until the next edit), 0 absent, -1
- * error.  Computes the key hash into *h (runs __hash__ and __eq__). */
-int transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
+/* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
+ * FM_ERROR.  Computes the key hash into *h (runs __hash__ and __eq__). */
+fm_lookup transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
 /* Set key to value: 1 changed, 0 the key already held that very value, -1
  * error (the transient unchanged). */
 int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
 /* Append a key known to be absent: 0 or -1 (unchanged on error). */
 int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                       PyObject *value);
-/* Remove key: 1 removed (old value into *old_value as a new ref if not
- * NULL), 0 absent, -1 error. */
-int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
+/* Remove key: FM_FOUND removed (old value into *old_value as a new ref if
+ * not NULL), FM_MISSING absent, FM_ERROR (the transient unchanged). */
+fm_lookup transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
 /* Remove the entry found by transient_lookup: 0 or -1 (unchanged on
  * error).  The old key and value are returned as new refs if the out
  * pointers are not NULL. */
@@ -656,10 +674,13 @@ PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 /* Reads of "a mapping": a frozendict (any subclass) or an Evolver. */
 /* Look key up in a transient user code can reach (an Evolver's), holding
  * its roots while the keys' __eq__ runs (holder: the object whose critical
- * section guards t): 1 and *value (new ref), 0 absent, -1 error. */
-int transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **value);
-/* The value for key in a mapping: 1 and *value (new ref), 0 absent, -1. */
-int transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
+ * section guards t): FM_FOUND and *value (new ref), FM_MISSING, FM_ERROR. */
+fm_lookup transient_shared_get(PyObject *holder, transient *t, PyObject *key,
+                               PyObject **value);
+/* The value for key in a mapping: FM_FOUND and *value (new ref),
+ * FM_MISSING, FM_ERROR. */
+fm_lookup transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
+                                PyObject **value);
 /* The order root of a mapping to iterate (an Evolver's as a snapshot: the
  * reference makes later edits copy), new ref or NULL when empty; *resized
  * gets an Evolver's resized counter (0 for a frozendict). */
@@ -667,17 +688,12 @@ order_node *transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *r
 /* The stored length (never a subclass's __len__, which dict's own
  * operations never consult either). */
 Py_ssize_t transient_mapping_len(fm_state *st, PyObject *mapping);
-/* How often an Evolver changed size (0 for a frozendict). */
-uint64_t transient_mapping_resized(fm_state *st, PyObject *mapping);
 /* mapping == other: a new ref to True, False or NotImplemented, or NULL. */
 PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
 /* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
 PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int transient_is_anydict(fm_state *st, PyObject *obj);
-/* The frozendict type of another core (or the builtin) that obj's real type
- * derives from: new ref, or NULL (an error set, or none). */
-PyObject *transient_foreign_base(fm_state *st, PyObject *obj);
 
 /* ------------------------------------------------------------------------ */
 /* frozendict.c                                                               */
@@ -698,15 +714,6 @@ PyObject *path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *path_py_delete_in(PyObject *self, PyObject *path);
 
-/* ------------------------------------------------------------------------ */
-/* views.c                                                                    */
-
-enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
-PyObject *view_new(fm_state *st, PyObject *mapping, int kind);
-/* An iterator over a frozendict's items in (reverse) order yielding keys,
- * values or items.  Evolver iterators also watch the resized counter. */
-PyObject *view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse);
-
 /* Type specs, registered by module.c. */
 extern PyType_Spec order_node_spec;
 extern PyType_Spec fd_spec;
@@ -715,14 +722,17 @@ extern PyType_Spec view_keys_spec;
 extern PyType_Spec view_values_spec;
 extern PyType_Spec view_items_spec;
 extern PyType_Spec view_iter_spec;
-extern vectorcallfunc fd_vectorcall_ptr;
+extern vectorcallfunc fd_tp_vectorcall_ptr;
+
+/* ------------------------------------------------------------------------ */
+/* views.c                                                                    */
 
 /* The read methods frozendict and Evolver share, for both method tables:
  * iter(m), reversed(m), m.keys(), m.values(), m.items(); new refs or NULL. */
-PyObject *view_mapping_iter(PyObject *op);
-PyObject *view_mapping_reversed(PyObject *op, PyObject *unused);
-PyObject *view_mapping_keys(PyObject *op, PyObject *unused);
-PyObject *view_mapping_values(PyObject *op, PyObject *unused);
-PyObject *view_mapping_items(PyObject *op, PyObject *unused);
+PyObject *view_mapping_tp_iter(PyObject *op);
+PyObject *view_mapping_py_reversed(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_keys(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_values(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_items(PyObject *op, PyObject *unused);
 
 #endif /* FROZENMAP_CFROZENMAP_H */

@@ -11,8 +11,6 @@
 
 /* --- the Evolver --------------------------------------------------------- */
 
-#define EV(o) ((evolver_object *)(o))
-
 /* The edit lock.  Edits of one Evolver are serialised across threads, on
  * GIL builds too: an edit runs user code (a key's __eq__, a value's
  * __hash__) between locating and writing, and the GIL switches threads
@@ -187,7 +185,7 @@ evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"source", NULL};
     PyObject *source = NULL;
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Evolver", kwlist, &source)) {
         return -1;
     }
@@ -223,21 +221,21 @@ evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
 }
 
 static int
-evolver_traverse(PyObject *op, visitproc visit, void *arg)
+evolver_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
-    Py_VISIT(EV(op)->frozen);
-    Py_VISIT(EV(op)->origin);
-    return transient_traverse(&EV(op)->t, visit, arg);
+    Py_VISIT(fm_as_evolver(op)->frozen);
+    Py_VISIT(fm_as_evolver(op)->origin);
+    return transient_traverse(&fm_as_evolver(op)->t, visit, arg);
 }
 
 /* tp_clear: empty the evolver completely before releasing anything (the
  * order trie owns the keys and values the key trie borrows; a weakref
  * callback run by the release may find this evolver and read it). */
 static int
-evolver_clear(PyObject *op)
+evolver_tp_clear(PyObject *op)
 {
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     transient old = self->t;
     PyObject *frozen = self->frozen, *origin = self->origin;
     self->t.root = NULL;
@@ -255,15 +253,15 @@ evolver_clear(PyObject *op)
 }
 
 static void
-evolver_dealloc(PyObject *op)
+evolver_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    Py_TRASHCAN_BEGIN(op, evolver_dealloc)
-    evolver_clear(op);
-    if (EV(op)->lock != NULL) {
-        PyThread_free_lock(EV(op)->lock);
-        EV(op)->lock = NULL;
+    Py_TRASHCAN_BEGIN(op, evolver_tp_dealloc)
+    evolver_tp_clear(op);
+    if (fm_as_evolver(op)->lock != NULL) {
+        PyThread_free_lock(fm_as_evolver(op)->lock);
+        fm_as_evolver(op)->lock = NULL;
     }
     tp->tp_free(op);
     Py_DECREF(tp);
@@ -273,20 +271,20 @@ evolver_dealloc(PyObject *op)
 /* --- reads --------------------------------------------------------------- */
 
 static Py_ssize_t
-evolver_length(PyObject *op)
+evolver_tp_length(PyObject *op)
 {
-    return EV(op)->t.len;
+    return fm_as_evolver(op)->t.len;
 }
 
 static PyObject *
-evolver_subscript(PyObject *op, PyObject *key)
+evolver_tp_subscript(PyObject *op, PyObject *key)
 {
     PyObject *value;
-    int r = transient_shared_get(op, &EV(op)->t, key, &value);
-    if (r > 0) {
+    fm_lookup r = transient_shared_get(op, &fm_as_evolver(op)->t, key, &value);
+    if (r == FM_FOUND) {
         return value;
     }
-    if (r == 0) {
+    if (r == FM_MISSING) {
         PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
         if (exc != NULL) {
             PyErr_SetObject(PyExc_KeyError, exc);
@@ -297,35 +295,35 @@ evolver_subscript(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-evolver_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
     }
     PyObject *value;
-    int r = transient_shared_get(op, &EV(op)->t, args[0], &value);
-    if (r > 0) {
+    fm_lookup r = transient_shared_get(op, &fm_as_evolver(op)->t, args[0], &value);
+    if (r == FM_FOUND) {
         return value;
     }
-    if (r == 0) {
+    if (r == FM_MISSING) {
         return Py_NewRef(nargs > 1 ? args[1] : Py_None);
     }
     return NULL;
 }
 
 static int
-evolver_contains(PyObject *op, PyObject *key)
+evolver_tp_contains(PyObject *op, PyObject *key)
 {
     PyObject *value;
-    int r = transient_shared_get(op, &EV(op)->t, key, &value);
-    if (r > 0) {
+    fm_lookup r = transient_shared_get(op, &fm_as_evolver(op)->t, key, &value);
+    if (r == FM_FOUND) {
         Py_DECREF(value);
     }
     return r;
 }
 
 static PyObject *
-evolver_richcompare(PyObject *op, PyObject *other, int cmp)
+evolver_tp_richcompare(PyObject *op, PyObject *other, int cmp)
 {
     if (cmp != Py_EQ && cmp != Py_NE) {
         Py_RETURN_NOTIMPLEMENTED;
@@ -340,7 +338,7 @@ evolver_richcompare(PyObject *op, PyObject *other, int cmp)
 }
 
 static PyObject *
-evolver_repr(PyObject *op)
+evolver_tp_repr(PyObject *op)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *name = PyUnicode_FromString("Evolver");
@@ -361,7 +359,7 @@ evolver_as_dict(fm_state *st, PyObject *op)
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     /* The keys' __hash__ ran: a change meanwhile stops it, as in iteration. */
-    if (d != NULL && EV(op)->resized != resized) {
+    if (d != NULL && fm_as_evolver(op)->resized != resized) {
         PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
         Py_CLEAR(d);
     }
@@ -369,7 +367,7 @@ evolver_as_dict(fm_state *st, PyObject *op)
 }
 
 static PyObject *
-evolver_reduce(PyObject *op, PyObject *unused)
+evolver_py_reduce(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *d = evolver_as_dict(st, op);
@@ -404,25 +402,25 @@ evolver_pop_entry_locked(fm_state *st, evolver_object *self, PyObject *key,
     if (evolver_begin(self) < 0) {
         return -1;
     }
-    int r = transient_dissoc(st, &self->t, key, old_value);
-    if (r > 0) {
+    fm_lookup r = transient_dissoc(st, &self->t, key, old_value);
+    if (r == FM_FOUND) {
         self->resized++;
     }
-    evolver_finish(self, r > 0);
+    evolver_finish(self, r == FM_FOUND);
     return r;
 }
 
 static int
-evolver_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
+evolver_tp_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     int r;
     FM_BEGIN_CS(op);
     if (value != NULL) {
-        r = evolver_setitem_locked(st, EV(op), key, value);
+        r = evolver_setitem_locked(st, fm_as_evolver(op), key, value);
     }
     else {
-        r = evolver_pop_entry_locked(st, EV(op), key, NULL);
+        r = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
         if (r == 0) {
             PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
             if (exc != NULL) {
@@ -437,24 +435,24 @@ evolver_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
 }
 
 static PyObject *
-evolver_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
     }
-    if (evolver_ass_subscript(op, args[0], args[1]) < 0) {
+    if (evolver_tp_ass_subscript(op, args[0], args[1]) < 0) {
         return NULL;
     }
     return Py_NewRef(op);
 }
 
 static PyObject *
-evolver_discard(PyObject *op, PyObject *key)
+evolver_py_discard(PyObject *op, PyObject *key)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     int r;
     FM_BEGIN_CS(op);
-    r = evolver_pop_entry_locked(st, EV(op), key, NULL);
+    r = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
     FM_END_CS();
     if (r < 0) {
         return NULL;
@@ -463,7 +461,7 @@ evolver_discard(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-evolver_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("pop", nargs, 1, 2) < 0) {
         return NULL;
@@ -472,7 +470,7 @@ evolver_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     PyObject *old = NULL;
     int r;
     FM_BEGIN_CS(op);
-    r = evolver_pop_entry_locked(st, EV(op), args[0], &old);
+    r = evolver_pop_entry_locked(st, fm_as_evolver(op), args[0], &old);
     FM_END_CS();
     if (r < 0) {
         return NULL;
@@ -492,10 +490,10 @@ evolver_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
-evolver_popitem(PyObject *op, PyObject *unused)
+evolver_py_popitem(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     PyObject *k, *v;
@@ -536,13 +534,13 @@ evolver_popitem(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("setdefault", nargs, 1, 2) < 0) {
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     PyObject *key = args[0], *dflt = nargs > 1 ? args[1] : Py_None;
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
@@ -573,14 +571,14 @@ evolver_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
-evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
+evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
 {
     PyObject *arg = NULL;
     if (!PyArg_UnpackTuple(args, "update", 0, 1, &arg)) {
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
@@ -611,9 +609,9 @@ evolver_update(PyObject *op, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-evolver_clear_method(PyObject *op, PyObject *unused)
+evolver_py_clear(PyObject *op, PyObject *unused)
 {
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
@@ -643,10 +641,10 @@ evolver_clear_method(PyObject *op, PyObject *unused)
  * core's lock does); from inside an edit of this thread it publishes the
  * state before that edit, and evolver_end then forgets it. */
 static PyObject *
-evolver_freeze(PyObject *op, PyObject *unused)
+evolver_py_freeze(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    evolver_object *self = EV(op);
+    evolver_object *self = fm_as_evolver(op);
     PyObject *r = NULL;
     FM_BEGIN_CS(op);
     if (evolver_lock(self) == 0) {
@@ -679,10 +677,10 @@ evolver_freeze(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-evolver_copy(PyObject *op, PyObject *unused)
+evolver_py_copy(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    PyObject *fd = evolver_freeze(op, NULL);
+    PyObject *fd = evolver_py_freeze(op, NULL);
     if (fd == NULL) {
         return NULL;
     }
@@ -694,7 +692,7 @@ evolver_copy(PyObject *op, PyObject *unused)
 static PyObject *
 evolver_call_on_frozen(PyObject *op, const char *name)
 {
-    PyObject *fd = evolver_freeze(op, NULL);
+    PyObject *fd = evolver_py_freeze(op, NULL);
     if (fd == NULL) {
         return NULL;
     }
@@ -704,42 +702,42 @@ evolver_call_on_frozen(PyObject *op, const char *name)
 }
 
 static PyObject *
-evolver_check_method(PyObject *op, PyObject *unused)
+evolver_py_check(PyObject *op, PyObject *unused)
 {
     return evolver_call_on_frozen(op, "_check");
 }
 
 static PyObject *
-evolver_node_ids(PyObject *op, PyObject *unused)
+evolver_py_node_ids(PyObject *op, PyObject *unused)
 {
     return evolver_call_on_frozen(op, "_node_ids");
 }
 
 static PyObject *
-evolver_dump(PyObject *op, PyObject *unused)
+evolver_py_dump(PyObject *op, PyObject *unused)
 {
     return evolver_call_on_frozen(op, "_dump");
 }
 
 static PyMethodDef evolver_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))evolver_get, METH_FASTCALL,
+    {"get", (PyCFunction)(void (*)(void))evolver_py_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" EV_DOC_GET},
-    {"keys", view_mapping_keys, METH_NOARGS, EV_DOC_KEYS},
-    {"values", view_mapping_values, METH_NOARGS, EV_DOC_VALUES},
-    {"items", view_mapping_items, METH_NOARGS, EV_DOC_ITEMS},
-    {"__reversed__", view_mapping_reversed, METH_NOARGS, NULL},
-    {"__reduce__", evolver_reduce, METH_NOARGS, NULL},
-    {"set", (PyCFunction)(void (*)(void))evolver_set, METH_FASTCALL,
+    {"keys", view_mapping_py_keys, METH_NOARGS, EV_DOC_KEYS},
+    {"values", view_mapping_py_values, METH_NOARGS, EV_DOC_VALUES},
+    {"items", view_mapping_py_items, METH_NOARGS, EV_DOC_ITEMS},
+    {"__reversed__", view_mapping_py_reversed, METH_NOARGS, NULL},
+    {"__reduce__", evolver_py_reduce, METH_NOARGS, NULL},
+    {"set", (PyCFunction)(void (*)(void))evolver_py_set, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" EV_DOC_SET},
-    {"discard", evolver_discard, METH_O, "discard($self, key, /)\n--\n\n" EV_DOC_DISCARD},
-    {"pop", (PyCFunction)(void (*)(void))evolver_pop, METH_FASTCALL,
+    {"discard", evolver_py_discard, METH_O, "discard($self, key, /)\n--\n\n" EV_DOC_DISCARD},
+    {"pop", (PyCFunction)(void (*)(void))evolver_py_pop, METH_FASTCALL,
      "pop($self, key, default=<unrepresentable>, /)\n--\n\n" EV_DOC_POP},
-    {"popitem", evolver_popitem, METH_NOARGS, EV_DOC_POPITEM},
-    {"setdefault", (PyCFunction)(void (*)(void))evolver_setdefault, METH_FASTCALL,
+    {"popitem", evolver_py_popitem, METH_NOARGS, EV_DOC_POPITEM},
+    {"setdefault", (PyCFunction)(void (*)(void))evolver_py_setdefault, METH_FASTCALL,
      "setdefault($self, key, default=None, /)\n--\n\n" EV_DOC_SETDEFAULT},
-    {"update", (PyCFunction)(void (*)(void))evolver_update, METH_VARARGS | METH_KEYWORDS,
+    {"update", (PyCFunction)(void (*)(void))evolver_py_update, METH_VARARGS | METH_KEYWORDS,
      EV_DOC_UPDATE},
-    {"clear", evolver_clear_method, METH_NOARGS, EV_DOC_CLEAR},
+    {"clear", evolver_py_clear, METH_NOARGS, EV_DOC_CLEAR},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
      "get_in($self, path, default=None)\n--\n\n" EV_DOC_GET_IN},
     {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL,
@@ -748,12 +746,12 @@ static PyMethodDef evolver_methods[] = {
      "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" EV_DOC_UPDATE_IN},
     {"delete_in", path_py_delete_in, METH_O,
      "delete_in($self, path, /)\n--\n\n" EV_DOC_DELETE_IN},
-    {"copy", evolver_copy, METH_NOARGS, EV_DOC_COPY},
-    {"freeze", evolver_freeze, METH_NOARGS, EV_DOC_FREEZE},
-    {"_check", evolver_check_method, METH_NOARGS,
+    {"copy", evolver_py_copy, METH_NOARGS, EV_DOC_COPY},
+    {"freeze", evolver_py_freeze, METH_NOARGS, EV_DOC_FREEZE},
+    {"_check", evolver_py_check, METH_NOARGS,
      "Assert every invariant of the evolver's current contents."},
-    {"_node_ids", evolver_node_ids, METH_NOARGS, NULL},
-    {"_dump", evolver_dump, METH_NOARGS, NULL},
+    {"_node_ids", evolver_py_node_ids, METH_NOARGS, NULL},
+    {"_dump", evolver_py_dump, METH_NOARGS, NULL},
     {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -761,18 +759,18 @@ static PyMethodDef evolver_methods[] = {
 static PyType_Slot evolver_slots[] = {
     {Py_tp_new, evolver_tp_new},
     {Py_tp_init, evolver_tp_init},
-    {Py_tp_dealloc, evolver_dealloc},
-    {Py_tp_traverse, evolver_traverse},
-    {Py_tp_clear, evolver_clear},
-    {Py_tp_repr, evolver_repr},
+    {Py_tp_dealloc, evolver_tp_dealloc},
+    {Py_tp_traverse, evolver_tp_traverse},
+    {Py_tp_clear, evolver_tp_clear},
+    {Py_tp_repr, evolver_tp_repr},
     {Py_tp_hash, PyObject_HashNotImplemented},
-    {Py_tp_richcompare, evolver_richcompare},
-    {Py_tp_iter, view_mapping_iter},
+    {Py_tp_richcompare, evolver_tp_richcompare},
+    {Py_tp_iter, view_mapping_tp_iter},
     {Py_tp_methods, evolver_methods},
-    {Py_mp_length, evolver_length},
-    {Py_mp_subscript, evolver_subscript},
-    {Py_mp_ass_subscript, evolver_ass_subscript},
-    {Py_sq_contains, evolver_contains},
+    {Py_mp_length, evolver_tp_length},
+    {Py_mp_subscript, evolver_tp_subscript},
+    {Py_mp_ass_subscript, evolver_tp_ass_subscript},
+    {Py_sq_contains, evolver_tp_contains},
     {Py_tp_doc, EV_DOC_TYPE},
     {0, NULL},
 };

@@ -152,7 +152,7 @@
  *     diff of versions d edits apart  O(d log n + output)
  *     hash()                          O(n) once, cached; O(1) when derived
  *
- * 7. Invariants (checked by _check(), i.e. fd_check below)
+ * 7. Invariants (checked by _check(), i.e. fd_py_check below)
  * --------------------------------------------------------
  *  - bitmaps match the node contents; every entry's hash agrees with the
  *    digits that led to it; collision nodes hold >= 2 entries of one hash;
@@ -181,7 +181,7 @@
  *  - Key hash and key __eq__ in a frozendict read (fd_find,
  *    transient_mapping_get, ==, diff, &, -): the caller holds the version and a version's tries
  *    never change (tp_clear runs only on unreachable objects, and empties
- *    the version before releasing anything: see fd_clear); the stored key is
+ *    the version before releasing anything: see fd_tp_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
  *  - Key __eq__ in an Evolver read (transient_shared_get: [], get, in,
  *    keys/items views' in): the key is hashed before the roots are read; then both
@@ -205,14 +205,14 @@
  *    Evolver.__init__ (evolver_start), update()'s rollback, forgetting a
  *    cached freeze() (evolver_forget_frozen): each installs the new state
  *    first, then releases the old one.
- *  - tp_clear (fd_clear, evolver_clear, view_iter_clear): the object is
+ *  - tp_clear (fd_tp_clear, evolver_tp_clear, view_iter_tp_clear): the object is
  *    emptied (roots NULL, length 0, an iterator's cursor exhausted) before
  *    anything is released, and the key trie (which borrows keys and values)
  *    goes before the order trie (which owns them).  A callback that finds
  *    the object afterwards sees an empty map or an exhausted iterator.
  *  - Allocation inside freeze() (transient_publish): the roots are
  *    referenced before the version is allocated, and the result is cached
- *    only if no edit ran during the allocation (evolver_freeze).
+ *    only if no edit ran during the allocation (evolver_py_freeze).
  *  - Iteration and repr walk a snapshot whose root they hold
  *    (transient_mapping_order; an evolver iterator also checks the resized
  *    counter on every step); keys and values are borrowed from that
@@ -254,8 +254,6 @@
 #include "cfrozenmap.h"
 #include "docstrings.h"
 
-#define FD(o) ((fd_object *)(o))
-
 /* self as an exact frozendict (itself if it already is one). */
 static PyObject *
 fd_exact(fm_state *st, PyObject *op)
@@ -263,7 +261,7 @@ fd_exact(fm_state *st, PyObject *op)
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         return Py_NewRef(op);
     }
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     Py_uhash_t acc = 0;
     int acc_valid = transient_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
@@ -292,7 +290,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         if (tp == st->frozendict_type && Py_IS_TYPE(arg, st->frozendict_type)) {
             return Py_NewRef(arg);
         }
-        fd_object *a = FD(arg);
+        fd_object *a = fm_as_fd(arg);
         Py_uhash_t acc = 0;
         int acc_valid = transient_version_acc(a, &acc);
         return transient_version_new(tp, a->root, a->order, a->len, a->next_seq, acc,
@@ -322,7 +320,7 @@ fd_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+fd_tp_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyTypeObject *tp = (PyTypeObject *)type;
     fm_state *st = fm_state_of_type(tp);
@@ -365,22 +363,22 @@ fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kw
 /* --- GC and lifetime ----------------------------------------------------- */
 
 static int
-fd_traverse(PyObject *op, visitproc visit, void *arg)
+fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
     /* The key trie is not a GC object: it holds no item references. */
-    Py_VISIT(FD(op)->order);
+    Py_VISIT(fm_as_fd(op)->order);
     return 0;
 }
 
 static int
-fd_clear(PyObject *op)
+fd_tp_clear(PyObject *op)
 {
     /* Empty the version completely before releasing anything: the release
      * can run a weakref callback that finds this object (through an object
      * the GC could not clear) and reads it.  The key trie goes first: it
      * borrows the keys and values the order trie owns. */
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     champ_node *root = s->root;
     order_node *order = s->order;
     s->root = NULL;
@@ -393,12 +391,12 @@ fd_clear(PyObject *op)
 }
 
 static void
-fd_dealloc(PyObject *op)
+fd_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    Py_TRASHCAN_BEGIN(op, fd_dealloc)
-    fd_clear(op);
+    Py_TRASHCAN_BEGIN(op, fd_tp_dealloc)
+    fd_tp_clear(op);
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -413,11 +411,11 @@ fd_find(PyObject *op, PyObject *key, champ_entry **entry)
     if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
         return -1;
     }
-    return champ_find(FD(op)->root, h, key, entry);
+    return champ_find(fm_as_fd(op)->root, h, key, entry);
 }
 
 static PyObject *
-fd_subscript(PyObject *op, PyObject *key)
+fd_tp_subscript(PyObject *op, PyObject *key)
 {
     champ_entry *e;
     int r = fd_find(op, key, &e);
@@ -447,7 +445,7 @@ fd_subscript(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
@@ -464,33 +462,33 @@ fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static int
-fd_contains(PyObject *op, PyObject *key)
+fd_tp_contains(PyObject *op, PyObject *key)
 {
     champ_entry *e;
     return fd_find(op, key, &e);
 }
 
 static Py_ssize_t
-fd_length(PyObject *op)
+fd_tp_length(PyObject *op)
 {
-    return FD(op)->len;
+    return fm_as_fd(op)->len;
 }
 
 static PyObject *
-fd_match_self(PyObject *op, void *closure)
+fd_py_match_self(PyObject *op, void *closure)
 {
     /* case frozendict(x) binds x to the subject, as for dict(x). */
     return Py_NewRef(op);
 }
 
 static PyObject *
-fd_copy(PyObject *op, PyObject *unused)
+fd_py_copy(PyObject *op, PyObject *unused)
 {
     return fd_exact(fm_state_of_type(Py_TYPE(op)), op);
 }
 
 static PyObject *
-fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
+fd_py_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("fromkeys", nargs, 1, 2) < 0) {
         return NULL;
@@ -566,7 +564,7 @@ static PyObject *
 fd_eq(fm_state *st, PyObject *op, PyObject *other)
 {
     if (fm_is_frozendict(st, other)) {
-        fd_object *a = FD(op), *b = FD(other);
+        fd_object *a = fm_as_fd(op), *b = fm_as_fd(other);
         if (a == b) {
             Py_RETURN_TRUE;
         }
@@ -591,7 +589,7 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
 }
 
 static PyObject *
-fd_richcompare(PyObject *op, PyObject *other, int cmp)
+fd_tp_richcompare(PyObject *op, PyObject *other, int cmp)
 {
     if (cmp != Py_EQ && cmp != Py_NE) {
         Py_RETURN_NOTIMPLEMENTED;
@@ -621,9 +619,9 @@ fd_hash_entry(champ_entry *e, void *arg)
 }
 
 static Py_hash_t
-fd_hash(PyObject *op)
+fd_tp_hash(PyObject *op)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     Py_hash_t h = FM_LOAD_HASH(s->hash);
     if (h != -1) {
         return h;
@@ -645,7 +643,7 @@ fd_hash(PyObject *op)
 /* --- repr, pickle, copy -------------------------------------------------- */
 
 static PyObject *
-fd_repr(PyObject *op)
+fd_tp_repr(PyObject *op)
 {
     /* tp_name, as the builtin prints (never __name__, which a metaclass can
      * make anything); for a class made in Python that is its __name__. */
@@ -662,14 +660,14 @@ fd_repr(PyObject *op)
 static PyObject *
 fd_as_dict(PyObject *op)
 {
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     return d;
 }
 
 static PyObject *
-fd_getnewargs(PyObject *op, PyObject *unused)
+fd_py_getnewargs(PyObject *op, PyObject *unused)
 {
     PyObject *d = fd_as_dict(op);
     return d == NULL ? NULL : Py_BuildValue("(N)", d);
@@ -684,7 +682,7 @@ fd_cold(const char *name)
 }
 
 static PyObject *
-fd_reduce_ex(PyObject *op, PyObject *protocol)
+fd_py_reduce_ex(PyObject *op, PyObject *protocol)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *items = fd_as_dict(op);
@@ -715,13 +713,13 @@ fd_reduce_ex(PyObject *op, PyObject *protocol)
 }
 
 static PyObject *
-fd_reduce(PyObject *op, PyObject *unused)
+fd_py_reduce(PyObject *op, PyObject *unused)
 {
     PyObject *two = PyLong_FromLong(2);
     if (two == NULL) {
         return NULL;
     }
-    PyObject *r = fd_reduce_ex(op, two);
+    PyObject *r = fd_py_reduce_ex(op, two);
     Py_DECREF(two);
     return r;
 }
@@ -741,7 +739,7 @@ fd_reconstruct(PyObject *op, PyObject *memo)
 }
 
 static PyObject *
-fd_copy_dunder(PyObject *op, PyObject *unused)
+fd_py_dunder_copy(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (Py_IS_TYPE(op, st->frozendict_type)) {
@@ -751,7 +749,7 @@ fd_copy_dunder(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_deepcopy(PyObject *op, PyObject *memo)
+fd_py_deepcopy(PyObject *op, PyObject *memo)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (!Py_IS_TYPE(op, st->frozendict_type)) {
@@ -762,7 +760,7 @@ fd_deepcopy(PyObject *op, PyObject *memo)
         return NULL;
     }
     PyObject *items = PyDict_New(), *result = NULL, *id = NULL;
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
     if (items == NULL) {
         goto done;
     }
@@ -827,7 +825,7 @@ fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 }
 
 static PyObject *
-fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
@@ -845,11 +843,11 @@ fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
     }
     t.owner = 0;
     PyObject *result = NULL;
-    int r = transient_dissoc(st, &t, key, NULL);
-    if (r > 0) {
+    fm_lookup r = transient_dissoc(st, &t, key, NULL);
+    if (r == FM_FOUND) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
-    else if (r == 0) {
+    else if (r == FM_MISSING) {
         if (missing_ok) {
             result = fd_exact(st, op);
         }
@@ -868,13 +866,13 @@ fd_without(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-fd_delete(PyObject *op, PyObject *key)
+fd_py_delete(PyObject *op, PyObject *key)
 {
     return fd_delete_impl(op, key, 0);
 }
 
 static PyObject *
-fd_discard(PyObject *op, PyObject *key)
+fd_py_discard(PyObject *op, PyObject *key)
 {
     return fd_delete_impl(op, key, 1);
 }
@@ -890,11 +888,11 @@ fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
     }
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         /* The builtin's order: frozendict() | frozendict() is the right side. */
-        if (FD(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
+        if (fm_as_fd(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
             return Py_NewRef(other);
         }
         if ((PyDict_CheckExact(other) && PyDict_GET_SIZE(other) == 0)
-            || (Py_IS_TYPE(other, st->frozendict_type) && FD(other)->len == 0)) {
+            || (Py_IS_TYPE(other, st->frozendict_type) && fm_as_fd(other)->len == 0)) {
             return Py_NewRef(op);
         }
     }
@@ -915,7 +913,7 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
         /* t started from op's roots, which op also holds, so any change
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
-        int changed = t.root != FD(op)->root || t.order != FD(op)->order;
+        int changed = t.root != fm_as_fd(op)->root || t.order != fm_as_fd(op)->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type) : fd_exact(st, op);
     }
     transient_clear(&t);
@@ -952,7 +950,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
                 return NULL;
             }
         }
-        order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+        order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
         order_cursor c;
         order_cursor_init(&c, order, 0);
         PyObject *k, *v;
@@ -1010,7 +1008,7 @@ fd_left_state(PyObject *a)
 }
 
 static PyObject *
-fd_nb_or(PyObject *a, PyObject *b)
+fd_tp_or(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st != NULL) {
@@ -1035,7 +1033,7 @@ fd_iter_or_notimpl(PyObject *keys)
 }
 
 static PyObject *
-fd_nb_sub(PyObject *a, PyObject *b)
+fd_tp_subtract(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
@@ -1052,15 +1050,15 @@ fd_nb_sub(PyObject *a, PyObject *b)
     }
     PyObject *key, *result = NULL;
     while ((key = PyIter_Next(it)) != NULL) {
-        int r = transient_dissoc(st, &t, key, NULL);
+        fm_lookup r = transient_dissoc(st, &t, key, NULL);
         Py_DECREF(key);
-        if (r < 0) {
+        if (r == FM_ERROR) {
             break;
         }
     }
     if (!PyErr_Occurred()) {
-        result = t.len == FD(a)->len ? fd_exact(st, a)
-                                     : transient_publish(st, &t, st->frozendict_type);
+        result = t.len == fm_as_fd(a)->len ? fd_exact(st, a)
+                                           : transient_publish(st, &t, st->frozendict_type);
     }
     Py_DECREF(it);
     transient_clear(&t);
@@ -1068,7 +1066,7 @@ fd_nb_sub(PyObject *a, PyObject *b)
 }
 
 static PyObject *
-fd_nb_and(PyObject *a, PyObject *b)
+fd_tp_and(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
@@ -1078,7 +1076,7 @@ fd_nb_and(PyObject *a, PyObject *b)
     if (it == NULL) {
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
     }
-    fd_object *self = FD(a);
+    fd_object *self = fm_as_fd(a);
     Py_INCREF(self);
     champ_difflist found = {0};
     PyObject *key, *result = NULL;
@@ -1134,7 +1132,7 @@ done:
 
 /* copy.replace(fd, **changes): fd | changes. */
 static PyObject *
-fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
+fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 {
     if (PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "__replace__() takes no positional arguments");
@@ -1151,7 +1149,7 @@ fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-fd_evolve(PyObject *op, PyObject *unused)
+fd_py_evolve(PyObject *op, PyObject *unused)
 {
     /* Evolver(op), through the type (evolver.c's business). */
     fm_state *st = fm_state_of_type(Py_TYPE(op));
@@ -1195,7 +1193,8 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     Py_ssize_t npairs = 0;
     Py_INCREF(op);
     Py_INCREF(other);
-    if (champ_diff(FD(op)->root, FD(other)->root, &added, &removed, &changed) < 0) {
+    if (champ_diff(fm_as_fd(op)->root, fm_as_fd(other)->root, &added, &removed, &changed)
+        < 0) {
         goto done;
     }
     if (added.len > 1)
@@ -1260,7 +1259,7 @@ fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
 }
 
 static PyObject *
-fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+fd_py_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (fm_check_nargs("diff", nargs, 1, 1) < 0) {
@@ -1293,7 +1292,7 @@ fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 /* fd.merge_with(fn, *others): frozenmap._common.merge_with, shared by both
  * cores (an Evolver edit per key; no speed to gain in C). */
 static PyObject *
-fd_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 1) {
         PyErr_SetString(PyExc_TypeError,
@@ -1343,9 +1342,9 @@ fd_check_entry(champ_entry *e, void *arg)
 }
 
 static PyObject *
-fd_check(PyObject *op, PyObject *unused)
+fd_py_check(PyObject *op, PyObject *unused)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     if (s->root == NULL) {
         if (s->order != NULL || s->len != 0) {
             PyErr_SetString(PyExc_AssertionError, "cleared version keeps items");
@@ -1387,14 +1386,14 @@ fd_check(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_node_ids(PyObject *op, PyObject *unused)
+fd_py_node_ids(PyObject *op, PyObject *unused)
 {
     PyObject *out = PyList_New(0);
     if (out == NULL) {
         return NULL;
     }
-    if ((FD(op)->root != NULL && champ_node_ids(FD(op)->root, out) < 0)
-        || order_node_ids(FD(op)->order, out) < 0) {
+    if ((fm_as_fd(op)->root != NULL && champ_node_ids(fm_as_fd(op)->root, out) < 0)
+        || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
         return NULL;
     }
@@ -1402,9 +1401,9 @@ fd_node_ids(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_dump(PyObject *op, PyObject *unused)
+fd_py_dump(PyObject *op, PyObject *unused)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;
     if (out == NULL) {
         return NULL;
@@ -1444,26 +1443,26 @@ done:
 /* --- the type ------------------------------------------------------------ */
 
 static PyMethodDef fd_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))fd_get, METH_FASTCALL,
+    {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
-    {"keys", view_mapping_keys, METH_NOARGS, FD_DOC_KEYS},
-    {"values", view_mapping_values, METH_NOARGS, FD_DOC_VALUES},
-    {"items", view_mapping_items, METH_NOARGS, FD_DOC_ITEMS},
-    {"__reversed__", view_mapping_reversed, METH_NOARGS,
+    {"keys", view_mapping_py_keys, METH_NOARGS, FD_DOC_KEYS},
+    {"values", view_mapping_py_values, METH_NOARGS, FD_DOC_VALUES},
+    {"items", view_mapping_py_items, METH_NOARGS, FD_DOC_ITEMS},
+    {"__reversed__", view_mapping_py_reversed, METH_NOARGS,
      "Iterate over the keys in reverse insertion order."},
-    {"copy", fd_copy, METH_NOARGS, FD_DOC_COPY},
-    {"fromkeys", (PyCFunction)(void (*)(void))fd_fromkeys, METH_FASTCALL | METH_CLASS,
+    {"copy", fd_py_copy, METH_NOARGS, FD_DOC_COPY},
+    {"fromkeys", (PyCFunction)(void (*)(void))fd_py_fromkeys, METH_FASTCALL | METH_CLASS,
      "fromkeys($type, iterable, value=None, /)\n--\n\n" FD_DOC_FROMKEYS},
-    {"__getnewargs__", fd_getnewargs, METH_NOARGS, NULL},
-    {"__reduce_ex__", fd_reduce_ex, METH_O, NULL},
-    {"__reduce__", fd_reduce, METH_NOARGS, NULL},
-    {"__copy__", fd_copy_dunder, METH_NOARGS, NULL},
-    {"__deepcopy__", fd_deepcopy, METH_O, NULL},
-    {"set", (PyCFunction)(void (*)(void))fd_set_key, METH_FASTCALL,
+    {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, NULL},
+    {"__reduce_ex__", fd_py_reduce_ex, METH_O, NULL},
+    {"__reduce__", fd_py_reduce, METH_NOARGS, NULL},
+    {"__copy__", fd_py_dunder_copy, METH_NOARGS, NULL},
+    {"__deepcopy__", fd_py_deepcopy, METH_O, NULL},
+    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" FD_DOC_SET},
-    {"delete", fd_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
-    {"discard", fd_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
-    {"__replace__", (PyCFunction)(void (*)(void))fd_replace, METH_VARARGS | METH_KEYWORDS,
+    {"delete", fd_py_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
+    {"discard", fd_py_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"__replace__", (PyCFunction)(void (*)(void))fd_py_replace, METH_VARARGS | METH_KEYWORDS,
      "__replace__($self, /, **changes)\n--\n\n"
      "``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``."},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
@@ -1474,42 +1473,42 @@ static PyMethodDef fd_methods[] = {
      "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" FD_DOC_UPDATE_IN},
     {"delete_in", path_py_delete_in, METH_O,
      "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
-    {"evolve", fd_evolve, METH_NOARGS, FD_DOC_EVOLVE},
-    {"diff", (PyCFunction)(void (*)(void))fd_diff, METH_FASTCALL | METH_KEYWORDS,
+    {"evolve", fd_py_evolve, METH_NOARGS, FD_DOC_EVOLVE},
+    {"diff", (PyCFunction)(void (*)(void))fd_py_diff, METH_FASTCALL | METH_KEYWORDS,
      "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
-    {"merge_with", (PyCFunction)(void (*)(void))fd_merge_with, METH_FASTCALL,
+    {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with, METH_FASTCALL,
      "merge_with($self, fn, /, *others)\n--\n\n" FD_DOC_MERGE_WITH},
-    {"_check", fd_check, METH_NOARGS,
+    {"_check", fd_py_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
-    {"_node_ids", fd_node_ids, METH_NOARGS,
+    {"_node_ids", fd_py_node_ids, METH_NOARGS,
      "Addresses of every key-trie and order-trie node of this version."},
-    {"_dump", fd_dump, METH_NOARGS, "A readable dump of both tries."},
+    {"_dump", fd_py_dump, METH_NOARGS, "A readable dump of both tries."},
     {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef fd_getset[] = {
-    {"_match_self", fd_match_self, NULL, NULL, NULL},
+    {"_match_self", fd_py_match_self, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyType_Slot fd_slots[] = {
     {Py_tp_new, fd_tp_new},
-    {Py_tp_dealloc, fd_dealloc},
-    {Py_tp_traverse, fd_traverse},
-    {Py_tp_clear, fd_clear},
-    {Py_tp_repr, fd_repr},
-    {Py_tp_hash, fd_hash},
-    {Py_tp_richcompare, fd_richcompare},
-    {Py_tp_iter, view_mapping_iter},
+    {Py_tp_dealloc, fd_tp_dealloc},
+    {Py_tp_traverse, fd_tp_traverse},
+    {Py_tp_clear, fd_tp_clear},
+    {Py_tp_repr, fd_tp_repr},
+    {Py_tp_hash, fd_tp_hash},
+    {Py_tp_richcompare, fd_tp_richcompare},
+    {Py_tp_iter, view_mapping_tp_iter},
     {Py_tp_methods, fd_methods},
     {Py_tp_getset, fd_getset},
-    {Py_mp_length, fd_length},
-    {Py_mp_subscript, fd_subscript},
-    {Py_sq_contains, fd_contains},
-    {Py_nb_or, fd_nb_or},
-    {Py_nb_subtract, fd_nb_sub},
-    {Py_nb_and, fd_nb_and},
+    {Py_mp_length, fd_tp_length},
+    {Py_mp_subscript, fd_tp_subscript},
+    {Py_sq_contains, fd_tp_contains},
+    {Py_nb_or, fd_tp_or},
+    {Py_nb_subtract, fd_tp_subtract},
+    {Py_nb_and, fd_tp_and},
     {Py_tp_doc, FD_DOC_TYPE},
     {0, NULL},
 };
@@ -1522,4 +1521,4 @@ PyType_Spec fd_spec = {
     .slots = fd_slots,
 };
 
-vectorcallfunc fd_vectorcall_ptr = fd_vectorcall;
+vectorcallfunc fd_tp_vectorcall_ptr = fd_tp_vectorcall;

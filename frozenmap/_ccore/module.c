@@ -234,7 +234,7 @@ fm_exec(PyObject *module)
         return -1;
     }
     /* The constructor of the exact type is a vectorcall. */
-    st->frozendict_type->tp_vectorcall = fd_vectorcall_ptr;
+    st->frozendict_type->tp_vectorcall = fd_tp_vectorcall_ptr;
 
     /* case frozendict(x) binds x to the subject, as for dict(x). */
     PyObject *match_args = Py_BuildValue("(s)", "_match_self");

@@ -110,13 +110,13 @@ transient_ensure_root(fm_state *st, transient *t)
     return 0;
 }
 
-int
+fm_lookup
 transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
 {
     if (hashing_key_hash_fast(key, h) < 0) {
-        return -1;
+        return FM_ERROR;
     }
-    return champ_find(t->root, *h, key, entry);
+    return (fm_lookup)champ_find(t->root, *h, key, entry);
 }
 
 /* The write phase of an edit runs no user code of its own, but allocating an
@@ -321,19 +321,19 @@ error:
     return -1;
 }
 
-int
+fm_lookup
 transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value)
 {
     Py_uhash_t h;
     champ_entry *found;
-    int r = transient_lookup(t, key, &h, &found);
-    if (r <= 0) {
+    fm_lookup r = transient_lookup(t, key, &h, &found);
+    if (r != FM_FOUND) {
         return r;
     }
     if (transient_remove_entry(st, t, found, NULL, old_value) < 0) {
-        return -1;
+        return FM_ERROR;
     }
-    return 1;
+    return FM_FOUND;
 }
 
 PyObject *
@@ -353,6 +353,10 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
     Py_XDECREF(order);
     return fd;
 }
+
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+static PyObject *transient_foreign_base(fm_state *st, PyObject *obj);
 
 /* --- merge_into ---------------------------------------------------------- */
 
@@ -721,12 +725,12 @@ transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
 
 /* --- reads shared by the frozendict and the Evolver ---------------------- */
 
-int
+fm_lookup
 transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **value)
 {
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
-        return -1;
+        return FM_ERROR;
     }
     /* Hold both roots while the keys' __eq__ runs.  An edit made meanwhile
      * (by that __eq__, a finalizer or another thread) then copies the paths
@@ -740,8 +744,8 @@ transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **v
     order = (order_node *)Py_XNewRef(t->order);
     FM_END_CS();
     champ_entry *e;
-    int r = champ_find(root, h, key, &e);
-    if (r > 0) {
+    fm_lookup r = (fm_lookup)champ_find(root, h, key, &e);
+    if (r == FM_FOUND) {
         *value = Py_NewRef(e->value);
     }
     champ_xdecref(root);
@@ -749,7 +753,7 @@ transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **v
     return r;
 }
 
-int
+fm_lookup
 transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
 {
     if (!fm_is_frozendict(st, mapping)) {
@@ -760,10 +764,10 @@ transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject *
     Py_uhash_t h;
     champ_entry *e;
     if (hashing_key_hash_fast(key, &h) < 0) {
-        return -1;
+        return FM_ERROR;
     }
-    int r = champ_find(fm_as_fd(mapping)->root, h, key, &e);
-    if (r > 0) {
+    fm_lookup r = (fm_lookup)champ_find(fm_as_fd(mapping)->root, h, key, &e);
+    if (r == FM_FOUND) {
         *value = Py_NewRef(e->value);
     }
     return r;
@@ -793,13 +797,14 @@ transient_mapping_len(fm_state *st, PyObject *mapping)
                                          : fm_as_evolver(mapping)->t.len;
 }
 
-uint64_t
+/* How often an Evolver changed size (0 for a frozendict). */
+static uint64_t
 transient_mapping_resized(fm_state *st, PyObject *mapping)
 {
     return fm_is_evolver(st, mapping) ? fm_as_evolver(mapping)->resized : 0;
 }
 
-PyObject *
+static PyObject *
 transient_foreign_base(fm_state *st, PyObject *obj)
 {
     PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
@@ -892,11 +897,11 @@ transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
         Py_INCREF(k);
         Py_INCREF(v);
         if (own) {
-            int found = transient_mapping_get(st, b, k, &other);
-            if (found == 0) {
+            fm_lookup found = transient_mapping_get(st, b, k, &other);
+            if (found == FM_MISSING) {
                 other = Py_NewRef(missing);
             }
-            else if (found < 0) {
+            else if (found == FM_ERROR) {
                 other = NULL;
             }
         }
