@@ -141,8 +141,6 @@ fm_state *fm_find_state(PyTypeObject *tp);
 /* The part of tp_name after its last dot: a static type's __name__ (no
  * attribute lookup, so a metaclass cannot make it anything but text). */
 const char *fm_tp_name_tail(PyTypeObject *tp);
-/* PyType_GetName (3.11+): the real __name__.  New ref or NULL. */
-PyObject *fm_type_name(PyTypeObject *tp);
 /* The fully qualified name as %T prints it ("module.Qualname", just
  * "Qualname" for builtins, __main__, or a type whose own __module__ is
  * missing or not a str).  New ref or NULL. */

@@ -54,19 +54,6 @@ fm_tp_name_tail(PyTypeObject *tp)
 }
 
 PyObject *
-fm_type_name(PyTypeObject *tp)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return PyType_GetName(tp);
-#else
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        return Py_NewRef(((PyHeapTypeObject *)tp)->ht_name);
-    }
-    return PyUnicode_FromString(fm_tp_name_tail(tp));
-#endif
-}
-
-PyObject *
 fm_type_fullname(PyTypeObject *tp)
 {
     /* CPython's type_fullyqualname (what %T prints, 3.13+). */
