@@ -614,6 +614,13 @@ typedef enum {
     FM_FOUND = 1,   /* found (or removed); out parameters are set */
 } fm_lookup;
 
+/* The outcome of setting a key (transient_assoc). */
+typedef enum {
+    FM_EDIT_FAILED = -1, /* an exception is set; the transient is unchanged */
+    FM_UNCHANGED = 0,    /* the key already held that very value object */
+    FM_CHANGED = 1,      /* the key was added or its value replaced */
+} fm_edit;
+
 /* The accumulator of a version (from its cached hash): 1 and *acc, or 0
  * when unknown. */
 static inline int
@@ -644,9 +651,9 @@ int transient_ensure_root(fm_state *st, transient *t);
 /* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
  * FM_ERROR.  Computes the key hash into *h (runs __hash__ and __eq__). */
 fm_lookup transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
-/* Set key to value: 1 changed, 0 the key already held that very value, -1
- * error (the transient unchanged). */
-int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
+/* Set key to value: FM_CHANGED, FM_UNCHANGED (the key already held that
+ * very value) or FM_EDIT_FAILED (the transient unchanged). */
+fm_edit transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
 /* Append a key known to be absent: 0 or -1 (unchanged on error). */
 int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                       PyObject *value);

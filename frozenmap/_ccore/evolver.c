@@ -386,21 +386,22 @@ evolver_setitem_locked(fm_state *st, evolver_object *self, PyObject *key, PyObje
         return -1;
     }
     Py_ssize_t len = self->t.len;
-    int r = transient_assoc(st, &self->t, key, value);
-    if (r >= 0 && self->t.len != len) {
+    fm_edit r = transient_assoc(st, &self->t, key, value);
+    if (r != FM_EDIT_FAILED && self->t.len != len) {
         self->resized++;
     }
-    evolver_finish(self, r > 0);
-    return r < 0 ? -1 : 0;
+    evolver_finish(self, r == FM_CHANGED);
+    return r == FM_EDIT_FAILED ? -1 : 0;
 }
 
-/* Returns 1 removed (*old_value new ref if wanted), 0 absent, -1 error. */
-static int
+/* transient_dissoc under the edit lock: FM_FOUND removed (*old_value a new
+ * ref if wanted), FM_MISSING, FM_ERROR. */
+static fm_lookup
 evolver_pop_entry_locked(fm_state *st, evolver_object *self, PyObject *key,
                          PyObject **old_value)
 {
     if (evolver_begin(self) < 0) {
-        return -1;
+        return FM_ERROR;
     }
     fm_lookup r = transient_dissoc(st, &self->t, key, old_value);
     if (r == FM_FOUND) {
@@ -420,18 +421,18 @@ evolver_tp_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
         r = evolver_setitem_locked(st, fm_as_evolver(op), key, value);
     }
     else {
-        r = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
-        if (r == 0) {
+        fm_lookup found = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
+        if (found == FM_MISSING) {
             PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
             if (exc != NULL) {
                 PyErr_SetObject(PyExc_KeyError, exc);
                 Py_DECREF(exc);
             }
-            r = -1;
         }
+        r = found == FM_FOUND ? 0 : -1;
     }
     FM_END_CS();
-    return r < 0 ? -1 : 0;
+    return r;
 }
 
 static PyObject *
@@ -450,11 +451,11 @@ static PyObject *
 evolver_py_discard(PyObject *op, PyObject *key)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    int r;
+    fm_lookup r;
     FM_BEGIN_CS(op);
     r = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
     FM_END_CS();
-    if (r < 0) {
+    if (r == FM_ERROR) {
         return NULL;
     }
     return Py_NewRef(op);
@@ -468,14 +469,14 @@ evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *old = NULL;
-    int r;
+    fm_lookup r;
     FM_BEGIN_CS(op);
     r = evolver_pop_entry_locked(st, fm_as_evolver(op), args[0], &old);
     FM_END_CS();
-    if (r < 0) {
+    if (r == FM_ERROR) {
         return NULL;
     }
-    if (r > 0) {
+    if (r == FM_FOUND) {
         return old;
     }
     if (nargs > 1) {
@@ -547,13 +548,13 @@ evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (evolver_begin(self) == 0) {
         Py_uhash_t h;
         champ_entry *e;
-        int r = transient_ensure_root(st, &self->t) < 0
-                    ? -1
-                    : transient_lookup(&self->t, key, &h, &e);
-        if (r > 0) {
+        fm_lookup r = transient_ensure_root(st, &self->t) < 0
+                          ? FM_ERROR
+                          : transient_lookup(&self->t, key, &h, &e);
+        if (r == FM_FOUND) {
             result = Py_NewRef(e->value);
         }
-        else if (r == 0) {
+        else if (r == FM_MISSING) {
             Py_uhash_t acc = self->t.acc;
             int acc_valid = self->t.acc_valid;
             if (hashing_acc_replace(&acc, &acc_valid, h, NULL, dflt) == 0

@@ -538,9 +538,9 @@ fd_py_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     while ((key = PyIter_Next(it)) != NULL) {
-        int r = transient_assoc(st, &t, key, value);
+        fm_edit r = transient_assoc(st, &t, key, value);
         Py_DECREF(key);
-        if (r < 0) {
+        if (r == FM_EDIT_FAILED) {
             goto done;
         }
     }
@@ -813,11 +813,11 @@ fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
     }
     t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
     PyObject *result = NULL;
-    int r = transient_assoc(st, &t, key, value);
-    if (r > 0) {
+    fm_edit r = transient_assoc(st, &t, key, value);
+    if (r == FM_CHANGED) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
-    else if (r == 0) {
+    else if (r == FM_UNCHANGED) {
         result = fd_exact(st, op);
     }
     transient_clear(&t);

@@ -195,44 +195,44 @@ transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObj
 }
 
 /* transient_assoc for a key whose hash h is known. */
-static int
+static fm_edit
 transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
     champ_entry *found;
     if (transient_ensure_root(st, t) < 0) {
-        return -1;
+        return FM_EDIT_FAILED;
     }
     int r = champ_find(t->root, h, key, &found);
     if (r < 0) {
-        return -1;
+        return FM_EDIT_FAILED;
     }
     Py_uhash_t acc = t->acc;
     int acc_valid = t->acc_valid;
     if (r == 0) {
         if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0) {
-            return -1;
+            return FM_EDIT_FAILED;
         }
         if (transient_put_new(st, t, h, key, value) < 0) {
-            return -1;
+            return FM_EDIT_FAILED;
         }
         t->acc = acc;
         t->acc_valid = acc_valid;
-        return 1;
+        return FM_CHANGED;
     }
     if (found->value == value) {
-        return 0;
+        return FM_UNCHANGED;
     }
     champ_entry old = *found;
     /* Keep the old value alive until both tries are updated. */
     Py_INCREF(old.value);
     if (hashing_acc_replace(&acc, &acc_valid, h, old.value, value) < 0) {
         Py_DECREF(old.value);
-        return -1;
+        return FM_EDIT_FAILED;
     }
     champ_entry entry = {h, old.seq, old.key, value}; /* the first key stays */
     int paused = transient_gc_pause(t);
-    int result = -1;
+    fm_edit result = FM_EDIT_FAILED;
     order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
     if (order != NULL) {
         champ_node *root = champ_put(t->root, 0, &entry, found, t->owner);
@@ -248,7 +248,7 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
             t->acc = acc;
             t->acc_valid = acc_valid;
             transient_install(t, root, order);
-            result = 1;
+            result = FM_CHANGED;
         }
     }
     transient_gc_resume(paused);
@@ -256,12 +256,12 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
     return result;
 }
 
-int
+fm_edit
 transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
 {
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
-        return -1;
+        return FM_EDIT_FAILED;
     }
     return transient_assoc_hashed(st, t, h, key, value);
 }
@@ -463,9 +463,10 @@ transient_merge_pairs_iter(fm_state *st, transient *t, PyObject *it)
             PyErr_SetString(PyExc_TypeError, "items() must yield (key, value) pairs");
             return -1;
         }
-        int r = transient_assoc(st, t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1));
+        fm_edit r =
+            transient_assoc(st, t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1));
         Py_DECREF(item);
-        if (r < 0) {
+        if (r == FM_EDIT_FAILED) {
             return -1;
         }
     }
@@ -543,7 +544,8 @@ transient_merge_version(fm_state *st, transient *t, fd_object *src)
     }
     for (Py_ssize_t i = 0; r == 0 && i < entries.len; i++) {
         champ_entry *e = &entries.items[i];
-        r = transient_assoc_hashed(st, t, e->hash, e->key, e->value) < 0 ? -1 : 0;
+        r = transient_assoc_hashed(st, t, e->hash, e->key, e->value) == FM_EDIT_FAILED ? -1
+                                                                                       : 0;
     }
     champ_difflist_free(&entries);
     return r;
@@ -628,7 +630,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
         for (Py_ssize_t i = 0; r == 0 && i < PyList_GET_SIZE(list); i++) {
             PyObject *key = Py_NewRef(PyList_GET_ITEM(list, i));
             PyObject *value = PyObject_GetItem(arg, key);
-            r = value == NULL || transient_assoc(st, t, key, value) < 0 ? -1 : 0;
+            r = value == NULL || transient_assoc(st, t, key, value) == FM_EDIT_FAILED ? -1 : 0;
             Py_XDECREF(value);
             Py_DECREF(key);
         }
@@ -679,9 +681,10 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
             Py_DECREF(it);
             return -1;
         }
-        int r = transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        fm_edit r =
+            transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
         Py_DECREF(pair);
-        if (r < 0) {
+        if (r == FM_EDIT_FAILED) {
             Py_DECREF(it);
             return -1;
         }
@@ -707,7 +710,7 @@ transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
         Py_ssize_t pos = 0;
         PyObject *k, *v;
         while (PyDict_Next(kwargs, &pos, &k, &v)) {
-            if (transient_assoc(st, t, k, v) < 0) {
+            if (transient_assoc(st, t, k, v) == FM_EDIT_FAILED) {
                 return -1;
             }
         }
@@ -715,7 +718,8 @@ transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
     if (kwnames != NULL) {
         Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (transient_assoc(st, t, PyTuple_GET_ITEM(kwnames, i), kwvalues[i]) < 0) {
+            if (transient_assoc(st, t, PyTuple_GET_ITEM(kwnames, i), kwvalues[i])
+                == FM_EDIT_FAILED) {
                 return -1;
             }
         }
