@@ -1,20 +1,36 @@
 /* cfrozenmap.h -- what the files of the C core share.
  *
  * The essay explaining the algorithm is at the top of frozendict.c.  This
- * header declares the node layouts, the module state and every internal
- * function, each with its contract.  Result conventions, as in hamt.c:
+ * header declares the node and object layouts, the module state and every
+ * function used by more than one file, each with its contract (a function
+ * used by one file is static there, its contract beside it).  Result
+ * conventions, as in hamt.c:
  *
  *   int functions:      -1 error (exception set), 0 "no"/"absent", 1 "yes"/"found"
+ *                       (the lookup/removal family names them: fm_lookup)
  *   pointer functions:  NULL with an exception set on error, unless the
  *                       contract says NULL is also a normal answer (then an
  *                       error is told apart with PyErr_Occurred()).
  *   "new ref" / "borrowed" say who owns a returned object reference.
  *
- * Naming: <layer>_<kind>_<op>: champ_* (key trie, keytrie.c), order_* (order
- * trie, ordertrie.c), hashing_* (hashing.c), fd_* (frozendict.c), transient_*
- * and evolver_* (evolver.c), view_* (views.c).  The pure-Python core uses the
- * same names (the files of frozenmap/_pycore) so a bug found in one core points to the
- * same function in the other.
+ * Naming: <layer>_<kind>_<op>; a function CPython calls through a type slot
+ * is <layer>_tp_<slot> (fd_tp_hash, evolver_tp_traverse), one behind a
+ * Python method or attribute <layer>_py_<name> (fd_py_get,
+ * evolver_py_update).  Layers: champ_* (key trie, keytrie.c), order_* (order
+ * trie, ordertrie.c), hashing_* (hashing.c), transient_* (transient.c),
+ * fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c), fm_*
+ * (module.c and the shared inline helpers).  The pure-Python core uses the
+ * same names (the files of frozenmap/_pycore) so a bug found in one core
+ * points to the same function in the other.
+ *
+ * Layers: hashing, keytrie and ordertrie at the bottom; transient.c above
+ * them (the builder, versions made from roots, the reads both types share);
+ * then frozendict.c and evolver.c, the two types, which both call down into
+ * transient.c and never into each other (evolve() calls the Evolver type
+ * from the module state).  views.c (views, iterators, the read methods both
+ * types share) reads through transient.c; paths.c (get_in & co.) derives
+ * through fd_with/fd_without; the types' method tables list both.
+ * module.c registers the types.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
 #define FROZENMAP_CFROZENMAP_H
@@ -119,13 +135,12 @@ fm_state *fm_find_state(PyTypeObject *tp);
 /* What a type really is, whatever its metaclass says (module.c).  A
  * metaclass can make __name__, __qualname__, __module__ and __mro__ return
  * anything, so the C core never asks the type object for them by attribute:
- * these read its fields, as CPython's own machinery does (typeinfo.py in the
- * pure core reads the same fields through type's own descriptors). */
+ * these read its fields, as CPython's own machinery does (frozenmap/_typeinfo.py,
+ * for the Python code of both cores, reads the same fields through type's
+ * own descriptors). */
 /* The part of tp_name after its last dot: a static type's __name__ (no
  * attribute lookup, so a metaclass cannot make it anything but text). */
 const char *fm_tp_name_tail(PyTypeObject *tp);
-/* PyType_GetName (3.11+): the real __name__.  New ref or NULL. */
-PyObject *fm_type_name(PyTypeObject *tp);
 /* The fully qualified name as %T prints it ("module.Qualname", just
  * "Qualname" for builtins, __main__, or a type whose own __module__ is
  * missing or not a str).  New ref or NULL. */
@@ -502,8 +517,27 @@ int order_cursor_next(order_cursor *c, PyObject **key, PyObject **value);
 PyObject *order_as_dict(order_node *root);
 
 /* ------------------------------------------------------------------------ */
-/* frozendict.c                                                               */
+/* The two object layouts (frozendict.c and evolver.c own the types;
+ * transient.c, the layer below both, reads them).                            */
 
+#if FM_FREE_THREADED
+#  define FM_BEGIN_CS(op) Py_BEGIN_CRITICAL_SECTION(op)
+#  define FM_END_CS() Py_END_CRITICAL_SECTION()
+#else
+#  define FM_BEGIN_CS(op) {
+#  define FM_END_CS() }
+#endif
+
+/* Relaxed atomics for the cached hash (free-threaded builds). */
+#if FM_FREE_THREADED
+#  define FM_LOAD_HASH(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
+#  define FM_STORE_HASH(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+#else
+#  define FM_LOAD_HASH(p) (p)
+#  define FM_STORE_HASH(p, v) ((p) = (v))
+#endif
+
+/* A version: an immutable frozendict. */
 typedef struct {
     PyObject_HEAD
     champ_node *root;  /* key trie; NULL only after tp_clear */
@@ -517,40 +551,6 @@ typedef struct {
                             * to publish atomically). */
 } fd_object;
 
-/* The accumulator of a version (from its cached hash): 1 and *acc, or 0
- * when unknown. */
-int fd_acc(fd_object *fd, Py_uhash_t *acc);
-
-/* A new version of type tp from the parts (new refs taken on the roots). */
-PyObject *fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
-                        uint64_t next_seq, Py_uhash_t acc, int acc_valid);
-int fd_type_check(fm_state *st, PyObject *obj); /* any of our frozendicts */
-/* The value for key in a frozendict or Evolver: 1 and *value (new ref), 0
- * absent, -1 error. */
-int fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
-/* fd.set(key, value) / fd.delete(key) as functions: new refs (an exact
- * frozendict; op itself when op is exact and nothing changed) or NULL. */
-PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
-PyObject *fd_without(PyObject *op, PyObject *key);
-/* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
-PyObject *fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
-/* mapping == other for a frozendict or Evolver: a new ref to True, False or
- * NotImplemented, or NULL. */
-PyObject *fd_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
-/* Whether obj counts as a dict or frozendict (any core, the builtin). */
-int fd_is_anydict(fm_state *st, PyObject *obj);
-/* The frozendict type of another core (or the builtin) that obj's real type
- * derives from: new ref, or NULL (an error set, or none). */
-PyObject *fd_foreign_base(fm_state *st, PyObject *obj);
-/* The stored length of a frozendict or Evolver (never a subclass's __len__,
- * which dict's own operations never consult either). */
-Py_ssize_t fd_mapping_len(fm_state *st, PyObject *mapping);
-/* qsort order of champ_entry copies by seq (insertion order). */
-int fd_compare_seq(const void *x, const void *y);
-
-/* ------------------------------------------------------------------------ */
-/* evolver.c                                                                  */
-
 /* The internal builder: a private editable version. */
 typedef struct {
     champ_node *root;
@@ -563,30 +563,6 @@ typedef struct {
                            * 0: a one-shot derivation, every edit copies */
     int shared;     /* an Evolver's: user code (a finalizer) can reach it */
 } transient;
-
-/* Start from a version's parts (new refs taken; root NULL means empty), in
- * in-place mode (owner 1).  0 or -1. */
-int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
-                   Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
-void transient_clear(transient *t);
-/* Set key to value: 1 changed, 0 the key already held that very value, -1
- * error (the transient unchanged). */
-int transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
-/* Append a key known to be absent: 0 or -1 (unchanged on error). */
-int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
-                      PyObject *value);
-/* Remove key: 1 removed (old value into *old_value as a new ref if not
- * NULL), 0 absent, -1 error. */
-int transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
-/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
- * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
- * NULL).  0 or -1 (t then holds a partial merge: callers discard or restore
- * it). */
-int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
-                    PyObject *const *kwvalues, PyObject *kwnames);
-/* The contents as a new version of type tp (which references the roots, so
- * later edits of t copy what they touch). */
-PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 
 typedef struct {
     PyObject_HEAD
@@ -602,17 +578,136 @@ typedef struct {
                             * NULL: freeze() returns it when nothing changed */
 } evolver_object;
 
-/* Look key up in an evolver's current contents, holding its roots while
- * the keys' __eq__ runs: 1 and *value (new ref), 0 absent, -1 error. */
-int evolver_lookup(PyObject *ev, PyObject *key, PyObject **value);
+/* The object as a frozendict / an Evolver (the caller knows it is one). */
+static inline fd_object *
+fm_as_fd(PyObject *op)
+{
+    return (fd_object *)op;
+}
+static inline evolver_object *
+fm_as_evolver(PyObject *op)
+{
+    return (evolver_object *)op;
+}
+/* Whether obj is one of this module's frozendicts / Evolvers (or a subclass
+ * instance), by its real type. */
+static inline int
+fm_is_frozendict(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->frozendict_type);
+}
+static inline int
+fm_is_evolver(fm_state *st, PyObject *obj)
+{
+    return PyObject_TypeCheck(obj, st->evolver_type);
+}
 
-PyObject *evolver_new_from(fm_state *st, PyObject *fd);
-int evolver_check(fm_state *st, PyObject *obj);
-/* The evolver's order root as a snapshot (new ref or NULL when empty; the
- * reference makes later edits copy); *resized gets the counter. */
-order_node *evolver_snapshot(PyObject *ev, uint64_t *resized);
-uint64_t evolver_resized(PyObject *ev);
-Py_ssize_t evolver_len(PyObject *ev);
+/* ------------------------------------------------------------------------ */
+/* transient.c: the builder, versions, and the reads both types share         */
+
+/* The outcome of a lookup or a removal by key (the -1/0/1 convention, with
+ * names): transient_lookup, transient_dissoc, transient_shared_get,
+ * transient_mapping_get. */
+typedef enum {
+    FM_ERROR = -1,  /* an exception is set */
+    FM_MISSING = 0, /* the key is absent (nothing changed) */
+    FM_FOUND = 1,   /* found (or removed); out parameters are set */
+} fm_lookup;
+
+/* The outcome of setting a key (transient_assoc). */
+typedef enum {
+    FM_EDIT_FAILED = -1, /* an exception is set; the transient is unchanged */
+    FM_UNCHANGED = 0,    /* the key already held that very value object */
+    FM_CHANGED = 1,      /* the key was added or its value replaced */
+} fm_edit;
+
+/* The accumulator of a version (from its cached hash): 1 and *acc, or 0
+ * when unknown. */
+static inline int
+transient_version_acc(fd_object *fd, Py_uhash_t *acc)
+{
+    Py_hash_t h = FM_LOAD_HASH(fd->hash);
+    return h != -1 && hashing_unfinalize(h, fd->len, acc);
+}
+/* A new version of type tp from the parts (new refs taken on the roots).
+ * New ref or NULL. */
+PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order,
+                                Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
+                                int acc_valid);
+/* qsort order of champ_entry copies by seq (insertion order). */
+int transient_compare_seq(const void *x, const void *y);
+
+/* Start from a version's parts (new refs taken; root NULL means empty), in
+ * in-place mode (owner 1).  0 or -1. */
+int transient_init(fm_state *st, transient *t, champ_node *root, order_node *order,
+                   Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
+/* transient_init from a version (a frozendict, any subclass): 0 or -1. */
+int transient_init_from(fm_state *st, transient *t, PyObject *version);
+void transient_clear(transient *t);
+/* tp_traverse of a transient's references (the order trie owns the items). */
+int transient_traverse(transient *t, visitproc visit, void *arg);
+/* A root cleared by the GC (tp_clear) made an empty one again: 0 or -1. */
+int transient_ensure_root(fm_state *st, transient *t);
+/* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
+ * FM_ERROR.  Computes the key hash into *h (runs __hash__ and __eq__). */
+fm_lookup transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);
+/* Set key to value: FM_CHANGED, FM_UNCHANGED (the key already held that
+ * very value) or FM_EDIT_FAILED (the transient unchanged). */
+fm_edit transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value);
+/* Append a key known to be absent: 0 or -1 (unchanged on error). */
+int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                      PyObject *value);
+/* Remove key: FM_FOUND removed (old value into *old_value as a new ref if
+ * not NULL), FM_MISSING absent, FM_ERROR (the transient unchanged). */
+fm_lookup transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
+/* Remove the entry found by transient_lookup: 0 or -1 (unchanged on
+ * error).  The old key and value are returned as new refs if the out
+ * pointers are not NULL. */
+int transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
+                           PyObject **old_value);
+/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
+ * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
+ * NULL).  The one merge behind the constructor, |, __replace__ and
+ * Evolver.update.  0 or -1 (t then holds a partial merge: callers discard
+ * or restore it). */
+int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+                    PyObject *const *kwvalues, PyObject *kwnames);
+/* The contents as a new version of type tp (which references the roots, so
+ * later edits of t copy what they touch).  New ref or NULL. */
+PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
+
+/* Reads of "a mapping": a frozendict (any subclass) or an Evolver. */
+/* Look key up in a transient user code can reach (an Evolver's), holding
+ * its roots while the keys' __eq__ runs (holder: the object whose critical
+ * section guards t): FM_FOUND and *value (new ref), FM_MISSING, FM_ERROR. */
+fm_lookup transient_shared_get(PyObject *holder, transient *t, PyObject *key,
+                               PyObject **value);
+/* The value for key in a mapping: FM_FOUND and *value (new ref),
+ * FM_MISSING, FM_ERROR. */
+fm_lookup transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
+                                PyObject **value);
+/* The order root of a mapping to iterate (an Evolver's as a snapshot: the
+ * reference makes later edits copy), new ref or NULL when empty; *resized
+ * gets an Evolver's resized counter (0 for a frozendict). */
+order_node *transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized);
+/* The stored length (never a subclass's __len__, which dict's own
+ * operations never consult either). */
+Py_ssize_t transient_mapping_len(fm_state *st, PyObject *mapping);
+/* mapping == other: a new ref to True, False or NotImplemented, or NULL. */
+PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
+/* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
+PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
+/* Whether obj counts as a dict or frozendict (any core, the builtin). */
+int transient_is_anydict(fm_state *st, PyObject *obj);
+
+/* ------------------------------------------------------------------------ */
+/* frozendict.c                                                               */
+
+/* fd.set(key, value) / fd.delete(key) as functions (paths.c): new refs (an
+ * exact frozendict; op itself when op is exact and nothing changed) or
+ * NULL. */
+PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *fd_without(PyObject *op, PyObject *key);
 
 /* ------------------------------------------------------------------------ */
 /* paths.c: get_in, set_in, update_in, delete_in, the methods of both the
@@ -624,15 +719,6 @@ PyObject *path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *path_py_delete_in(PyObject *self, PyObject *path);
 
-/* ------------------------------------------------------------------------ */
-/* views.c                                                                    */
-
-enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
-PyObject *view_new(fm_state *st, PyObject *mapping, int kind);
-/* An iterator over a frozendict's items in (reverse) order yielding keys,
- * values or items.  Evolver iterators also watch the resized counter. */
-PyObject *view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse);
-
 /* Type specs, registered by module.c. */
 extern PyType_Spec order_node_spec;
 extern PyType_Spec fd_spec;
@@ -641,23 +727,17 @@ extern PyType_Spec view_keys_spec;
 extern PyType_Spec view_values_spec;
 extern PyType_Spec view_items_spec;
 extern PyType_Spec view_iter_spec;
-extern vectorcallfunc fd_vectorcall_ptr;
+extern vectorcallfunc fd_tp_vectorcall_ptr;
 
-/* Relaxed atomics for the cached hash (free-threaded builds). */
-#if FM_FREE_THREADED
-#  define FM_LOAD_HASH(p) __atomic_load_n(&(p), __ATOMIC_RELAXED)
-#  define FM_STORE_HASH(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
-#else
-#  define FM_LOAD_HASH(p) (p)
-#  define FM_STORE_HASH(p, v) ((p) = (v))
-#endif
+/* ------------------------------------------------------------------------ */
+/* views.c                                                                    */
 
 /* The read methods frozendict and Evolver share, for both method tables:
  * iter(m), reversed(m), m.keys(), m.values(), m.items(); new refs or NULL. */
-PyObject *view_mapping_iter(PyObject *op);
-PyObject *view_mapping_reversed(PyObject *op, PyObject *unused);
-PyObject *view_mapping_keys(PyObject *op, PyObject *unused);
-PyObject *view_mapping_values(PyObject *op, PyObject *unused);
-PyObject *view_mapping_items(PyObject *op, PyObject *unused);
+PyObject *view_mapping_tp_iter(PyObject *op);
+PyObject *view_mapping_py_reversed(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_keys(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_values(PyObject *op, PyObject *unused);
+PyObject *view_mapping_py_items(PyObject *op, PyObject *unused);
 
 #endif /* FROZENMAP_CFROZENMAP_H */

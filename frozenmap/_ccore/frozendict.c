@@ -152,7 +152,7 @@
  *     diff of versions d edits apart  O(d log n + output)
  *     hash()                          O(n) once, cached; O(1) when derived
  *
- * 7. Invariants (checked by _check(), i.e. fd_check below)
+ * 7. Invariants (checked by _check(), i.e. fd_py_check below)
  * --------------------------------------------------------
  *  - bitmaps match the node contents; every entry's hash agrees with the
  *    digits that led to it; collision nodes hold >= 2 entries of one hash;
@@ -178,13 +178,13 @@
  *   installed before old state is released.
  *
  * The call sites, and how each is protected:
- *  - Key hash and key __eq__ in a frozendict read (fd_find, fd_mapping_get,
- *    ==, diff, &, -): the caller holds the version and a version's tries
+ *  - Key hash and key __eq__ in a frozendict read (fd_find,
+ *    transient_mapping_get, ==, diff, &, -): the caller holds the version and a version's tries
  *    never change (tp_clear runs only on unreachable objects, and empties
- *    the version before releasing anything: see fd_clear); the stored key is
+ *    the version before releasing anything: see fd_tp_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
- *  - Key __eq__ in an Evolver read (evolver_lookup: [], get, in, keys/items
- *    views' in): the key is hashed before the roots are read; then both
+ *  - Key __eq__ in an Evolver read (transient_shared_get: [], get, in,
+ *    keys/items views' in): the key is hashed before the roots are read; then both
  *    roots are held for the walk, so an edit made meanwhile -- by that
  *    __eq__, a finalizer, or another thread -- copies the paths it changes
  *    instead of editing them in place, and releases nothing the walk uses;
@@ -205,17 +205,18 @@
  *    Evolver.__init__ (evolver_start), update()'s rollback, forgetting a
  *    cached freeze() (evolver_forget_frozen): each installs the new state
  *    first, then releases the old one.
- *  - tp_clear (fd_clear, evolver_clear, view_iter_clear): the object is
+ *  - tp_clear (fd_tp_clear, evolver_tp_clear, view_iter_tp_clear): the object is
  *    emptied (roots NULL, length 0, an iterator's cursor exhausted) before
  *    anything is released, and the key trie (which borrows keys and values)
  *    goes before the order trie (which owns them).  A callback that finds
  *    the object afterwards sees an empty map or an exhausted iterator.
  *  - Allocation inside freeze() (transient_publish): the roots are
  *    referenced before the version is allocated, and the result is cached
- *    only if no edit ran during the allocation (evolver_freeze).
- *  - Iteration and repr walk a snapshot whose root they hold (an evolver
- *    iterator also checks the resized counter on every step); keys and
- *    values are borrowed from that snapshot, never from the live evolver.
+ *    only if no edit ran during the allocation (evolver_py_freeze).
+ *  - Iteration and repr walk a snapshot whose root they hold
+ *    (transient_mapping_order; an evolver iterator also checks the resized
+ *    counter on every step); keys and values are borrowed from that
+ *    snapshot, never from the live evolver.
  *  - Merges (constructor, |, update) call the argument's keys()/items()/
  *    __getitem__/__iter__ between complete single edits of a private
  *    transient, or of the Evolver under its lock; update() saves the roots
@@ -238,8 +239,11 @@
  *                  champ_equal, champ_diff, champ_check, champ_node_ids
  *     ordertrie.c  order_get, order_insert, order_replace, order_remove,
  *                  order_build, order_cursor_*, order_check
- *     evolver.c    transient_* (the builder, transient_merge = merge_into),
- *                  the Evolver type
+ *     transient.c  transient_* (the layer below both types: the builder,
+ *                  transient_merge = merge_into, transient_version_new, and
+ *                  the reads both share: transient_mapping_equal,
+ *                  transient_items_repr, transient_mapping_get/_order)
+ *     evolver.c    the Evolver type
  *     views.c      keys/values/items views and the iterator
  *     frozendict.c the frozendict type (this file)
  *     module.c     module state, multi-phase init
@@ -250,37 +254,6 @@
 #include "cfrozenmap.h"
 #include "docstrings.h"
 
-#define FD(o) ((fd_object *)(o))
-
-int
-fd_type_check(fm_state *st, PyObject *obj)
-{
-    return PyObject_TypeCheck(obj, st->frozendict_type);
-}
-
-PyObject *
-fd_from_parts(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
-              uint64_t next_seq, Py_uhash_t acc, int acc_valid)
-{
-    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
-    if (self == NULL) {
-        return NULL;
-    }
-    self->root = champ_xnewref(root);
-    self->order = (order_node *)Py_XNewRef(order);
-    self->len = len;
-    self->next_seq = next_seq;
-    self->hash = acc_valid ? hashing_finalize(acc, len) : -1;
-    return (PyObject *)self;
-}
-
-int
-fd_acc(fd_object *fd, Py_uhash_t *acc)
-{
-    Py_hash_t h = FM_LOAD_HASH(fd->hash);
-    return h != -1 && hashing_unfinalize(h, fd->len, acc);
-}
-
 /* self as an exact frozendict (itself if it already is one). */
 static PyObject *
 fd_exact(fm_state *st, PyObject *op)
@@ -288,20 +261,11 @@ fd_exact(fm_state *st, PyObject *op)
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         return Py_NewRef(op);
     }
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     Py_uhash_t acc = 0;
-    int acc_valid = fd_acc(s, &acc);
-    return fd_from_parts(st->frozendict_type, s->root, s->order, s->len, s->next_seq, acc,
-                         acc_valid);
-}
-
-static int
-fd_transient(fm_state *st, PyObject *op, transient *t)
-{
-    fd_object *s = FD(op);
-    Py_uhash_t acc = 0;
-    int acc_valid = fd_acc(s, &acc);
-    return transient_init(st, t, s->root, s->order, s->len, s->next_seq, acc, acc_valid);
+    int acc_valid = transient_version_acc(s, &acc);
+    return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
+                                 acc, acc_valid);
 }
 
 static void
@@ -322,14 +286,15 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
 {
     int has_kw = (kwargs != NULL && PyDict_GET_SIZE(kwargs))
                  || (kwnames != NULL && PyTuple_GET_SIZE(kwnames));
-    if (arg != NULL && !has_kw && fd_type_check(st, arg)) {
+    if (arg != NULL && !has_kw && fm_is_frozendict(st, arg)) {
         if (tp == st->frozendict_type && Py_IS_TYPE(arg, st->frozendict_type)) {
             return Py_NewRef(arg);
         }
-        fd_object *a = FD(arg);
+        fd_object *a = fm_as_fd(arg);
         Py_uhash_t acc = 0;
-        int acc_valid = fd_acc(a, &acc);
-        return fd_from_parts(tp, a->root, a->order, a->len, a->next_seq, acc, acc_valid);
+        int acc_valid = transient_version_acc(a, &acc);
+        return transient_version_new(tp, a->root, a->order, a->len, a->next_seq, acc,
+                                     acc_valid);
     }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
@@ -355,7 +320,7 @@ fd_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+fd_tp_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PyTypeObject *tp = (PyTypeObject *)type;
     fm_state *st = fm_state_of_type(tp);
@@ -398,22 +363,22 @@ fd_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kw
 /* --- GC and lifetime ----------------------------------------------------- */
 
 static int
-fd_traverse(PyObject *op, visitproc visit, void *arg)
+fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
     /* The key trie is not a GC object: it holds no item references. */
-    Py_VISIT(FD(op)->order);
+    Py_VISIT(fm_as_fd(op)->order);
     return 0;
 }
 
 static int
-fd_clear(PyObject *op)
+fd_tp_clear(PyObject *op)
 {
     /* Empty the version completely before releasing anything: the release
      * can run a weakref callback that finds this object (through an object
      * the GC could not clear) and reads it.  The key trie goes first: it
      * borrows the keys and values the order trie owns. */
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     champ_node *root = s->root;
     order_node *order = s->order;
     s->root = NULL;
@@ -426,38 +391,18 @@ fd_clear(PyObject *op)
 }
 
 static void
-fd_dealloc(PyObject *op)
+fd_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    Py_TRASHCAN_BEGIN(op, fd_dealloc)
-    fd_clear(op);
+    Py_TRASHCAN_BEGIN(op, fd_tp_dealloc)
+    fd_tp_clear(op);
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
 }
 
 /* --- reads --------------------------------------------------------------- */
-
-int
-fd_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
-{
-    if (!fd_type_check(st, mapping)) {
-        return evolver_lookup(mapping, key, value);
-    }
-    /* A frozendict's tries never change while the caller holds it (tp_clear
-     * only runs on unreachable objects), so its nodes need no extra hold. */
-    Py_uhash_t h;
-    champ_entry *e;
-    if (hashing_key_hash_fast(key, &h) < 0) {
-        return -1;
-    }
-    int r = champ_find(FD(mapping)->root, h, key, &e);
-    if (r > 0) {
-        *value = Py_NewRef(e->value);
-    }
-    return r;
-}
 
 static inline int
 fd_find(PyObject *op, PyObject *key, champ_entry **entry)
@@ -466,11 +411,11 @@ fd_find(PyObject *op, PyObject *key, champ_entry **entry)
     if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
         return -1;
     }
-    return champ_find(FD(op)->root, h, key, entry);
+    return champ_find(fm_as_fd(op)->root, h, key, entry);
 }
 
 static PyObject *
-fd_subscript(PyObject *op, PyObject *key)
+fd_tp_subscript(PyObject *op, PyObject *key)
 {
     champ_entry *e;
     int r = fd_find(op, key, &e);
@@ -500,7 +445,7 @@ fd_subscript(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
@@ -517,45 +462,33 @@ fd_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static int
-fd_contains(PyObject *op, PyObject *key)
+fd_tp_contains(PyObject *op, PyObject *key)
 {
     champ_entry *e;
     return fd_find(op, key, &e);
 }
 
 static Py_ssize_t
-fd_length(PyObject *op)
+fd_tp_length(PyObject *op)
 {
-    return FD(op)->len;
-}
-
-/* The order root of a frozendict or the snapshot of an Evolver (new ref or
- * NULL), for iteration. */
-static order_node *
-fd_mapping_order(fm_state *st, PyObject *mapping)
-{
-    if (fd_type_check(st, mapping)) {
-        return (order_node *)Py_XNewRef(FD(mapping)->order);
-    }
-    uint64_t resized;
-    return evolver_snapshot(mapping, &resized);
+    return fm_as_fd(op)->len;
 }
 
 static PyObject *
-fd_match_self(PyObject *op, void *closure)
+fd_py_match_self(PyObject *op, void *closure)
 {
     /* case frozendict(x) binds x to the subject, as for dict(x). */
     return Py_NewRef(op);
 }
 
 static PyObject *
-fd_copy(PyObject *op, PyObject *unused)
+fd_py_copy(PyObject *op, PyObject *unused)
 {
     return fd_exact(fm_state_of_type(Py_TYPE(op)), op);
 }
 
 static PyObject *
-fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
+fd_py_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("fromkeys", nargs, 1, 2) < 0) {
         return NULL;
@@ -575,7 +508,7 @@ fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
         if (start == NULL) {
             return NULL;
         }
-        if (!fd_type_check(st, start)) {
+        if (!fm_is_frozendict(st, start)) {
             it = PyObject_GetIter(iterable);
             if (it == NULL) {
                 Py_DECREF(start);
@@ -595,7 +528,7 @@ fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
             }
             return start;
         }
-        if (fd_transient(st, start, &t) < 0) {
+        if (transient_init_from(st, &t, start) < 0) {
             Py_DECREF(start);
             return NULL;
         }
@@ -605,9 +538,9 @@ fd_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
         goto done;
     }
     while ((key = PyIter_Next(it)) != NULL) {
-        int r = transient_assoc(st, &t, key, value);
+        fm_edit r = transient_assoc(st, &t, key, value);
         Py_DECREF(key);
-        if (r < 0) {
+        if (r == FM_EDIT_FAILED) {
             goto done;
         }
     }
@@ -627,165 +560,11 @@ done:
 
 /* --- equality and hashing ------------------------------------------------ */
 
-PyObject *
-fd_foreign_base(fm_state *st, PyObject *obj)
-{
-    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
-    if (types == NULL) {
-        return NULL;
-    }
-    PyObject *found = NULL;
-    if (PyTuple_Check(types)) {
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
-            PyObject *base = PyTuple_GET_ITEM(types, i);
-            /* By the real type: PyObject_IsInstance would believe a
-             * __class__ property. */
-            if (base != (PyObject *)st->frozendict_type && fm_is_subtype(Py_TYPE(obj), base)) {
-                found = Py_NewRef(base);
-                break;
-            }
-        }
-    }
-    Py_DECREF(types);
-    return found;
-}
-
-int
-fd_is_anydict(fm_state *st, PyObject *obj)
-{
-    if (PyDict_Check(obj) || fd_type_check(st, obj)) {
-        return 1;
-    }
-    PyObject *foreign = fd_foreign_base(st, obj);
-    if (foreign == NULL) {
-        return PyErr_Occurred() ? -1 : 0;
-    }
-    Py_DECREF(foreign);
-    return 1;
-}
-
-Py_ssize_t
-fd_mapping_len(fm_state *st, PyObject *mapping)
-{
-    return fd_type_check(st, mapping) ? FD(mapping)->len : evolver_len(mapping);
-}
-
-/* How often an Evolver changed size (0 for anything else). */
-static uint64_t
-fd_resized_of(fm_state *st, PyObject *mapping)
-{
-    return evolver_check(st, mapping) ? evolver_resized(mapping) : 0;
-}
-
-PyObject *
-fd_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
-{
-    /* As dict's own ==: both sides are read from their own storage, never
-     * through a subclass's __len__, get or __getitem__.  b is ours (a
-     * frozendict or an Evolver), a dict (any subclass), or another core's or
-     * the builtin frozendict, read through that base type's methods. */
-    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
-    order_node *order = NULL;
-    int own = fd_type_check(st, b) || evolver_check(st, b);
-    Py_ssize_t lb;
-    if (own) {
-        lb = fd_mapping_len(st, b);
-    }
-    else if (PyDict_Check(b)) {
-        lb = PyDict_GET_SIZE(b);
-    }
-    else {
-        foreign = fd_foreign_base(st, b);
-        if (foreign == NULL) {
-            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
-        }
-        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
-        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
-        Py_XDECREF(n);
-        if (lb == -1 && PyErr_Occurred()) {
-            goto done;
-        }
-        get = PyObject_GetAttrString(foreign, "get");
-        if (get == NULL) {
-            goto done;
-        }
-    }
-    if (fd_mapping_len(st, a) != lb) {
-        result = Py_NewRef(Py_False);
-        goto done;
-    }
-    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        goto done;
-    }
-    /* An Evolver on either side that changes size meanwhile (from a key's or
-     * a value's __eq__) stops the walk, as it stops an iterator. */
-    uint64_t resized_a = fd_resized_of(st, a), resized_b = fd_resized_of(st, b);
-    order = fd_mapping_order(st, a);
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    result = Py_True;
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *other;
-        Py_INCREF(k);
-        Py_INCREF(v);
-        if (own) {
-            int found = fd_mapping_get(st, b, k, &other);
-            if (found == 0) {
-                other = Py_NewRef(missing);
-            }
-            else if (found < 0) {
-                other = NULL;
-            }
-        }
-        else if (get == NULL) {
-            other = PyDict_GetItemWithError(b, k);
-            if (other == NULL && !PyErr_Occurred()) {
-                other = missing;
-            }
-            Py_XINCREF(other);
-        }
-        else {
-            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
-        }
-        int r;
-        if (other == NULL) {
-            r = -1;
-        }
-        else if (other == missing) {
-            r = 0;
-        }
-        else {
-            r = PyObject_RichCompareBool(v, other, Py_EQ);
-        }
-        Py_XDECREF(other);
-        Py_DECREF(k);
-        Py_DECREF(v);
-        if (r >= 0
-            && (fd_resized_of(st, a) != resized_a || fd_resized_of(st, b) != resized_b)) {
-            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
-            r = -1;
-        }
-        if (r <= 0) {
-            result = r < 0 ? NULL : Py_False;
-            break;
-        }
-    }
-    result = Py_XNewRef(result);
-done:
-    Py_XDECREF(foreign);
-    Py_XDECREF(get);
-    Py_XDECREF(missing);
-    Py_XDECREF(order);
-    return result;
-}
-
 static PyObject *
 fd_eq(fm_state *st, PyObject *op, PyObject *other)
 {
-    if (fd_type_check(st, other)) {
-        fd_object *a = FD(op), *b = FD(other);
+    if (fm_is_frozendict(st, other)) {
+        fd_object *a = fm_as_fd(op), *b = fm_as_fd(other);
         if (a == b) {
             Py_RETURN_TRUE;
         }
@@ -806,11 +585,11 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         }
         return Py_NewRef(r ? Py_True : Py_False);
     }
-    return fd_mapping_equal(st, op, other);
+    return transient_mapping_equal(st, op, other);
 }
 
 static PyObject *
-fd_richcompare(PyObject *op, PyObject *other, int cmp)
+fd_tp_richcompare(PyObject *op, PyObject *other, int cmp)
 {
     if (cmp != Py_EQ && cmp != Py_NE) {
         Py_RETURN_NOTIMPLEMENTED;
@@ -840,9 +619,9 @@ fd_hash_entry(champ_entry *e, void *arg)
 }
 
 static Py_hash_t
-fd_hash(PyObject *op)
+fd_tp_hash(PyObject *op)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     Py_hash_t h = FM_LOAD_HASH(s->hash);
     if (h != -1) {
         return h;
@@ -863,70 +642,8 @@ fd_hash(PyObject *op)
 
 /* --- repr, pickle, copy -------------------------------------------------- */
 
-PyObject *
-fd_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
-{
-    /* The stored length: a subclass's __len__ is never consulted. */
-    if (fd_mapping_len(st, mapping) == 0) {
-        return PyUnicode_FromFormat("%U()", name);
-    }
-    int rec = Py_ReprEnter(mapping);
-    if (rec != 0) {
-        return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
-    }
-    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
-    order_node *order = fd_mapping_order(st, mapping);
-    parts = PyList_New(0);
-    if (parts == NULL) {
-        goto done;
-    }
-    if (Py_EnterRecursiveCall(" while getting the repr of a frozendict")) {
-        goto done;
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    int failed = 0;
-    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
-    uint64_t resized = fd_resized_of(st, mapping);
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
-        if (part == NULL || PyList_Append(parts, part) < 0) {
-            Py_XDECREF(part);
-            failed = 1;
-            break;
-        }
-        Py_DECREF(part);
-        if (fd_resized_of(st, mapping) != resized) {
-            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
-            failed = 1;
-            break;
-        }
-    }
-    Py_LeaveRecursiveCall();
-    if (failed) {
-        goto done;
-    }
-    sep = PyUnicode_FromString(", ");
-    if (sep == NULL) {
-        goto done;
-    }
-    body = PyUnicode_Join(sep, parts);
-    if (body == NULL) {
-        goto done;
-    }
-    result = PyUnicode_FromFormat("%U({%U})", name, body);
-done:
-    Py_ReprLeave(mapping);
-    Py_XDECREF(order);
-    Py_XDECREF(parts);
-    Py_XDECREF(sep);
-    Py_XDECREF(body);
-    return result;
-}
-
 static PyObject *
-fd_repr(PyObject *op)
+fd_tp_repr(PyObject *op)
 {
     /* tp_name, as the builtin prints (never __name__, which a metaclass can
      * make anything); for a class made in Python that is its __name__. */
@@ -934,7 +651,7 @@ fd_repr(PyObject *op)
     if (name == NULL) {
         return NULL;
     }
-    PyObject *r = fd_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
+    PyObject *r = transient_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
     Py_DECREF(name);
     return r;
 }
@@ -943,146 +660,29 @@ fd_repr(PyObject *op)
 static PyObject *
 fd_as_dict(PyObject *op)
 {
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     return d;
 }
 
 static PyObject *
-fd_getnewargs(PyObject *op, PyObject *unused)
+fd_py_getnewargs(PyObject *op, PyObject *unused)
 {
     PyObject *d = fd_as_dict(op);
     return d == NULL ? NULL : Py_BuildValue("(N)", d);
 }
 
-/* A subclass instance's __dict__ and slot values, as pickle stores them. */
+/* frozenmap._cold.name, the cold paths both cores share (written once, in
+ * Python; imported on first use): new ref or NULL. */
 static PyObject *
-fd_subclass_state(fm_state *st, PyObject *op)
+fd_cold(const char *name)
 {
-    PyObject *state = PyObject_GetAttrString(op, "__dict__");
-    if (state == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return NULL;
-        }
-        PyErr_Clear();
-    }
-    if (state != NULL) {
-        int truth = PyObject_IsTrue(state);
-        if (truth < 0) {
-            Py_DECREF(state);
-            return NULL;
-        }
-        if (!truth) {
-            Py_CLEAR(state);
-        }
-    }
-    if (state == NULL) {
-        state = Py_NewRef(Py_None);
-    }
-    PyObject *slots = PyDict_New();
-    /* The real MRO (a metaclass can make __mro__ anything), held: the
-     * getattr calls below run user code, which may reassign __bases__. */
-    PyObject *mro = Py_XNewRef(Py_TYPE(op)->tp_mro);
-    if (slots == NULL || mro == NULL) {
-        goto error;
-    }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyObject *cls = PyTuple_GET_ITEM(mro, i);
-        if (cls == (PyObject *)st->frozendict_type) {
-            break;
-        }
-        PyObject *cdict = ((PyTypeObject *)cls)->tp_dict;
-        PyObject *names = cdict ? PyDict_GetItemString(cdict, "__slots__") : NULL;
-        if (names == NULL) {
-            continue;
-        }
-        Py_INCREF(names);
-        if (PyUnicode_Check(names)) {
-            Py_SETREF(names, PyTuple_Pack(1, names));
-        }
-        else {
-            Py_SETREF(names, PySequence_Tuple(names));
-        }
-        if (names == NULL) {
-            goto error;
-        }
-        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(names); j++) {
-            PyObject *name = PyTuple_GET_ITEM(names, j);
-            if (!PyUnicode_Check(name)
-                || PyUnicode_CompareWithASCIIString(name, "__dict__") == 0
-                || PyUnicode_CompareWithASCIIString(name, "__weakref__") == 0) {
-                continue;
-            }
-            /* An exact str (a str subclass's __hash__ or __eq__ never runs). */
-            name = PyUnicode_FromObject(name);
-            if (name == NULL) {
-                Py_DECREF(names);
-                goto error;
-            }
-            Py_ssize_t n = PyUnicode_GET_LENGTH(name);
-            if (n > 2 && PyUnicode_READ_CHAR(name, 0) == '_'
-                && PyUnicode_READ_CHAR(name, 1) == '_'
-                && !(PyUnicode_READ_CHAR(name, n - 1) == '_'
-                     && PyUnicode_READ_CHAR(name, n - 2) == '_')) {
-                /* str.lstrip itself: __name__ may be a str subclass. */
-                PyObject *cname = fm_type_name((PyTypeObject *)cls);
-                PyObject *stripped = cname ? PyObject_CallMethod((PyObject *)&PyUnicode_Type,
-                                                                 "lstrip", "Os", cname, "_")
-                                           : NULL;
-                Py_XDECREF(cname);
-                if (stripped == NULL) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-                /* Python's name mangling: none in a class named only '_'s. */
-                if (PyUnicode_GET_LENGTH(stripped) > 0) {
-                    Py_SETREF(name, PyUnicode_FromFormat("_%U%U", stripped, name));
-                }
-                Py_DECREF(stripped);
-                if (name == NULL) {
-                    Py_DECREF(names);
-                    goto error;
-                }
-            }
-            PyObject *value = PyObject_GetAttr(op, name);
-            if (value == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-                PyErr_Clear();
-            }
-            else {
-                int r = PyDict_SetItem(slots, name, value);
-                Py_DECREF(value);
-                if (r < 0) {
-                    Py_DECREF(name);
-                    Py_DECREF(names);
-                    goto error;
-                }
-            }
-            Py_DECREF(name);
-        }
-        Py_DECREF(names);
-    }
-    Py_DECREF(mro);
-    if (PyDict_GET_SIZE(slots)) {
-        return Py_BuildValue("(NN)", state, slots);
-    }
-    Py_DECREF(slots);
-    return state;
-error:
-    Py_XDECREF(mro);
-    Py_XDECREF(slots);
-    Py_DECREF(state);
-    return NULL;
+    return fm_import_attr("frozenmap._cold", name);
 }
 
 static PyObject *
-fd_reduce_ex(PyObject *op, PyObject *protocol)
+fd_py_reduce_ex(PyObject *op, PyObject *protocol)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *items = fd_as_dict(op);
@@ -1092,7 +692,13 @@ fd_reduce_ex(PyObject *op, PyObject *protocol)
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         return Py_BuildValue("O(Ns)", st->restore, items, "c");
     }
-    PyObject *state = fd_subclass_state(st, op);
+    /* A subclass instance's __dict__ and slot values, as pickle stores them. */
+    PyObject *subclass_state = fd_cold("subclass_state");
+    PyObject *state = subclass_state == NULL
+                          ? NULL
+                          : PyObject_CallFunctionObjArgs(
+                              subclass_state, op, (PyObject *)st->frozendict_type, NULL);
+    Py_XDECREF(subclass_state);
     if (state == NULL) {
         Py_DECREF(items);
         return NULL;
@@ -1107,70 +713,33 @@ fd_reduce_ex(PyObject *op, PyObject *protocol)
 }
 
 static PyObject *
-fd_reduce(PyObject *op, PyObject *unused)
+fd_py_reduce(PyObject *op, PyObject *unused)
 {
     PyObject *two = PyLong_FromLong(2);
     if (two == NULL) {
         return NULL;
     }
-    PyObject *r = fd_reduce_ex(op, two);
+    PyObject *r = fd_py_reduce_ex(op, two);
     Py_DECREF(two);
     return r;
 }
 
 /* copy._reconstruct(self, memo, *self.__reduce_ex__(4)), as copy.copy and
- * copy.deepcopy do it: a string (a global name, legal for pickle) means the
- * object is its own copy; anything but a tuple is a TypeError. */
+ * copy.deepcopy do it (frozenmap._cold.reconstruct). */
 static PyObject *
 fd_reconstruct(PyObject *op, PyObject *memo)
 {
-    PyObject *rv = PyObject_CallMethod(op, "__reduce_ex__", "i", 4);
-    if (rv == NULL) {
+    PyObject *reconstruct = fd_cold("reconstruct");
+    if (reconstruct == NULL) {
         return NULL;
     }
-    if (PyUnicode_Check(rv)) {
-        Py_DECREF(rv);
-        return Py_NewRef(op);
-    }
-    if (!PyTuple_Check(rv)) {
-        PyObject *name = fm_type_fullname(Py_TYPE(op));
-        PyObject *got = name ? fm_type_fullname(Py_TYPE(rv)) : NULL;
-        if (got != NULL) {
-            PyErr_Format(PyExc_TypeError,
-                         "%U.__reduce_ex__() must return a string or a tuple, not %U", name,
-                         got);
-        }
-        Py_XDECREF(name);
-        Py_XDECREF(got);
-        Py_DECREF(rv);
-        return NULL;
-    }
-    PyObject *recon = fm_import_attr("copy", "_reconstruct");
-    if (recon == NULL) {
-        Py_DECREF(rv);
-        return NULL;
-    }
-    Py_ssize_t n = PyTuple_GET_SIZE(rv);
-    PyObject *args = PyTuple_New(2 + n);
-    if (args == NULL) {
-        Py_DECREF(recon);
-        Py_DECREF(rv);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(args, 0, Py_NewRef(op));
-    PyTuple_SET_ITEM(args, 1, Py_NewRef(memo));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyTuple_SET_ITEM(args, 2 + i, Py_NewRef(PyTuple_GET_ITEM(rv, i)));
-    }
-    PyObject *r = PyObject_Call(recon, args, NULL);
-    Py_DECREF(args);
-    Py_DECREF(recon);
-    Py_DECREF(rv);
+    PyObject *r = PyObject_CallFunctionObjArgs(reconstruct, op, memo, NULL);
+    Py_DECREF(reconstruct);
     return r;
 }
 
 static PyObject *
-fd_copy_dunder(PyObject *op, PyObject *unused)
+fd_py_dunder_copy(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (Py_IS_TYPE(op, st->frozendict_type)) {
@@ -1180,7 +749,7 @@ fd_copy_dunder(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_deepcopy(PyObject *op, PyObject *memo)
+fd_py_deepcopy(PyObject *op, PyObject *memo)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (!Py_IS_TYPE(op, st->frozendict_type)) {
@@ -1191,7 +760,7 @@ fd_deepcopy(PyObject *op, PyObject *memo)
         return NULL;
     }
     PyObject *items = PyDict_New(), *result = NULL, *id = NULL;
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
     if (items == NULL) {
         goto done;
     }
@@ -1239,16 +808,16 @@ PyObject *
 fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 {
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
     PyObject *result = NULL;
-    int r = transient_assoc(st, &t, key, value);
-    if (r > 0) {
+    fm_edit r = transient_assoc(st, &t, key, value);
+    if (r == FM_CHANGED) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
-    else if (r == 0) {
+    else if (r == FM_UNCHANGED) {
         result = fd_exact(st, op);
     }
     transient_clear(&t);
@@ -1256,7 +825,7 @@ fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 }
 
 static PyObject *
-fd_set_key(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
@@ -1269,16 +838,16 @@ fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0;
     PyObject *result = NULL;
-    int r = transient_dissoc(st, &t, key, NULL);
-    if (r > 0) {
+    fm_lookup r = transient_dissoc(st, &t, key, NULL);
+    if (r == FM_FOUND) {
         result = transient_publish(st, &t, st->frozendict_type);
     }
-    else if (r == 0) {
+    else if (r == FM_MISSING) {
         if (missing_ok) {
             result = fd_exact(st, op);
         }
@@ -1297,13 +866,13 @@ fd_without(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-fd_delete(PyObject *op, PyObject *key)
+fd_py_delete(PyObject *op, PyObject *key)
 {
     return fd_delete_impl(op, key, 0);
 }
 
 static PyObject *
-fd_discard(PyObject *op, PyObject *key)
+fd_py_discard(PyObject *op, PyObject *key)
 {
     return fd_delete_impl(op, key, 1);
 }
@@ -1313,17 +882,17 @@ static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);
 static PyObject *
 fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 {
-    int ok = fd_is_anydict(st, other);
+    int ok = transient_is_anydict(st, other);
     if (ok <= 0) {
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     }
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         /* The builtin's order: frozendict() | frozendict() is the right side. */
-        if (FD(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
+        if (fm_as_fd(op)->len == 0 && Py_IS_TYPE(other, st->frozendict_type)) {
             return Py_NewRef(other);
         }
         if ((PyDict_CheckExact(other) && PyDict_GET_SIZE(other) == 0)
-            || (Py_IS_TYPE(other, st->frozendict_type) && FD(other)->len == 0)) {
+            || (Py_IS_TYPE(other, st->frozendict_type) && fm_as_fd(other)->len == 0)) {
             return Py_NewRef(op);
         }
     }
@@ -1335,7 +904,7 @@ static PyObject *
 fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
 {
     transient t;
-    if (fd_transient(st, op, &t) < 0) {
+    if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
@@ -1344,7 +913,7 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
         /* t started from op's roots, which op also holds, so any change
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
-        int changed = t.root != FD(op)->root || t.order != FD(op)->order;
+        int changed = t.root != fm_as_fd(op)->root || t.order != fm_as_fd(op)->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type) : fd_exact(st, op);
     }
     transient_clear(&t);
@@ -1381,7 +950,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
                 return NULL;
             }
         }
-        order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
+        order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
         order_cursor c;
         order_cursor_init(&c, order, 0);
         PyObject *k, *v;
@@ -1395,7 +964,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
         Py_XDECREF(order);
         return result;
     }
-    int foreign = fd_is_anydict(st, other);
+    int foreign = transient_is_anydict(st, other);
     if (foreign < 0) {
         return NULL;
     }
@@ -1413,7 +982,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
         return r;
     }
 #endif
-    if (foreign && fd_type_check(st, other)) {
+    if (foreign && fm_is_frozendict(st, other)) {
         /* (only reached by a direct fd.__ror__(x) call) x | fd, with the
          * shortcuts only for an exact x, as the builtin's slot does */
         return fd_or_impl(st, other, op);
@@ -1435,11 +1004,11 @@ static fm_state *
 fd_left_state(PyObject *a)
 {
     fm_state *st = fm_find_state(Py_TYPE(a));
-    return st != NULL && fd_type_check(st, a) ? st : NULL;
+    return st != NULL && fm_is_frozendict(st, a) ? st : NULL;
 }
 
 static PyObject *
-fd_nb_or(PyObject *a, PyObject *b)
+fd_tp_or(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st != NULL) {
@@ -1464,7 +1033,7 @@ fd_iter_or_notimpl(PyObject *keys)
 }
 
 static PyObject *
-fd_nb_sub(PyObject *a, PyObject *b)
+fd_tp_subtract(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
@@ -1475,36 +1044,29 @@ fd_nb_sub(PyObject *a, PyObject *b)
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
     }
     transient t;
-    if (fd_transient(st, a, &t) < 0) {
+    if (transient_init_from(st, &t, a) < 0) {
         Py_DECREF(it);
         return NULL;
     }
     PyObject *key, *result = NULL;
     while ((key = PyIter_Next(it)) != NULL) {
-        int r = transient_dissoc(st, &t, key, NULL);
+        fm_lookup r = transient_dissoc(st, &t, key, NULL);
         Py_DECREF(key);
-        if (r < 0) {
+        if (r == FM_ERROR) {
             break;
         }
     }
     if (!PyErr_Occurred()) {
-        result = t.len == FD(a)->len ? fd_exact(st, a)
-                                     : transient_publish(st, &t, st->frozendict_type);
+        result = t.len == fm_as_fd(a)->len ? fd_exact(st, a)
+                                           : transient_publish(st, &t, st->frozendict_type);
     }
     Py_DECREF(it);
     transient_clear(&t);
     return result;
 }
 
-int
-fd_compare_seq(const void *x, const void *y)
-{
-    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
-    return a < b ? -1 : a > b;
-}
-
 static PyObject *
-fd_nb_and(PyObject *a, PyObject *b)
+fd_tp_and(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
@@ -1514,7 +1076,7 @@ fd_nb_and(PyObject *a, PyObject *b)
     if (it == NULL) {
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
     }
-    fd_object *self = FD(a);
+    fd_object *self = fm_as_fd(a);
     Py_INCREF(self);
     champ_difflist found = {0};
     PyObject *key, *result = NULL;
@@ -1536,7 +1098,7 @@ fd_nb_and(PyObject *a, PyObject *b)
         goto done;
     }
     if (found.len > 1) /* qsort(NULL, 0, ...) is undefined behaviour */
-        qsort(found.items, found.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(found.items, found.len, sizeof(champ_entry), transient_compare_seq);
     Py_ssize_t n = 0;
     for (Py_ssize_t i = 0; i < found.len; i++) {
         if (n == 0 || found.items[n - 1].seq != found.items[i].seq) {
@@ -1570,7 +1132,7 @@ done:
 
 /* copy.replace(fd, **changes): fd | changes. */
 static PyObject *
-fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
+fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 {
     if (PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "__replace__() takes no positional arguments");
@@ -1587,9 +1149,11 @@ fd_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-fd_evolve(PyObject *op, PyObject *unused)
+fd_py_evolve(PyObject *op, PyObject *unused)
 {
-    return evolver_new_from(fm_state_of_type(Py_TYPE(op)), op);
+    /* Evolver(op), through the type (evolver.c's business). */
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    return PyObject_CallOneArg((PyObject *)st->evolver_type, op);
 }
 
 /* --- diff ---------------------------------------------------------------- */
@@ -1629,17 +1193,18 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     Py_ssize_t npairs = 0;
     Py_INCREF(op);
     Py_INCREF(other);
-    if (champ_diff(FD(op)->root, FD(other)->root, &added, &removed, &changed) < 0) {
+    if (champ_diff(fm_as_fd(op)->root, fm_as_fd(other)->root, &added, &removed, &changed)
+        < 0) {
         goto done;
     }
     if (added.len > 1)
-        qsort(added.items, added.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(added.items, added.len, sizeof(champ_entry), transient_compare_seq);
     if (removed.len > 1)
-        qsort(removed.items, removed.len, sizeof(champ_entry), fd_compare_seq);
+        qsort(removed.items, removed.len, sizeof(champ_entry), transient_compare_seq);
     /* changed holds (old, new) entry pairs: sort the pairs by old seq. */
     if (changed.len > 2)
         qsort(changed.items, changed.len / 2, 2 * sizeof(champ_entry),
-              fd_compare_seq); /* by the first's seq */
+              transient_compare_seq); /* by the first's seq */
     npairs = changed.len / 2;
     pairs = PyMem_Calloc(npairs ? npairs : 1, sizeof(PyObject *));
     olds = PyMem_Malloc((npairs ? npairs : 1) * sizeof(champ_entry));
@@ -1679,115 +1244,22 @@ done:
     return result;
 }
 
-/* diff against any mapping: one pass over each side. */
+/* diff against any other mapping (frozenmap._cold.generic_diff). */
 static PyObject *
 fd_diff_generic(fm_state *st, PyObject *op, PyObject *other)
 {
-    transient removed, changed, added;
-    int ok_r = transient_init(st, &removed, NULL, NULL, 0, 0, 0, 0);
-    int ok_c = transient_init(st, &changed, NULL, NULL, 0, 0, 0, 0);
-    int ok_a = transient_init(st, &added, NULL, NULL, 0, 0, 0, 0);
-    PyObject *result = NULL, *get = NULL, *missing = NULL, *it = NULL, *key;
-    PyObject *fa = NULL, *fr = NULL, *fc = NULL;
-    order_node *order = (order_node *)Py_XNewRef(FD(op)->order);
-    if (ok_r < 0 || ok_c < 0 || ok_a < 0) {
-        goto done;
+    PyObject *generic_diff = fd_cold("generic_diff");
+    if (generic_diff == NULL) {
+        return NULL;
     }
-    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
-    if (missing == NULL) {
-        goto done;
-    }
-    /* other.get, looked up once; only an AttributeError means there is none
-     * (PyObject_HasAttr would swallow any exception). */
-    get = PyObject_GetAttrString(other, "get");
-    if (get == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            goto done;
-        }
-        PyErr_Clear();
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *old;
-    while (order_cursor_next(&c, &k, &old)) {
-        PyObject *new =
-            get ? PyObject_CallFunctionObjArgs(get, k, missing, NULL) : Py_NewRef(missing);
-        if (new == NULL) {
-            goto done;
-        }
-        if (new == missing) {
-            Py_DECREF(new);
-            int in = PySequence_Contains(other, k);
-            if (in < 0) {
-                goto done;
-            }
-            if (!in) {
-                if (transient_assoc(st, &removed, k, old) < 0) {
-                    goto done;
-                }
-                continue;
-            }
-            new = PyObject_GetItem(other, k);
-            if (new == NULL) {
-                goto done;
-            }
-        }
-        int differ = 0;
-        if (old != new) {
-            differ = PyObject_RichCompareBool(old, new, Py_NE);
-        }
-        if (differ > 0) {
-            PyObject *pair = PyTuple_Pack(2, old, new);
-            differ = pair ? transient_assoc(st, &changed, k, pair) : -1;
-            Py_XDECREF(pair);
-        }
-        Py_DECREF(new);
-        if (differ < 0) {
-            goto done;
-        }
-    }
-    it = PyObject_GetIter(other);
-    if (it == NULL) {
-        goto done;
-    }
-    while ((key = PyIter_Next(it)) != NULL) {
-        champ_entry *e;
-        int r = fd_find(op, key, &e);
-        if (r == 0) {
-            PyObject *v = PyObject_GetItem(other, key);
-            r = v ? transient_assoc(st, &added, key, v) : -1;
-            Py_XDECREF(v);
-        }
-        Py_DECREF(key);
-        if (r < 0) {
-            goto done;
-        }
-    }
-    if (PyErr_Occurred()) {
-        goto done;
-    }
-    fa = transient_publish(st, &added, st->frozendict_type);
-    fr = fa ? transient_publish(st, &removed, st->frozendict_type) : NULL;
-    fc = fr ? transient_publish(st, &changed, st->frozendict_type) : NULL;
-    if (fc != NULL) {
-        result = PyObject_CallFunctionObjArgs(st->diff_type, fa, fr, fc, NULL);
-    }
-done:
-    Py_XDECREF(fa);
-    Py_XDECREF(fr);
-    Py_XDECREF(fc);
-    Py_XDECREF(it);
-    Py_XDECREF(get);
-    Py_XDECREF(missing);
-    Py_XDECREF(order);
-    transient_clear(&removed);
-    transient_clear(&changed);
-    transient_clear(&added);
-    return result;
+    PyObject *r = PyObject_CallFunctionObjArgs(generic_diff, op, other,
+                                               (PyObject *)st->frozendict_type, NULL);
+    Py_DECREF(generic_diff);
+    return r;
 }
 
 static PyObject *
-fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+fd_py_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (fm_check_nargs("diff", nargs, 1, 1) < 0) {
@@ -1808,8 +1280,8 @@ fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *other = args[0];
-    PyObject *result = fd_type_check(st, other) ? fd_diff_tries(st, op, other)
-                                                : fd_diff_generic(st, op, other);
+    PyObject *result = fm_is_frozendict(st, other) ? fd_diff_tries(st, op, other)
+                                                   : fd_diff_generic(st, op, other);
     if (result != NULL && deep) {
         /* Nested diffs: a cold path, in Python, shared by both cores. */
         Py_SETREF(result, PyObject_CallMethod(st->common, "deepen_diff", "(O)", result));
@@ -1820,7 +1292,7 @@ fd_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 /* fd.merge_with(fn, *others): frozenmap._common.merge_with, shared by both
  * cores (an Evolver edit per key; no speed to gain in C). */
 static PyObject *
-fd_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs < 1) {
         PyErr_SetString(PyExc_TypeError,
@@ -1870,9 +1342,9 @@ fd_check_entry(champ_entry *e, void *arg)
 }
 
 static PyObject *
-fd_check(PyObject *op, PyObject *unused)
+fd_py_check(PyObject *op, PyObject *unused)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     if (s->root == NULL) {
         if (s->order != NULL || s->len != 0) {
             PyErr_SetString(PyExc_AssertionError, "cleared version keeps items");
@@ -1914,14 +1386,14 @@ fd_check(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_node_ids(PyObject *op, PyObject *unused)
+fd_py_node_ids(PyObject *op, PyObject *unused)
 {
     PyObject *out = PyList_New(0);
     if (out == NULL) {
         return NULL;
     }
-    if ((FD(op)->root != NULL && champ_node_ids(FD(op)->root, out) < 0)
-        || order_node_ids(FD(op)->order, out) < 0) {
+    if ((fm_as_fd(op)->root != NULL && champ_node_ids(fm_as_fd(op)->root, out) < 0)
+        || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
         return NULL;
     }
@@ -1929,9 +1401,9 @@ fd_node_ids(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-fd_dump(PyObject *op, PyObject *unused)
+fd_py_dump(PyObject *op, PyObject *unused)
 {
-    fd_object *s = FD(op);
+    fd_object *s = fm_as_fd(op);
     PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;
     if (out == NULL) {
         return NULL;
@@ -1971,26 +1443,26 @@ done:
 /* --- the type ------------------------------------------------------------ */
 
 static PyMethodDef fd_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))fd_get, METH_FASTCALL,
+    {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
-    {"keys", view_mapping_keys, METH_NOARGS, FD_DOC_KEYS},
-    {"values", view_mapping_values, METH_NOARGS, FD_DOC_VALUES},
-    {"items", view_mapping_items, METH_NOARGS, FD_DOC_ITEMS},
-    {"__reversed__", view_mapping_reversed, METH_NOARGS,
+    {"keys", view_mapping_py_keys, METH_NOARGS, FD_DOC_KEYS},
+    {"values", view_mapping_py_values, METH_NOARGS, FD_DOC_VALUES},
+    {"items", view_mapping_py_items, METH_NOARGS, FD_DOC_ITEMS},
+    {"__reversed__", view_mapping_py_reversed, METH_NOARGS,
      "Iterate over the keys in reverse insertion order."},
-    {"copy", fd_copy, METH_NOARGS, FD_DOC_COPY},
-    {"fromkeys", (PyCFunction)(void (*)(void))fd_fromkeys, METH_FASTCALL | METH_CLASS,
+    {"copy", fd_py_copy, METH_NOARGS, FD_DOC_COPY},
+    {"fromkeys", (PyCFunction)(void (*)(void))fd_py_fromkeys, METH_FASTCALL | METH_CLASS,
      "fromkeys($type, iterable, value=None, /)\n--\n\n" FD_DOC_FROMKEYS},
-    {"__getnewargs__", fd_getnewargs, METH_NOARGS, NULL},
-    {"__reduce_ex__", fd_reduce_ex, METH_O, NULL},
-    {"__reduce__", fd_reduce, METH_NOARGS, NULL},
-    {"__copy__", fd_copy_dunder, METH_NOARGS, NULL},
-    {"__deepcopy__", fd_deepcopy, METH_O, NULL},
-    {"set", (PyCFunction)(void (*)(void))fd_set_key, METH_FASTCALL,
+    {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, NULL},
+    {"__reduce_ex__", fd_py_reduce_ex, METH_O, NULL},
+    {"__reduce__", fd_py_reduce, METH_NOARGS, NULL},
+    {"__copy__", fd_py_dunder_copy, METH_NOARGS, NULL},
+    {"__deepcopy__", fd_py_deepcopy, METH_O, NULL},
+    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL,
      "set($self, key, value, /)\n--\n\n" FD_DOC_SET},
-    {"delete", fd_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
-    {"discard", fd_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
-    {"__replace__", (PyCFunction)(void (*)(void))fd_replace, METH_VARARGS | METH_KEYWORDS,
+    {"delete", fd_py_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
+    {"discard", fd_py_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"__replace__", (PyCFunction)(void (*)(void))fd_py_replace, METH_VARARGS | METH_KEYWORDS,
      "__replace__($self, /, **changes)\n--\n\n"
      "``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``."},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
@@ -2001,42 +1473,42 @@ static PyMethodDef fd_methods[] = {
      "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" FD_DOC_UPDATE_IN},
     {"delete_in", path_py_delete_in, METH_O,
      "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
-    {"evolve", fd_evolve, METH_NOARGS, FD_DOC_EVOLVE},
-    {"diff", (PyCFunction)(void (*)(void))fd_diff, METH_FASTCALL | METH_KEYWORDS,
+    {"evolve", fd_py_evolve, METH_NOARGS, FD_DOC_EVOLVE},
+    {"diff", (PyCFunction)(void (*)(void))fd_py_diff, METH_FASTCALL | METH_KEYWORDS,
      "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
-    {"merge_with", (PyCFunction)(void (*)(void))fd_merge_with, METH_FASTCALL,
+    {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with, METH_FASTCALL,
      "merge_with($self, fn, /, *others)\n--\n\n" FD_DOC_MERGE_WITH},
-    {"_check", fd_check, METH_NOARGS,
+    {"_check", fd_py_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
-    {"_node_ids", fd_node_ids, METH_NOARGS,
+    {"_node_ids", fd_py_node_ids, METH_NOARGS,
      "Addresses of every key-trie and order-trie node of this version."},
-    {"_dump", fd_dump, METH_NOARGS, "A readable dump of both tries."},
+    {"_dump", fd_py_dump, METH_NOARGS, "A readable dump of both tries."},
     {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef fd_getset[] = {
-    {"_match_self", fd_match_self, NULL, NULL, NULL},
+    {"_match_self", fd_py_match_self, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyType_Slot fd_slots[] = {
     {Py_tp_new, fd_tp_new},
-    {Py_tp_dealloc, fd_dealloc},
-    {Py_tp_traverse, fd_traverse},
-    {Py_tp_clear, fd_clear},
-    {Py_tp_repr, fd_repr},
-    {Py_tp_hash, fd_hash},
-    {Py_tp_richcompare, fd_richcompare},
-    {Py_tp_iter, view_mapping_iter},
+    {Py_tp_dealloc, fd_tp_dealloc},
+    {Py_tp_traverse, fd_tp_traverse},
+    {Py_tp_clear, fd_tp_clear},
+    {Py_tp_repr, fd_tp_repr},
+    {Py_tp_hash, fd_tp_hash},
+    {Py_tp_richcompare, fd_tp_richcompare},
+    {Py_tp_iter, view_mapping_tp_iter},
     {Py_tp_methods, fd_methods},
     {Py_tp_getset, fd_getset},
-    {Py_mp_length, fd_length},
-    {Py_mp_subscript, fd_subscript},
-    {Py_sq_contains, fd_contains},
-    {Py_nb_or, fd_nb_or},
-    {Py_nb_subtract, fd_nb_sub},
-    {Py_nb_and, fd_nb_and},
+    {Py_mp_length, fd_tp_length},
+    {Py_mp_subscript, fd_tp_subscript},
+    {Py_sq_contains, fd_tp_contains},
+    {Py_nb_or, fd_tp_or},
+    {Py_nb_subtract, fd_tp_subtract},
+    {Py_nb_and, fd_tp_and},
     {Py_tp_doc, FD_DOC_TYPE},
     {0, NULL},
 };
@@ -2049,4 +1521,4 @@ PyType_Spec fd_spec = {
     .slots = fd_slots,
 };
 
-vectorcallfunc fd_vectorcall_ptr = fd_vectorcall;
+vectorcallfunc fd_tp_vectorcall_ptr = fd_tp_vectorcall;

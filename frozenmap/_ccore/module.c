@@ -54,19 +54,6 @@ fm_tp_name_tail(PyTypeObject *tp)
 }
 
 PyObject *
-fm_type_name(PyTypeObject *tp)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return PyType_GetName(tp);
-#else
-    if (tp->tp_flags & Py_TPFLAGS_HEAPTYPE) {
-        return Py_NewRef(((PyHeapTypeObject *)tp)->ht_name);
-    }
-    return PyUnicode_FromString(fm_tp_name_tail(tp));
-#endif
-}
-
-PyObject *
 fm_type_fullname(PyTypeObject *tp)
 {
     /* CPython's type_fullyqualname (what %T prints, 3.13+). */
@@ -234,7 +221,7 @@ fm_exec(PyObject *module)
         return -1;
     }
     /* The constructor of the exact type is a vectorcall. */
-    st->frozendict_type->tp_vectorcall = fd_vectorcall_ptr;
+    st->frozendict_type->tp_vectorcall = fd_tp_vectorcall_ptr;
 
     /* case frozendict(x) binds x to the subject, as for dict(x). */
     PyObject *match_args = Py_BuildValue("(s)", "_match_self");

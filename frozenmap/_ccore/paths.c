@@ -83,11 +83,11 @@ path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm
     pm->maps[pm->n++] = Py_NewRef(top);
     for (Py_ssize_t i = 0; i < n - 1; i++) {
         PyObject *key = PyTuple_GET_ITEM(keys, i), *child;
-        int r = fd_mapping_get(st, pm->maps[i], key, &child);
-        if (r < 0) {
+        fm_lookup r = transient_mapping_get(st, pm->maps[i], key, &child);
+        if (r == FM_ERROR) {
             return -1;
         }
-        if (r == 0) {
+        if (r == FM_MISSING) {
             if (!create) {
                 PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
                 if (exc != NULL) {
@@ -101,7 +101,7 @@ path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm
                 return -1;
             }
         }
-        else if (!fd_type_check(st, child)) {
+        else if (!fm_is_frozendict(st, child)) {
             path_not_a_frozendict(i, child);
             Py_DECREF(child);
             return -1;
@@ -127,7 +127,7 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyOb
         value = m;
     }
     PyObject *key = PyTuple_GET_ITEM(keys, 0);
-    if (fd_type_check(st, top)) {
+    if (fm_is_frozendict(st, top)) {
         PyObject *result = fd_with(st, top, key, value);
         Py_DECREF(value);
         return result;
@@ -188,16 +188,16 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
     PyObject *m = Py_NewRef(self);
     Py_ssize_t n = PyTuple_GET_SIZE(keys);
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (i > 0 && !fd_type_check(st, m)) {
+        if (i > 0 && !fm_is_frozendict(st, m)) {
             path_not_a_frozendict(i - 1, m);
             Py_SETREF(m, NULL);
             break;
         }
         PyObject *child;
-        int r = fd_mapping_get(st, m, PyTuple_GET_ITEM(keys, i), &child);
+        fm_lookup r = transient_mapping_get(st, m, PyTuple_GET_ITEM(keys, i), &child);
         Py_DECREF(m);
-        if (r <= 0) {
-            m = r < 0 ? NULL : Py_NewRef(dflt);
+        if (r != FM_FOUND) {
+            m = r == FM_ERROR ? NULL : Py_NewRef(dflt);
             break;
         }
         m = child;
@@ -259,11 +259,11 @@ path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
     PyObject *key = PyTuple_GET_ITEM(keys, last);
-    int r = fd_mapping_get(st, pm.maps[last], key, &old);
-    if (r < 0) {
+    fm_lookup r = transient_mapping_get(st, pm.maps[last], key, &old);
+    if (r == FM_ERROR) {
         goto done;
     }
-    if (r == 0) {
+    if (r == FM_MISSING) {
         if (dflt == NULL) {
             PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
             if (exc != NULL) {
@@ -311,7 +311,7 @@ path_py_delete_in(PyObject *self, PyObject *path)
     Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
     if (path_walk(st, self, keys, 0, &pm) == 0) {
         PyObject *key = PyTuple_GET_ITEM(keys, last);
-        if (last == 0 && !fd_type_check(st, self)) { /* an Evolver's own key */
+        if (last == 0 && !fm_is_frozendict(st, self)) { /* an Evolver's own key */
             result = PyObject_DelItem(self, key) < 0 ? NULL : Py_NewRef(self);
         }
         else {

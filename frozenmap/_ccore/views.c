@@ -10,6 +10,8 @@
  */
 #include "cfrozenmap.h"
 
+enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
+
 typedef struct {
     PyObject_HEAD
     PyObject *mapping; /* a frozendict or an Evolver */
@@ -26,12 +28,24 @@ typedef struct {
     order_cursor cursor;
 } iter_object;
 
-#define VIEW(o) ((view_object *)(o))
-#define ITER(o) ((iter_object *)(o))
+/* The object as a view / a view iterator (the caller knows it is one). */
+static inline view_object *
+view_of(PyObject *op)
+{
+    return (view_object *)op;
+}
+static inline iter_object *
+view_iter_of(PyObject *op)
+{
+    return (iter_object *)op;
+}
 
 /* --- iterator ------------------------------------------------------------ */
 
-PyObject *
+/* An iterator over a frozendict's or an Evolver's items in (reverse) order
+ * yielding keys, values or items.  Evolver iterators also watch the resized
+ * counter.  New ref or NULL. */
+static PyObject *
 view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
 {
     iter_object *it = PyObject_GC_New(iter_object, st->iter_type);
@@ -42,14 +56,10 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
     it->result = NULL;
     it->evolver = NULL;
     it->resized = 0;
-    if (fd_type_check(st, mapping)) {
-        it->order = (order_node *)Py_XNewRef(((fd_object *)mapping)->order);
-        it->remaining = ((fd_object *)mapping)->len;
-    }
-    else {
-        it->order = evolver_snapshot(mapping, &it->resized);
+    it->order = transient_mapping_order(st, mapping, &it->resized);
+    it->remaining = transient_mapping_len(st, mapping);
+    if (!fm_is_frozendict(st, mapping)) {
         it->evolver = Py_NewRef(mapping);
-        it->remaining = evolver_len(mapping);
     }
     order_cursor_init(&it->cursor, it->order, reverse);
     PyObject_GC_Track(it);
@@ -76,7 +86,7 @@ static int
 view_iter_stale(iter_object *it)
 {
     if (it->evolver != NULL && it->cursor.depth >= 0
-        && evolver_resized(it->evolver) != it->resized) {
+        && fm_as_evolver(it->evolver)->resized != it->resized) {
         PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
         return 1;
     }
@@ -84,9 +94,9 @@ view_iter_stale(iter_object *it)
 }
 
 static PyObject *
-view_iter_next(PyObject *op)
+view_iter_tp_next(PyObject *op)
 {
-    iter_object *it = ITER(op);
+    iter_object *it = view_iter_of(op);
     PyObject *k, *v;
     if (view_iter_stale(it)) {
         return NULL;
@@ -132,16 +142,16 @@ view_iter_next(PyObject *op)
 }
 
 static PyObject *
-view_iter_length_hint(PyObject *op, PyObject *unused)
+view_iter_py_length_hint(PyObject *op, PyObject *unused)
 {
-    Py_ssize_t n = ITER(op)->remaining;
+    Py_ssize_t n = view_iter_of(op)->remaining;
     return PyLong_FromSsize_t(n > 0 ? n : 0);
 }
 
 static PyObject *
-view_iter_reduce(PyObject *op, PyObject *unused)
+view_iter_py_reduce(PyObject *op, PyObject *unused)
 {
-    iter_object *it = ITER(op);
+    iter_object *it = view_iter_of(op);
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (view_iter_stale(it)) { /* as next() would (and dict's __reduce__) */
         return NULL;
@@ -164,21 +174,21 @@ view_iter_reduce(PyObject *op, PyObject *unused)
 }
 
 static int
-view_iter_traverse(PyObject *op, visitproc visit, void *arg)
+view_iter_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
-    Py_VISIT(ITER(op)->order);
-    Py_VISIT(ITER(op)->evolver);
-    Py_VISIT(ITER(op)->result);
+    Py_VISIT(view_iter_of(op)->order);
+    Py_VISIT(view_iter_of(op)->evolver);
+    Py_VISIT(view_iter_of(op)->result);
     return 0;
 }
 
 static int
-view_iter_clear(PyObject *op)
+view_iter_tp_clear(PyObject *op)
 {
     /* Exhaust the cursor before releasing the root it walks: a weakref
      * callback run by the release may call next() on this iterator. */
-    iter_object *it = ITER(op);
+    iter_object *it = view_iter_of(op);
     it->cursor.depth = -1;
     it->remaining = 0;
     Py_CLEAR(it->order);
@@ -188,27 +198,27 @@ view_iter_clear(PyObject *op)
 }
 
 static void
-view_iter_dealloc(PyObject *op)
+view_iter_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    view_iter_clear(op);
+    view_iter_tp_clear(op);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
 
 static PyMethodDef view_iter_methods[] = {
-    {"__length_hint__", view_iter_length_hint, METH_NOARGS, NULL},
-    {"__reduce__", view_iter_reduce, METH_NOARGS, NULL},
+    {"__length_hint__", view_iter_py_length_hint, METH_NOARGS, NULL},
+    {"__reduce__", view_iter_py_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot view_iter_slots[] = {
-    {Py_tp_dealloc, view_iter_dealloc},
-    {Py_tp_traverse, view_iter_traverse},
-    {Py_tp_clear, view_iter_clear},
+    {Py_tp_dealloc, view_iter_tp_dealloc},
+    {Py_tp_traverse, view_iter_tp_traverse},
+    {Py_tp_clear, view_iter_tp_clear},
     {Py_tp_iter, PyObject_SelfIter},
-    {Py_tp_iternext, view_iter_next},
+    {Py_tp_iternext, view_iter_tp_next},
     {Py_tp_methods, view_iter_methods},
     {Py_tp_doc, "An iterator over keys, values or items, forward or reversed."},
     {0, NULL},
@@ -223,7 +233,8 @@ PyType_Spec view_iter_spec = {
 
 /* --- views --------------------------------------------------------------- */
 
-PyObject *
+/* A keys/values/items view of a frozendict or an Evolver: new ref or NULL. */
+static PyObject *
 view_new(fm_state *st, PyObject *mapping, int kind)
 {
     PyTypeObject *tp = kind == VIEW_KEYS     ? st->keys_type
@@ -246,35 +257,35 @@ view_kind(fm_state *st, PyObject *op)
 }
 
 static Py_ssize_t
-view_len(PyObject *op)
+view_tp_length(PyObject *op)
 {
     /* The stored length: a subclass's __len__ is never consulted. */
-    PyObject *mapping = VIEW(op)->mapping;
-    return mapping == NULL ? 0 : fd_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
+    PyObject *mapping = view_of(op)->mapping;
+    return mapping == NULL ? 0 : transient_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
 }
 
 static PyObject *
-view_iter(PyObject *op)
+view_tp_iter(PyObject *op)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    return view_iter_new(st, VIEW(op)->mapping, view_kind(st, op), 0);
+    return view_iter_new(st, view_of(op)->mapping, view_kind(st, op), 0);
 }
 
 static PyObject *
-view_reversed(PyObject *op, PyObject *unused)
+view_py_reversed(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    return view_iter_new(st, VIEW(op)->mapping, view_kind(st, op), 1);
+    return view_iter_new(st, view_of(op)->mapping, view_kind(st, op), 1);
 }
 
 static PyObject *
-view_mapping(PyObject *op, void *closure)
+view_py_mapping(PyObject *op, void *closure)
 {
-    return PyDictProxy_New(VIEW(op)->mapping);
+    return PyDictProxy_New(view_of(op)->mapping);
 }
 
 static PyObject *
-view_repr(PyObject *op)
+view_tp_repr(PyObject *op)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     int kind = view_kind(st, op);
@@ -291,41 +302,41 @@ view_repr(PyObject *op)
 }
 
 static int
-view_traverse(PyObject *op, visitproc visit, void *arg)
+view_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
-    Py_VISIT(VIEW(op)->mapping);
+    Py_VISIT(view_of(op)->mapping);
     return 0;
 }
 
 static int
-view_clear(PyObject *op)
+view_tp_clear(PyObject *op)
 {
-    Py_CLEAR(VIEW(op)->mapping);
+    Py_CLEAR(view_of(op)->mapping);
     return 0;
 }
 
 static void
-view_dealloc(PyObject *op)
+view_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    view_clear(op);
+    view_tp_clear(op);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
 
 static int
-view_keys_contains(PyObject *op, PyObject *key)
+view_keys_tp_contains(PyObject *op, PyObject *key)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (VIEW(op)->mapping == NULL) {
+    if (view_of(op)->mapping == NULL) {
         return 0;
     }
-    PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
-    int r = fd_mapping_get(st, mapping, key, &value);
-    if (r > 0) {
+    PyObject *mapping = Py_NewRef(view_of(op)->mapping);
+    fm_lookup r = transient_mapping_get(st, mapping, key, &value);
+    if (r == FM_FOUND) {
         Py_DECREF(value);
     }
     Py_DECREF(mapping);
@@ -333,17 +344,17 @@ view_keys_contains(PyObject *op, PyObject *key)
 }
 
 static int
-view_items_contains(PyObject *op, PyObject *item)
+view_items_tp_contains(PyObject *op, PyObject *item)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || VIEW(op)->mapping == NULL) {
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || view_of(op)->mapping == NULL) {
         return 0;
     }
     Py_INCREF(item); /* its parts are used after user code runs */
-    PyObject *mapping = Py_NewRef(VIEW(op)->mapping);
-    int r = fd_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
-    if (r > 0) {
+    PyObject *mapping = Py_NewRef(view_of(op)->mapping);
+    fm_lookup r = transient_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
+    if (r == FM_FOUND) {
         r = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(item, 1), Py_EQ);
         Py_DECREF(value);
     }
@@ -353,9 +364,9 @@ view_items_contains(PyObject *op, PyObject *item)
 }
 
 static int
-view_values_contains(PyObject *op, PyObject *value)
+view_values_tp_contains(PyObject *op, PyObject *value)
 {
-    PyObject *it = view_iter(op);
+    PyObject *it = view_tp_iter(op);
     if (it == NULL) {
         return -1;
     }
@@ -405,13 +416,13 @@ view_is_setlike(PyObject *op)
     return view_set_op(b, a, rop_name); \
   }
 
-VIEW_BINOP(view_nb_and, "__and__", "__rand__")
-VIEW_BINOP(view_nb_or, "__or__", "__ror__")
-VIEW_BINOP(view_nb_sub, "__sub__", "__rsub__")
-VIEW_BINOP(view_nb_xor, "__xor__", "__rxor__")
+VIEW_BINOP(view_tp_and, "__and__", "__rand__")
+VIEW_BINOP(view_tp_or, "__or__", "__ror__")
+VIEW_BINOP(view_tp_subtract, "__sub__", "__rsub__")
+VIEW_BINOP(view_tp_xor, "__xor__", "__rxor__")
 
 static PyObject *
-view_richcompare(PyObject *self, PyObject *other, int cmp)
+view_tp_richcompare(PyObject *self, PyObject *other, int cmp)
 {
     static const char *names[] = {"__lt__", "__le__", "__eq__", "__eq__", "__gt__", "__ge__"};
     PyObject *r = view_set_op(self, other, names[cmp]);
@@ -427,13 +438,13 @@ view_richcompare(PyObject *self, PyObject *other, int cmp)
 }
 
 static PyObject *
-view_isdisjoint(PyObject *self, PyObject *other)
+view_py_isdisjoint(PyObject *self, PyObject *other)
 {
     return view_set_op(self, other, "isdisjoint");
 }
 
 static PyObject *
-view_from_iterable(PyObject *cls, PyObject *it)
+view_py_from_iterable(PyObject *cls, PyObject *it)
 {
     return PySet_New(it);
 }
@@ -441,52 +452,53 @@ view_from_iterable(PyObject *cls, PyObject *it)
 /* Like dict's views, a view is not pickled or copied (whatever the
  * protocol: copyreg would otherwise try protocols 0 and 1 by other means). */
 static PyObject *
-view_reduce(PyObject *op, PyObject *unused)
+view_py_reduce(PyObject *op, PyObject *unused)
 {
     PyErr_Format(PyExc_TypeError, "cannot pickle '%s' object", Py_TYPE(op)->tp_name);
     return NULL;
 }
 
 static PyMethodDef view_setlike_methods[] = {
-    {"__reversed__", view_reversed, METH_NOARGS, NULL},
-    {"__reduce__", view_reduce, METH_NOARGS, NULL},
-    {"isdisjoint", view_isdisjoint, METH_O,
+    {"__reversed__", view_py_reversed, METH_NOARGS, NULL},
+    {"__reduce__", view_py_reduce, METH_NOARGS, NULL},
+    {"isdisjoint", view_py_isdisjoint, METH_O,
      "Return True if the view and other have no elements in common."},
-    {"_from_iterable", view_from_iterable, METH_O | METH_CLASS, NULL},
+    {"_from_iterable", view_py_from_iterable, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef view_values_methods[] = {
-    {"__reversed__", view_reversed, METH_NOARGS, NULL},
-    {"__reduce__", view_reduce, METH_NOARGS, NULL},
+    {"__reversed__", view_py_reversed, METH_NOARGS, NULL},
+    {"__reduce__", view_py_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef view_getset[] = {
-    {"mapping", view_mapping, NULL, "A read-only proxy of the mapping this view looks at.",
+    {"mapping", view_py_mapping, NULL, "A read-only proxy of the mapping this view looks at.",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 #define VIEW_COMMON_SLOTS \
-  {Py_tp_dealloc, view_dealloc}, {Py_tp_traverse, view_traverse}, {Py_tp_clear, view_clear}, \
-      {Py_tp_repr, view_repr}, {Py_tp_iter, view_iter}, {Py_tp_getset, view_getset}, \
+  {Py_tp_dealloc, view_tp_dealloc}, {Py_tp_traverse, view_tp_traverse}, \
+      {Py_tp_clear, view_tp_clear}, {Py_tp_repr, view_tp_repr}, {Py_tp_iter, view_tp_iter}, \
+      {Py_tp_getset, view_getset}, \
   { \
-    Py_sq_length, view_len \
+    Py_sq_length, view_tp_length \
   }
 
 #define VIEW_SETLIKE_SLOTS \
-  {Py_tp_methods, view_setlike_methods}, {Py_tp_richcompare, view_richcompare}, \
-      {Py_tp_hash, PyObject_HashNotImplemented}, {Py_nb_and, view_nb_and}, \
-      {Py_nb_or, view_nb_or}, {Py_nb_subtract, view_nb_sub}, \
+  {Py_tp_methods, view_setlike_methods}, {Py_tp_richcompare, view_tp_richcompare}, \
+      {Py_tp_hash, PyObject_HashNotImplemented}, {Py_nb_and, view_tp_and}, \
+      {Py_nb_or, view_tp_or}, {Py_nb_subtract, view_tp_subtract}, \
   { \
-    Py_nb_xor, view_nb_xor \
+    Py_nb_xor, view_tp_xor \
   }
 
 static PyType_Slot view_keys_slots[] = {
     VIEW_COMMON_SLOTS,
     VIEW_SETLIKE_SLOTS,
-    {Py_sq_contains, view_keys_contains},
+    {Py_sq_contains, view_keys_tp_contains},
     {Py_tp_doc, "A set-like view of a mapping's keys, in insertion order.  Cost: O(1)."},
     {0, NULL},
 };
@@ -494,7 +506,7 @@ static PyType_Slot view_keys_slots[] = {
 static PyType_Slot view_items_slots[] = {
     VIEW_COMMON_SLOTS,
     VIEW_SETLIKE_SLOTS,
-    {Py_sq_contains, view_items_contains},
+    {Py_sq_contains, view_items_tp_contains},
     {Py_tp_doc, "A set-like view of a mapping's (key, value) pairs.  Cost: O(1)."},
     {0, NULL},
 };
@@ -502,7 +514,7 @@ static PyType_Slot view_items_slots[] = {
 static PyType_Slot view_values_slots[] = {
     VIEW_COMMON_SLOTS,
     {Py_tp_methods, view_values_methods},
-    {Py_sq_contains, view_values_contains},
+    {Py_sq_contains, view_values_tp_contains},
     {Py_tp_doc, "A view of a mapping's values, in insertion order.  Cost: O(1)."},
     {0, NULL},
 };
@@ -535,31 +547,31 @@ PyType_Spec view_values_spec = {
  * mapping_reversed, mapping_keys, mapping_values, mapping_items). */
 
 PyObject *
-view_mapping_iter(PyObject *op)
+view_mapping_tp_iter(PyObject *op)
 {
     return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 0);
 }
 
 PyObject *
-view_mapping_reversed(PyObject *op, PyObject *unused)
+view_mapping_py_reversed(PyObject *op, PyObject *unused)
 {
     return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
 }
 
 PyObject *
-view_mapping_keys(PyObject *op, PyObject *unused)
+view_mapping_py_keys(PyObject *op, PyObject *unused)
 {
     return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS);
 }
 
 PyObject *
-view_mapping_values(PyObject *op, PyObject *unused)
+view_mapping_py_values(PyObject *op, PyObject *unused)
 {
     return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_VALUES);
 }
 
 PyObject *
-view_mapping_items(PyObject *op, PyObject *unused)
+view_mapping_py_items(PyObject *op, PyObject *unused)
 {
     return view_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_ITEMS);
 }

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
 
-from .. import _common
+from .. import _cold, _common
 from .evolver import Evolver
 from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
@@ -57,7 +57,7 @@ from .transient import (
     merge_into,
     register_types,
 )
-from .typeinfo import lookup_special, type_dict, type_fullname, type_mro, type_name
+from .typeinfo import lookup_special, type_name
 from .views import (
     mapping_items,
     mapping_iter,
@@ -124,54 +124,6 @@ def _no_dict_suffix() -> str:
 
 
 _NO_DICT_SUFFIX = _no_dict_suffix()
-
-
-def _subclass_state(obj: Any) -> Any:
-    """A subclass instance's ``__dict__`` and slot values, as pickle stores them."""
-    state = getattr(obj, "__dict__", None) or None
-    slots = {}
-    # The real MRO, dicts and names: a metaclass can make __mro__, __dict__
-    # and __name__ anything.
-    for cls in type_mro(type(obj)):
-        if cls is frozendict:
-            break
-        names = type_dict(cls).get("__slots__", ())
-        if issubclass(type(names), str):
-            names = (names,)
-        else:
-            names = tuple(names)
-        for name in names:
-            if not issubclass(type(name), str):
-                continue
-            name = str.__str__(name)  # an exact str: a subclass's methods never run
-            if name in ("__dict__", "__weakref__"):
-                continue
-            if name.startswith("__") and not name.endswith("__"):
-                stripped = type_name(cls).lstrip("_")
-                if stripped:  # Python's name mangling: none in a class named only '_'s
-                    name = "_%s%s" % (stripped, name)
-            try:
-                slots[name] = getattr(obj, name)
-            except AttributeError:
-                pass
-    if slots:
-        return (state, slots)
-    return state
-
-
-def _reconstruct(obj: Any, memo: Any) -> Any:
-    """``copy._reconstruct(obj, memo, *obj.__reduce_ex__(4))``, as ``copy`` does
-    it: a string (a global name, legal for pickle) means ``obj`` is its own
-    copy; anything but a tuple is a ``TypeError``."""
-    rv = obj.__reduce_ex__(4)
-    if issubclass(type(rv), str):
-        return obj
-    if not issubclass(type(rv), tuple):
-        raise TypeError(
-            "%s.__reduce_ex__() must return a string or a tuple, not %s"
-            % (type_fullname(type(obj)), type_fullname(type(rv)))
-        )
-    return _copy._reconstruct(obj, memo, *rv)  # type: ignore[attr-defined]
 
 
 # --- the type --------------------------------------------------------------------
@@ -431,7 +383,7 @@ class frozendict:
         items = dict(self._items())
         if type(self) is frozendict:
             return (_common.restore, (items, "python"))
-        return (_newobj, (type(self), items), _subclass_state(self))
+        return (_newobj, (type(self), items), _cold.subclass_state(self, frozendict))
 
     def __reduce__(self) -> Any:
         return self.__reduce_ex__(2)
@@ -439,11 +391,11 @@ class frozendict:
     def __copy__(self) -> "frozendict":
         if type(self) is frozendict:
             return self
-        return _reconstruct(self, None)  # type: ignore[no-any-return]
+        return _cold.reconstruct(self, None)  # type: ignore[no-any-return]
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
         if type(self) is not frozendict:
-            return _reconstruct(self, memo)  # type: ignore[no-any-return]
+            return _cold.reconstruct(self, memo)  # type: ignore[no-any-return]
         items = {_copy.deepcopy(k, memo): _copy.deepcopy(v, memo) for k, v in self._items()}
         existing = memo.get(id(self))
         if existing is not None:
@@ -704,7 +656,7 @@ class frozendict:
                 _from_entries([(e[0], e[2], e[3]) for e in removed]),
                 _from_entries([(a[0], a[2], (a[3], b[3])) for a, b in changed]),
             )
-        return _generic_diff(self, other)
+        return _cold.generic_diff(self, other, frozendict)
 
     # --- checking and debugging -----------------------------------------------------
 
@@ -767,28 +719,3 @@ def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
     for h, key, value in triples:
         t._put_new(h, key, value)
     return t._publish(frozendict)  # type: ignore[no-any-return]
-
-
-def _generic_diff(fd: frozendict, other: Any) -> "_common.Diff":
-    """``diff`` against any mapping: one pass over each side."""
-    removed = Transient()
-    changed = Transient()
-    # other.get, looked up once; only an AttributeError means there is none
-    get = getattr(other, "get", _MISSING)
-    for key, old in fd._items():
-        new = _MISSING if get is _MISSING else get(key, _MISSING)
-        if new is _MISSING:
-            if key in other:
-                new = other[key]
-            else:
-                removed._assoc(key, old)
-                continue
-        if old is not new and old != new:
-            changed._assoc(key, (old, new))
-    added = Transient()
-    for key in other:
-        if fd._lookup(key) is None:  # (never a subclass's __contains__)
-            added._assoc(key, other[key])
-    return _common.Diff(
-        added._publish(frozendict), removed._publish(frozendict), changed._publish(frozendict)
-    )

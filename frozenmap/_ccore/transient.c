@@ -1,0 +1,1016 @@
+/* transient.c -- the layer below both public types: the internal builder
+ * (a transient), the primitive that makes a version from its roots, and the
+ * reads shared by the frozendict and the Evolver (==, repr, lookups,
+ * snapshots for iteration).  Mirrors frozenmap/_pycore/transient.py; see
+ * "Transient ownership" in the essay at the top of frozendict.c.
+ *
+ * frozendict.c and evolver.c both call down into this file; it calls
+ * neither (it reads the two object layouts, declared in cfrozenmap.h).
+ *
+ * Every edit locates first (champ_find runs the keys' __hash__/__eq__),
+ * updates the hash accumulator (a value's __hash__), and only then changes
+ * the tries, with no user code left to run.  The two trie edits are each
+ * failure-atomic (see keytrie.c); when the second one fails (MemoryError)
+ * the first is undone on the path it just made owned, which needs no
+ * allocation, so a failed edit leaves the transient exactly as it was.
+ */
+#include "cfrozenmap.h"
+
+/* --- versions ------------------------------------------------------------ */
+
+PyObject *
+transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
+                      uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+{
+    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->root = champ_xnewref(root);
+    self->order = (order_node *)Py_XNewRef(order);
+    self->len = len;
+    self->next_seq = next_seq;
+    self->hash = acc_valid ? hashing_finalize(acc, len) : -1;
+    return (PyObject *)self;
+}
+
+int
+transient_compare_seq(const void *x, const void *y)
+{
+    uint64_t a = ((const champ_entry *)x)->seq, b = ((const champ_entry *)y)->seq;
+    return a < b ? -1 : a > b;
+}
+
+/* --- the transient ------------------------------------------------------- */
+
+int
+transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, Py_ssize_t len,
+               uint64_t next_seq, Py_uhash_t acc, int acc_valid)
+{
+    if (root == NULL) {
+        root = champ_empty_root();
+        if (root == NULL) {
+            t->root = NULL;
+            t->order = NULL;
+            return -1;
+        }
+        order = NULL;
+        len = 0;
+    }
+    else {
+        champ_incref(root);
+    }
+    t->root = root;
+    t->order = (order_node *)Py_XNewRef(order);
+    t->len = len;
+    t->next_seq = next_seq;
+    t->acc = acc;
+    t->acc_valid = acc_valid;
+    t->owner = 1; /* may edit what only it references (see keytrie.c) */
+    t->shared = 0;
+    return 0;
+}
+
+int
+transient_init_from(fm_state *st, transient *t, PyObject *version)
+{
+    fd_object *src = fm_as_fd(version);
+    Py_uhash_t acc = 0;
+    int acc_valid = transient_version_acc(src, &acc);
+    return transient_init(st, t, src->root, src->order, src->len, src->next_seq, acc,
+                          acc_valid);
+}
+
+void
+transient_clear(transient *t)
+{
+    champ_clear(&t->root);
+    Py_CLEAR(t->order);
+}
+
+int
+transient_traverse(transient *t, visitproc visit, void *arg)
+{
+    /* Key-trie nodes are not GC objects; the order trie owns the items. */
+    Py_VISIT(t->order);
+    return 0;
+}
+
+int
+transient_ensure_root(fm_state *st, transient *t)
+{
+    if (t->root == NULL) { /* cleared by the GC: behave as empty */
+        t->root = champ_empty_root();
+        if (t->root == NULL) {
+            return -1;
+        }
+        Py_CLEAR(t->order);
+        t->len = 0;
+    }
+    return 0;
+}
+
+fm_lookup
+transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
+{
+    if (hashing_key_hash_fast(key, h) < 0) {
+        return FM_ERROR;
+    }
+    return (fm_lookup)champ_find(t->root, *h, key, entry);
+}
+
+/* The write phase of an edit runs no user code of its own, but allocating an
+ * order node can start a GC run, whose finalizers could read or freeze() an
+ * Evolver whose tries are half-updated -- and publish a version that then
+ * changes, or whose key trie borrows a value the edit releases.  So an
+ * Evolver's write phase pauses the collector (the pure core does the same).
+ * Private transients (builders, one-shot derivations) are out of any
+ * finalizer's reach and skip it.  1 when it paused the collector. */
+static inline int
+transient_gc_pause(transient *t)
+{
+    return t->shared ? PyGC_Disable() : 0;
+}
+
+static inline void
+transient_gc_resume(int paused)
+{
+    if (paused) {
+        PyGC_Enable();
+    }
+}
+
+/* Install new roots, then release the old ones (which can run finalizers:
+ * they see the new state).  The caller sets the other fields first. */
+static void
+transient_install(transient *t, champ_node *root, order_node *order)
+{
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
+}
+
+static int
+transient_write_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
+{
+    uint64_t seq = t->next_seq;
+    champ_entry entry = {h, seq, key, value};
+    order_node *order = order_insert(st, t->order, seq, key, value, t->owner);
+    if (order == NULL) {
+        return -1;
+    }
+    champ_node *root = champ_put(t->root, 0, &entry, NULL, t->owner);
+    if (root == NULL) {
+        int in_place = order == t->order;
+        Py_DECREF(order);
+        if (in_place) {
+            /* Edited in place (t->order is referenced once again now that
+             * our reference is gone): take the item out again, in place. */
+            order_node *back;
+            if (order_remove(st, t->order, seq, t->owner, &back) == 0) {
+                Py_XDECREF(back);
+            }
+        }
+        return -1;
+    }
+    t->next_seq = seq + 1;
+    t->len++;
+    transient_install(t, root, order);
+    return 0;
+}
+
+int
+transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    int paused = transient_gc_pause(t);
+    int r = transient_write_new(st, t, h, key, value);
+    transient_gc_resume(paused);
+    return r;
+}
+
+/* transient_assoc for a key whose hash h is known. */
+static fm_edit
+transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                       PyObject *value)
+{
+    champ_entry *found;
+    if (transient_ensure_root(st, t) < 0) {
+        return FM_EDIT_FAILED;
+    }
+    int r = champ_find(t->root, h, key, &found);
+    if (r < 0) {
+        return FM_EDIT_FAILED;
+    }
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    if (r == 0) {
+        if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0) {
+            return FM_EDIT_FAILED;
+        }
+        if (transient_put_new(st, t, h, key, value) < 0) {
+            return FM_EDIT_FAILED;
+        }
+        t->acc = acc;
+        t->acc_valid = acc_valid;
+        return FM_CHANGED;
+    }
+    if (found->value == value) {
+        return FM_UNCHANGED;
+    }
+    champ_entry old = *found;
+    /* Keep the old value alive until both tries are updated. */
+    Py_INCREF(old.value);
+    if (hashing_acc_replace(&acc, &acc_valid, h, old.value, value) < 0) {
+        Py_DECREF(old.value);
+        return FM_EDIT_FAILED;
+    }
+    champ_entry entry = {h, old.seq, old.key, value}; /* the first key stays */
+    int paused = transient_gc_pause(t);
+    fm_edit result = FM_EDIT_FAILED;
+    order_node *order = order_replace(st, t->order, old.seq, value, t->owner);
+    if (order != NULL) {
+        champ_node *root = champ_put(t->root, 0, &entry, found, t->owner);
+        if (root == NULL) {
+            int in_place = order == t->order;
+            Py_DECREF(order);
+            if (in_place) { /* edited in place: put the old value back */
+                order_node *back = order_replace(st, t->order, old.seq, old.value, t->owner);
+                Py_XDECREF(back);
+            }
+        }
+        else {
+            t->acc = acc;
+            t->acc_valid = acc_valid;
+            transient_install(t, root, order);
+            result = FM_CHANGED;
+        }
+    }
+    transient_gc_resume(paused);
+    Py_DECREF(old.value);
+    return result;
+}
+
+fm_edit
+transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_EDIT_FAILED;
+    }
+    return transient_assoc_hashed(st, t, h, key, value);
+}
+
+int
+transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
+                       PyObject **old_value)
+{
+    champ_entry old = *found;
+    Py_INCREF(old.key);
+    Py_INCREF(old.value);
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    if (hashing_acc_replace(&acc, &acc_valid, old.hash, old.value, NULL) < 0) {
+        goto error;
+    }
+    int paused = transient_gc_pause(t);
+    if (t->owner != 0) {
+        /* Make the order path editable first (same contents), so that the
+         * removal below is done in place and cannot fail after the key trie
+         * has changed. */
+        order_node *owned = order_replace(st, t->order, old.seq, old.value, t->owner);
+        if (owned == NULL) {
+            transient_gc_resume(paused);
+            goto error;
+        }
+        Py_XSETREF(t->order, owned);
+    }
+    champ_node *root = champ_remove(t->root, 0, found, t->owner);
+    order_node *order;
+    if (root == NULL || order_remove(st, t->order, old.seq, t->owner, &order) < 0) {
+        champ_xdecref(root);
+        transient_gc_resume(paused);
+        goto error;
+    }
+    t->len--;
+    t->acc = acc;
+    t->acc_valid = acc_valid;
+    transient_install(t, root, order);
+    transient_gc_resume(paused);
+    if (old_key != NULL) {
+        *old_key = old.key;
+    }
+    else {
+        Py_DECREF(old.key);
+    }
+    if (old_value != NULL) {
+        *old_value = old.value;
+    }
+    else {
+        Py_DECREF(old.value);
+    }
+    return 0;
+error:
+    Py_DECREF(old.key);
+    Py_DECREF(old.value);
+    return -1;
+}
+
+fm_lookup
+transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value)
+{
+    Py_uhash_t h;
+    champ_entry *found;
+    fm_lookup r = transient_lookup(t, key, &h, &found);
+    if (r != FM_FOUND) {
+        return r;
+    }
+    if (transient_remove_entry(st, t, found, NULL, old_value) < 0) {
+        return FM_ERROR;
+    }
+    return FM_FOUND;
+}
+
+PyObject *
+transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return NULL;
+    }
+    /* The version's references on the roots make later edits copy.  Take
+     * them (and copy every field) before allocating the version: the
+     * allocation can run the GC, whose finalizers may edit an Evolver. */
+    champ_node *root = champ_xnewref(t->root);
+    order_node *order = (order_node *)Py_XNewRef(t->order);
+    PyObject *fd =
+        transient_version_new(tp, root, order, t->len, t->next_seq, t->acc, t->acc_valid);
+    champ_xdecref(root);
+    Py_XDECREF(order);
+    return fd;
+}
+
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+static PyObject *transient_foreign_base(fm_state *st, PyObject *obj);
+
+/* --- merge_into ---------------------------------------------------------- */
+
+static PyObject *
+transient_sequence_error(Py_ssize_t index)
+{
+    PyObject *exc = PyObject_CallFunction(PyExc_TypeError, "s", "object is not iterable");
+    if (exc == NULL) {
+        return NULL;
+    }
+    PyObject *note = PyUnicode_FromFormat(
+        "Cannot convert dictionary update sequence element #%zd to a sequence", index);
+    PyObject *notes = note ? PyList_New(1) : NULL;
+    if (notes == NULL) {
+        Py_XDECREF(note);
+        Py_DECREF(exc);
+        return NULL;
+    }
+    PyList_SET_ITEM(notes, 0, note);
+    int r = PyObject_SetAttrString(exc, "__notes__", notes);
+    Py_DECREF(notes);
+    if (r < 0) {
+        Py_DECREF(exc);
+        return NULL;
+    }
+    return exc;
+}
+
+/* Fill an empty transient from an exact dict, whose keys are distinct: the
+ * order trie is built bottom-up and the key trie by one radix partition,
+ * with no lookups and no __eq__ calls. */
+static int
+transient_bulk_load(fm_state *st, transient *t, PyObject *source)
+{
+    Py_ssize_t n = PyDict_GET_SIZE(source);
+    if (n == 0) {
+        return 0;
+    }
+    PyObject **objs = PyMem_Malloc(2 * n * sizeof(PyObject *));
+    champ_entry *entries = PyMem_Malloc(n * sizeof(champ_entry));
+    Py_ssize_t got = 0;
+    int result = -1;
+    if (objs == NULL || entries == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (got < n && PyDict_Next(source, &pos, &k, &v)) {
+            objs[got] = Py_NewRef(k);
+            objs[n + got] = Py_NewRef(v);
+            got++;
+        }
+    }
+    if (got != n) {
+        PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) { /* may raise: nothing built yet */
+        Py_uhash_t h;
+        if (hashing_key_hash_fast(objs[i], &h) < 0) {
+            goto done;
+        }
+        entries[i].hash = h;
+        entries[i].seq = (uint64_t)i;
+        entries[i].key = objs[i];
+        entries[i].value = objs[n + i];
+    }
+    order_node *order = order_build(st, objs, objs + n, n, t->owner);
+    if (order == NULL) {
+        goto done;
+    }
+    champ_node *root = champ_build(entries, n);
+    if (root == NULL) {
+        Py_DECREF(order);
+        goto done;
+    }
+    t->len = n;
+    t->next_seq = (uint64_t)n;
+    t->acc_valid = 0; /* unknown until someone hashes the result */
+    transient_install(t, root, order);
+    result = 0;
+done:
+    if (objs != NULL) {
+        for (Py_ssize_t i = 0; i < got; i++) {
+            Py_DECREF(objs[i]);
+            Py_DECREF(objs[n + i]);
+        }
+    }
+    PyMem_Free(objs);
+    PyMem_Free(entries);
+    return result;
+}
+
+/* for key, value in iterable_of_pairs: assoc */
+static int
+transient_merge_pairs_iter(fm_state *st, transient *t, PyObject *it)
+{
+    PyObject *item;
+    while ((item = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            Py_DECREF(item);
+            PyErr_SetString(PyExc_TypeError, "items() must yield (key, value) pairs");
+            return -1;
+        }
+        fm_edit r =
+            transient_assoc(st, t, PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1));
+        Py_DECREF(item);
+        if (r == FM_EDIT_FAILED) {
+            return -1;
+        }
+    }
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* Merge base.items(arg): arg read through its base type's own storage, as
+ * dict_merge reads a dict (never a subclass's items(), keys() or
+ * __getitem__). */
+static int
+transient_merge_items_of(fm_state *st, transient *t, PyObject *base, PyObject *arg)
+{
+    PyObject *items = PyObject_CallMethodOneArg(base, st->str_items, arg);
+    if (items == NULL) {
+        return -1;
+    }
+    PyObject *it = PyObject_GetIter(items);
+    Py_DECREF(items);
+    if (it == NULL) {
+        return -1;
+    }
+    int r = transient_merge_pairs_iter(st, t, it);
+    Py_DECREF(it);
+    return r;
+}
+
+static int
+transient_collect_entry(champ_entry *e, void *arg)
+{
+    return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
+}
+
+/* hasattr(obj, name) as Python spells it: only AttributeError means no. */
+static int
+transient_hasattr(PyObject *obj, PyObject *name, PyObject **out)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            *out = NULL;
+            return 0;
+        }
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Whether tp iterates as base does (it does not override __iter__): then
+ * dict_merge reads it from base's storage.  1, 0 or -1. */
+static int
+transient_default_iter(PyTypeObject *tp, PyObject *base)
+{
+    PyObject *mine = fm_type_lookup(tp, "__iter__");
+    if (mine == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *theirs = fm_type_lookup((PyTypeObject *)base, "__iter__");
+    if (theirs == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    return mine == theirs;
+}
+
+/* Add a version's items in its order with their stored hashes: stored keys
+ * are never hashed again (the entries borrow from src, held by the caller). */
+static int
+transient_merge_version(fm_state *st, transient *t, fd_object *src)
+{
+    champ_difflist entries = {0};
+    int r = champ_foreach(src->root, transient_collect_entry, &entries);
+    if (r == 0 && entries.len > 1) {
+        qsort(entries.items, entries.len, sizeof(champ_entry), transient_compare_seq);
+    }
+    for (Py_ssize_t i = 0; r == 0 && i < entries.len; i++) {
+        champ_entry *e = &entries.items[i];
+        r = transient_assoc_hashed(st, t, e->hash, e->key, e->value) == FM_EDIT_FAILED ? -1
+                                                                                       : 0;
+    }
+    champ_difflist_free(&entries);
+    return r;
+}
+
+static int
+transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
+{
+    int is_fd = fm_is_frozendict(st, arg);
+    if (is_fd) {
+        fd_object *src = (fd_object *)arg;
+        if (t->len == 0 && t->next_seq == 0 && src->root != NULL) {
+            /* Adopt the version's roots: O(1), the same items and order. */
+            champ_setref(&t->root, champ_newref(src->root));
+            Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
+            t->len = src->len;
+            t->next_seq = src->next_seq;
+            t->acc_valid = transient_version_acc(src, &t->acc);
+            return 0; /* src's references on the roots make edits copy */
+        }
+        return transient_merge_version(st, t, src);
+    }
+    if (PyDict_CheckExact(arg)) {
+        if (t->len == 0 && t->next_seq == 0) {
+            return transient_bulk_load(st, t, arg);
+        }
+        return transient_merge_items_of(st, t, (PyObject *)&PyDict_Type, arg);
+    }
+    /* A dict subclass, or another core's or the builtin frozendict (any
+     * subclass), that does not override __iter__: read from its storage, as
+     * dict_merge does.  Otherwise the generic paths below. */
+    PyObject *base = PyDict_Check(arg) ? Py_NewRef((PyObject *)&PyDict_Type)
+                                       : transient_foreign_base(st, arg);
+    if (base == NULL && PyErr_Occurred()) {
+        return -1;
+    }
+    if (base != NULL) {
+        int plain = transient_default_iter(Py_TYPE(arg), base);
+        int r = plain > 0 ? transient_merge_items_of(st, t, base, arg) : plain;
+        Py_DECREF(base);
+        if (plain != 0) {
+            return r;
+        }
+    }
+    PyObject *keys_method;
+    int has = transient_hasattr(arg, st->str_keys, &keys_method);
+    if (has < 0) {
+        return -1;
+    }
+    if (has) {
+        PyObject *keys = PyObject_CallNoArgs(keys_method);
+        Py_DECREF(keys_method);
+        if (keys == NULL) {
+            return -1;
+        }
+        PyObject *it = PyObject_GetIter(keys);
+        if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+#if PY_VERSION_HEX >= 0x030F0000
+            /* dict's (and the builtin frozendict's) message on 3.15 */
+            PyObject *mapping_name = fm_type_fullname(Py_TYPE(arg));
+            PyObject *keys_name = fm_type_fullname(Py_TYPE(keys));
+            if (mapping_name != NULL && keys_name != NULL) {
+                PyErr_Format(PyExc_TypeError, "%U.keys() must return an iterable, not %U",
+                             mapping_name, keys_name);
+            }
+            Py_XDECREF(mapping_name);
+            Py_XDECREF(keys_name);
+#else
+            PyErr_Clear(); /* dict's own message (PyMapping_Keys) */
+            PyErr_Format(PyExc_TypeError, "%s.keys() returned a non-iterable (type %s)",
+                         Py_TYPE(arg)->tp_name, Py_TYPE(keys)->tp_name);
+#endif
+        }
+        Py_DECREF(keys);
+        /* All the keys first, then the lookups, as dict_merge does. */
+        PyObject *list = it == NULL ? NULL : PySequence_List(it);
+        Py_XDECREF(it);
+        if (list == NULL) {
+            return -1;
+        }
+        int r = 0;
+        for (Py_ssize_t i = 0; r == 0 && i < PyList_GET_SIZE(list); i++) {
+            PyObject *key = Py_NewRef(PyList_GET_ITEM(list, i));
+            PyObject *value = PyObject_GetItem(arg, key);
+            r = value == NULL || transient_assoc(st, t, key, value) == FM_EDIT_FAILED ? -1 : 0;
+            Py_XDECREF(value);
+            Py_DECREF(key);
+        }
+        Py_DECREF(list);
+        return r;
+    }
+    PyObject *it = PyObject_GetIter(arg);
+    if (it == NULL) {
+        return -1;
+    }
+    PyObject *element;
+    Py_ssize_t index = 0;
+    for (; (element = PyIter_Next(it)) != NULL; index++) {
+        PyObject *pair;
+        if (PyTuple_CheckExact(element)) {
+            pair = element;
+        }
+        else {
+            pair = PySequence_Tuple(element);
+            Py_DECREF(element);
+            if (pair == NULL) {
+                if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                    PyObject *type, *value, *tb;
+                    PyErr_Fetch(&type, &value, &tb);
+                    PyErr_NormalizeException(&type, &value, &tb);
+                    PyObject *exc = transient_sequence_error(index);
+                    if (exc != NULL) {
+                        /* raise ... from None */
+                        PyException_SetContext(exc, Py_XNewRef(value));
+                        PyException_SetCause(exc, NULL);
+                        PyErr_SetObject(PyExc_TypeError, exc);
+                        Py_DECREF(exc);
+                    }
+                    Py_XDECREF(type);
+                    Py_XDECREF(value);
+                    Py_XDECREF(tb);
+                }
+                Py_DECREF(it);
+                return -1;
+            }
+        }
+        if (PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_ValueError,
+                         "dictionary update sequence element #%zd has length %zd; "
+                         "2 is required",
+                         index, PyTuple_GET_SIZE(pair));
+            Py_DECREF(pair);
+            Py_DECREF(it);
+            return -1;
+        }
+        fm_edit r =
+            transient_assoc(st, t, PyTuple_GET_ITEM(pair, 0), PyTuple_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+        if (r == FM_EDIT_FAILED) {
+            Py_DECREF(it);
+            return -1;
+        }
+    }
+    Py_DECREF(it);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+int
+transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+                PyObject *const *kwvalues, PyObject *kwnames)
+{
+    if (transient_ensure_root(st, t) < 0) {
+        return -1;
+    }
+    if (arg != NULL && transient_merge_arg(st, t, arg) < 0) {
+        return -1;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
+        if (t->len == 0 && t->next_seq == 0) {
+            return transient_bulk_load(st, t, kwargs);
+        }
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (PyDict_Next(kwargs, &pos, &k, &v)) {
+            if (transient_assoc(st, t, k, v) == FM_EDIT_FAILED) {
+                return -1;
+            }
+        }
+    }
+    if (kwnames != NULL) {
+        Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (transient_assoc(st, t, PyTuple_GET_ITEM(kwnames, i), kwvalues[i])
+                == FM_EDIT_FAILED) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* --- reads shared by the frozendict and the Evolver ---------------------- */
+
+fm_lookup
+transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **value)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    /* Hold both roots while the keys' __eq__ runs.  An edit made meanwhile
+     * (by that __eq__, a finalizer or another thread) then copies the paths
+     * it changes instead of editing them in place, and nothing this walk
+     * reads is released: the key trie's nodes are held by the root, and the
+     * keys and values they borrow by the order trie's root. */
+    champ_node *root;
+    order_node *order;
+    FM_BEGIN_CS(holder);
+    root = champ_xnewref(t->root); /* NULL after tp_clear: a miss */
+    order = (order_node *)Py_XNewRef(t->order);
+    FM_END_CS();
+    champ_entry *e;
+    fm_lookup r = (fm_lookup)champ_find(root, h, key, &e);
+    if (r == FM_FOUND) {
+        *value = Py_NewRef(e->value);
+    }
+    champ_xdecref(root);
+    Py_XDECREF(order); /* last: may run finalizers */
+    return r;
+}
+
+fm_lookup
+transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
+{
+    if (!fm_is_frozendict(st, mapping)) {
+        return transient_shared_get(mapping, &fm_as_evolver(mapping)->t, key, value);
+    }
+    /* A frozendict's tries never change while the caller holds it (tp_clear
+     * only runs on unreachable objects), so its nodes need no extra hold. */
+    Py_uhash_t h;
+    champ_entry *e;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    fm_lookup r = (fm_lookup)champ_find(fm_as_fd(mapping)->root, h, key, &e);
+    if (r == FM_FOUND) {
+        *value = Py_NewRef(e->value);
+    }
+    return r;
+}
+
+order_node *
+transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
+{
+    if (fm_is_frozendict(st, mapping)) {
+        *resized = 0;
+        return (order_node *)Py_XNewRef(fm_as_fd(mapping)->order);
+    }
+    evolver_object *ev = fm_as_evolver(mapping);
+    order_node *order;
+    FM_BEGIN_CS(mapping);
+    /* The snapshot's reference makes later edits copy the order path. */
+    order = (order_node *)Py_XNewRef(ev->t.order);
+    *resized = ev->resized;
+    FM_END_CS();
+    return order;
+}
+
+Py_ssize_t
+transient_mapping_len(fm_state *st, PyObject *mapping)
+{
+    return fm_is_frozendict(st, mapping) ? fm_as_fd(mapping)->len
+                                         : fm_as_evolver(mapping)->t.len;
+}
+
+/* How often an Evolver changed size (0 for a frozendict). */
+static uint64_t
+transient_mapping_resized(fm_state *st, PyObject *mapping)
+{
+    return fm_is_evolver(st, mapping) ? fm_as_evolver(mapping)->resized : 0;
+}
+
+static PyObject *
+transient_foreign_base(fm_state *st, PyObject *obj)
+{
+    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    if (types == NULL) {
+        return NULL;
+    }
+    PyObject *found = NULL;
+    if (PyTuple_Check(types)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+            PyObject *base = PyTuple_GET_ITEM(types, i);
+            /* By the real type: PyObject_IsInstance would believe a
+             * __class__ property. */
+            if (base != (PyObject *)st->frozendict_type && fm_is_subtype(Py_TYPE(obj), base)) {
+                found = Py_NewRef(base);
+                break;
+            }
+        }
+    }
+    Py_DECREF(types);
+    return found;
+}
+
+int
+transient_is_anydict(fm_state *st, PyObject *obj)
+{
+    if (PyDict_Check(obj) || fm_is_frozendict(st, obj)) {
+        return 1;
+    }
+    PyObject *foreign = transient_foreign_base(st, obj);
+    if (foreign == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_DECREF(foreign);
+    return 1;
+}
+
+PyObject *
+transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
+{
+    /* As dict's own ==: both sides are read from their own storage, never
+     * through a subclass's __len__, get or __getitem__.  b is ours (a
+     * frozendict or an Evolver), a dict (any subclass), or another core's or
+     * the builtin frozendict, read through that base type's methods. */
+    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
+    order_node *order = NULL;
+    int own = fm_is_frozendict(st, b) || fm_is_evolver(st, b);
+    Py_ssize_t lb;
+    if (own) {
+        lb = transient_mapping_len(st, b);
+    }
+    else if (PyDict_Check(b)) {
+        lb = PyDict_GET_SIZE(b);
+    }
+    else {
+        foreign = transient_foreign_base(st, b);
+        if (foreign == NULL) {
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+        }
+        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
+        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
+        Py_XDECREF(n);
+        if (lb == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        get = PyObject_GetAttrString(foreign, "get");
+        if (get == NULL) {
+            goto done;
+        }
+    }
+    if (transient_mapping_len(st, a) != lb) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        goto done;
+    }
+    /* An Evolver on either side that changes size meanwhile (from a key's or
+     * a value's __eq__) stops the walk, as it stops an iterator. */
+    uint64_t resized_a = transient_mapping_resized(st, a),
+             resized_b = transient_mapping_resized(st, b);
+    uint64_t snapshot_resized;
+    order = transient_mapping_order(st, a, &snapshot_resized);
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    result = Py_True;
+    while (order_cursor_next(&c, &k, &v)) {
+        PyObject *other;
+        Py_INCREF(k);
+        Py_INCREF(v);
+        if (own) {
+            fm_lookup found = transient_mapping_get(st, b, k, &other);
+            if (found == FM_MISSING) {
+                other = Py_NewRef(missing);
+            }
+            else if (found == FM_ERROR) {
+                other = NULL;
+            }
+        }
+        else if (get == NULL) {
+            other = PyDict_GetItemWithError(b, k);
+            if (other == NULL && !PyErr_Occurred()) {
+                other = missing;
+            }
+            Py_XINCREF(other);
+        }
+        else {
+            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
+        }
+        int r;
+        if (other == NULL) {
+            r = -1;
+        }
+        else if (other == missing) {
+            r = 0;
+        }
+        else {
+            r = PyObject_RichCompareBool(v, other, Py_EQ);
+        }
+        Py_XDECREF(other);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r >= 0
+            && (transient_mapping_resized(st, a) != resized_a
+                || transient_mapping_resized(st, b) != resized_b)) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            r = -1;
+        }
+        if (r <= 0) {
+            result = r < 0 ? NULL : Py_False;
+            break;
+        }
+    }
+    result = Py_XNewRef(result);
+done:
+    Py_XDECREF(foreign);
+    Py_XDECREF(get);
+    Py_XDECREF(missing);
+    Py_XDECREF(order);
+    return result;
+}
+
+PyObject *
+transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
+{
+    /* The stored length: a subclass's __len__ is never consulted. */
+    if (transient_mapping_len(st, mapping) == 0) {
+        return PyUnicode_FromFormat("%U()", name);
+    }
+    int rec = Py_ReprEnter(mapping);
+    if (rec != 0) {
+        return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
+    }
+    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
+    uint64_t snapshot_resized; /* (the counter is read again below) */
+    order_node *order = transient_mapping_order(st, mapping, &snapshot_resized);
+    parts = PyList_New(0);
+    if (parts == NULL) {
+        goto done;
+    }
+    if (Py_EnterRecursiveCall(" while getting the repr of a frozendict")) {
+        goto done;
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    PyObject *k, *v;
+    int failed = 0;
+    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
+    uint64_t resized = transient_mapping_resized(st, mapping);
+    while (order_cursor_next(&c, &k, &v)) {
+        PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
+        if (part == NULL || PyList_Append(parts, part) < 0) {
+            Py_XDECREF(part);
+            failed = 1;
+            break;
+        }
+        Py_DECREF(part);
+        if (transient_mapping_resized(st, mapping) != resized) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            failed = 1;
+            break;
+        }
+    }
+    Py_LeaveRecursiveCall();
+    if (failed) {
+        goto done;
+    }
+    sep = PyUnicode_FromString(", ");
+    if (sep == NULL) {
+        goto done;
+    }
+    body = PyUnicode_Join(sep, parts);
+    if (body == NULL) {
+        goto done;
+    }
+    result = PyUnicode_FromFormat("%U({%U})", name, body);
+done:
+    Py_ReprLeave(mapping);
+    Py_XDECREF(order);
+    Py_XDECREF(parts);
+    Py_XDECREF(sep);
+    Py_XDECREF(body);
+    return result;
+}

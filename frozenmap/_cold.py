@@ -1,0 +1,106 @@
+"""Cold paths shared by both cores, written once in Python.
+
+Pickling a subclass instance, ``copy.copy``/``copy.deepcopy`` of one, and
+``diff`` against a mapping that is not a frozendict are rare and dominated by
+calls into Python anyway; there is no speed to gain in C.  The pure core
+imports this module; the C core imports it on first use (``fm_import_attr``),
+so ``import frozenmap`` with the C core never loads it.
+
+Each function takes the calling core's exact ``frozendict`` type where it
+needs one, and uses only that core's public API on it, so the result is the
+same on both cores by construction.  Hostile types are read as CPython reads
+them: a metaclass can make ``__mro__``, ``__dict__`` and ``__name__`` return
+anything, so the real fields are read through ``frozenmap._typeinfo``.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from typing import Any
+
+from . import _common
+from ._typeinfo import type_dict, type_fullname, type_mro, type_name
+
+__all__ = ["subclass_state", "reconstruct", "generic_diff"]
+
+_MISSING: Any = object()
+
+
+def subclass_state(obj: Any, fdtype: type) -> Any:
+    """A subclass instance's ``__dict__`` and slot values, as pickle stores them
+    (``copyreg``'s ``_getstate``): ``state``, or ``(state, slots)`` when any slot
+    is set.  ``fdtype`` is the core's ``frozendict``: the walk of the MRO stops
+    there."""
+    state = getattr(obj, "__dict__", None) or None
+    slots = {}
+    # The real MRO, dicts and names: a metaclass can make __mro__, __dict__
+    # and __name__ anything.
+    for cls in type_mro(type(obj)):
+        if cls is fdtype:
+            break
+        names = type_dict(cls).get("__slots__", ())
+        if issubclass(type(names), str):
+            names = (names,)
+        else:
+            names = tuple(names)
+        for name in names:
+            if not issubclass(type(name), str):
+                continue
+            name = str.__str__(name)  # an exact str: a subclass's methods never run
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__"):
+                stripped = type_name(cls).lstrip("_")
+                if stripped:  # Python's name mangling: none in a class named only '_'s
+                    name = "_%s%s" % (stripped, name)
+            try:
+                slots[name] = getattr(obj, name)
+            except AttributeError:
+                pass
+    if slots:
+        return (state, slots)
+    return state
+
+
+def reconstruct(obj: Any, memo: Any) -> Any:
+    """``copy._reconstruct(obj, memo, *obj.__reduce_ex__(4))``, as ``copy`` does
+    it: a string (a global name, legal for pickle) means ``obj`` is its own
+    copy; anything but a tuple is a ``TypeError``."""
+    rv = obj.__reduce_ex__(4)
+    if issubclass(type(rv), str):
+        return obj
+    if not issubclass(type(rv), tuple):
+        raise TypeError(
+            "%s.__reduce_ex__() must return a string or a tuple, not %s"
+            % (type_fullname(type(obj)), type_fullname(type(rv)))
+        )
+    return _copy._reconstruct(obj, memo, *rv)  # type: ignore[attr-defined]
+
+
+def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:
+    """``fd.diff(other)`` for an ``other`` that is not a frozendict of this core:
+    one pass over each side.  ``fd`` is read from its own storage (``fdtype``'s
+    methods, never a subclass's); ``other`` through ``get`` (looked up once),
+    ``in`` and ``[]``, in that order, then ``iter(other)``.  The three parts are
+    exact ``fdtype`` instances, built with Evolvers of an empty version (whose
+    hash is unknown, so no value's ``__hash__`` runs)."""
+    removed = fdtype().evolve()
+    changed = fdtype().evolve()
+    # other.get, looked up once; only an AttributeError means there is none
+    get = getattr(other, "get", _MISSING)
+    for key, old in fdtype.items(fd):
+        new = _MISSING if get is _MISSING else get(key, _MISSING)
+        if new is _MISSING:
+            if key in other:
+                new = other[key]
+            else:
+                removed[key] = old
+                continue
+        if old is not new and old != new:
+            changed[key] = (old, new)
+    added = fdtype().evolve()
+    contains = fdtype.__contains__
+    for key in other:
+        if not contains(fd, key):
+            added[key] = other[key]
+    return _common.Diff(added.freeze(), removed.freeze(), changed.freeze())
