@@ -23,7 +23,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 
 from .. import _common
 from .evolver import Evolver, Transient
-from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
+from .hashing import acc_replace, hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
     BitmapNode,
     Entry,
@@ -33,8 +33,10 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
+    champ_lookup,
     champ_node_ids,
     champ_put,
+    champ_remove,
 )
 from .ordertrie import (
     OrderNode,
@@ -42,9 +44,12 @@ from .ordertrie import (
     order_check,
     order_dump,
     order_get,
+    order_insert,
     order_items,
     order_items_reversed,
     order_node_ids,
+    order_remove,
+    order_replace,
 )
 from .paths import path_delete, path_get, path_set, path_update
 from .typeinfo import lookup_special, type_dict, type_fullname, type_lookup, type_mro, type_name
@@ -471,7 +476,7 @@ class frozendict:
         return order_items_reversed(self._order)
 
     def __getitem__(self, key: Any) -> Any:
-        entry = champ_find(self._root, key_hash(key), key)
+        entry = champ_lookup(self._root, key)
         if entry is not None:
             return entry[3]
         if type(self) is not frozendict:
@@ -495,13 +500,13 @@ class frozendict:
             raise _call_error(
                 frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
             )
-        entry = champ_find(self._root, key_hash(key), key)
+        entry = champ_lookup(self._root, key)
         return default if entry is None else entry[3]
 
     get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
     def __contains__(self, key: object) -> bool:
-        return champ_find(self._root, key_hash(key), key) is not None
+        return champ_lookup(self._root, key) is not None
 
     def __len__(self) -> int:
         return self._len
@@ -642,10 +647,29 @@ class frozendict:
         >>> frozendict(a=1, b=2).set('a', 9)
         frozendict({'a': 9, 'b': 2})
         """
-        t = self._transient()
-        if not t._assoc(key, value):
+        # What a Transient's _assoc and _publish do, without the transient:
+        # locate (the keys' __eq__), then the accumulator (the value's
+        # __hash__), then new paths in both tries (no user code, no node of
+        # a published version edited: the owner is None).
+        h = key_hash(key)
+        old = champ_find(self._root, h, key)
+        acc = self._acc
+        if old is None:
+            if acc is not None:
+                acc = acc_replace(acc, h, None, value, False, True)
+            seq = self._next_seq
+            root = champ_put(self._root, 0, (h, seq, key, value), None, None)
+            order = order_insert(self._order, seq, (key, value), None)
+            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)
+        if old[3] is value:
             return self._exact()
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        if acc is not None:
+            acc = acc_replace(acc, h, old[3], value, True, True)
+        seq = old[1]
+        stored_key = old[2]  # the first key object stays, as in dict
+        root = champ_put(self._root, 0, (h, seq, stored_key, value), old, None)
+        order = order_replace(self._order, seq, (stored_key, value), None)  # type: ignore[arg-type]
+        return frozendict._from_parts(root, order, self._len, self._next_seq, acc)
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -653,10 +677,10 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        t = self._transient()
-        if t._dissoc(key) is None:
+        old = champ_find(self._root, key_hash(key), key)
+        if old is None:
             raise KeyError(key)
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        return self._without(old)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -664,10 +688,21 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        t = self._transient()
-        if t._dissoc(key) is None:
+        old = champ_find(self._root, key_hash(key), key)
+        if old is None:
             return self._exact()
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        return self._without(old)
+
+    def _without(self, old: Entry) -> "frozendict":
+        """A new exact version without the entry ``old`` (as ``champ_find``
+        found it), as a Transient's _remove_entry and _publish make it: the
+        accumulator first (the value's ``__hash__``), then new paths."""
+        acc = self._acc
+        if acc is not None:
+            acc = acc_replace(acc, old[0], old[3], None, True, False)
+        root = champ_remove(self._root, 0, old, None)
+        order = order_remove(self._order, old[1], None)  # type: ignore[arg-type]
+        return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
 
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.

@@ -41,12 +41,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from .hashing import MASK, key_hash_error
+
 __all__ = [
     "Entry",
     "BitmapNode",
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
+    "champ_lookup",
     "champ_put",
     "champ_remove",
     "champ_equal",
@@ -138,6 +141,39 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
                 k = entry[2]
                 if k is key or k == key:
                     return entry
+        return None
+
+
+def champ_lookup(root: BitmapNode, key: Any) -> Optional[Entry]:
+    """``champ_find(root, key_hash(key), key)`` in one call: the loop of the
+    lookups (``frozendict.__getitem__``, ``get``, ``in``), with the hash inline.
+    """
+    try:
+        h = hash(key) & MASK
+    except TypeError as exc:
+        error = key_hash_error(key, exc)
+        if error is exc:
+            raise
+        raise error from None
+    node = root
+    hh = h
+    while True:
+        bit = 1 << (hh & 31)
+        bitmap = node[0]
+        if bitmap & bit:
+            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+            if entry[0] == h:
+                k = entry[2]
+                if k is key or k == key:
+                    return entry
+            return None
+        bitmap = node[1]
+        if bitmap & bit:
+            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+            hh >>= 5
+            continue
+        if type(node) is CollisionNode:
+            return champ_find(node, h, key)  # (its bitmaps are 0: it goes to its entries)
         return None
 
 
