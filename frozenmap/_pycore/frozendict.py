@@ -33,7 +33,6 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
-    champ_lookup,
     champ_node_ids,
     champ_put,
     champ_remove,
@@ -476,7 +475,7 @@ class frozendict:
         return order_items_reversed(self._order)
 
     def __getitem__(self, key: Any) -> Any:
-        entry = champ_lookup(self._root, key)
+        entry = champ_find(self._root, key_hash(key), key)
         if entry is not None:
             return entry[3]
         if type(self) is not frozendict:
@@ -500,13 +499,13 @@ class frozendict:
             raise _call_error(
                 frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
             )
-        entry = champ_lookup(self._root, key)
+        entry = champ_find(self._root, key_hash(key), key)
         return default if entry is None else entry[3]
 
     get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
     def __contains__(self, key: object) -> bool:
-        return champ_lookup(self._root, key) is not None
+        return champ_find(self._root, key_hash(key), key) is not None
 
     def __len__(self) -> int:
         return self._len

@@ -23,7 +23,6 @@ from .typeinfo import type_fullname, type_lookup
 __all__ = [
     "MASK",
     "key_hash",
-    "key_hash_error",
     "pure_key_hash",
     "pair_hash",
     "shuffle_bits",
@@ -51,19 +50,11 @@ def key_hash(key: Any) -> int:
     try:
         return hash(key) & MASK
     except TypeError as exc:
-        error = key_hash_error(key, exc)
-        if error is exc:
+        if type(exc) is not TypeError:
             raise
-        raise error from None
-
-
-def key_hash_error(key: Any, exc: TypeError) -> TypeError:
-    """What ``key_hash`` raises for the ``TypeError`` that ``hash(key)`` raised:
-    the builtin's message for an exact ``TypeError``, else ``exc`` itself
-    (re-raised as it is)."""
-    if type(exc) is not TypeError:
-        return exc
-    return TypeError("cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc))
+        raise TypeError(
+            "cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc)
+        ) from None
 
 
 def _hash_slot(cls: type) -> Any:

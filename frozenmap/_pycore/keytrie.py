@@ -41,15 +41,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from .hashing import MASK, key_hash_error
-
 __all__ = [
     "Entry",
     "BitmapNode",
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
-    "champ_lookup",
     "champ_put",
     "champ_remove",
     "champ_equal",
@@ -116,8 +113,7 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
 
     Compares the stored hash, then identity, then ``stored_key == key``; that
     ``__eq__`` is the only user code run, and its exceptions propagate.
-    Cost: O(log32 n) nodes.  (``frozendict.__getitem__``, ``get`` and
-    ``__contains__`` inline this loop.)
+    Cost: O(log32 n) nodes.
     """
     node = root
     hh = h
@@ -144,39 +140,6 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
         return None
 
 
-def champ_lookup(root: BitmapNode, key: Any) -> Optional[Entry]:
-    """``champ_find(root, key_hash(key), key)`` in one call: the loop of the
-    lookups (``frozendict.__getitem__``, ``get``, ``in``), with the hash inline.
-    """
-    try:
-        h = hash(key) & MASK
-    except TypeError as exc:
-        error = key_hash_error(key, exc)
-        if error is exc:
-            raise
-        raise error from None
-    node = root
-    hh = h
-    while True:
-        bit = 1 << (hh & 31)
-        bitmap = node[0]
-        if bitmap & bit:
-            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-            if entry[0] == h:
-                k = entry[2]
-                if k is key or k == key:
-                    return entry
-            return None
-        bitmap = node[1]
-        if bitmap & bit:
-            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
-            hh >>= 5
-            continue
-        if type(node) is CollisionNode:
-            return champ_find(node, h, key)  # (its bitmaps are 0: it goes to its entries)
-        return None
-
-
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
     """The entry holding this very key object, found by identity alone: no
     ``__eq__`` and no ``__hash__`` runs (a stored key is never hashed again).
@@ -184,28 +147,30 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
     With the key's hash known (``h``), O(log32 n); with ``h`` None, a scan of
     every entry, O(n).
     """
+    entries: Iterator[Entry]
     if h is None:
-        for entry in champ_entries(root):
-            if entry[2] is key:
-                return entry
-        return None
-    node = root
-    while True:
-        bit = 1 << (h & 31)
-        bitmap = node[0]
-        if bitmap & bit:
-            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-            return entry if entry[2] is key else None
-        bitmap = node[1]
-        if bitmap & bit:
-            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
-            h >>= 5
-            continue
-        if type(node) is CollisionNode:
-            for entry in node[3:]:
-                if entry[2] is key:
-                    return entry
-        return None
+        entries = champ_entries(root)
+    else:
+        node = root
+        while True:
+            bit = 1 << (h & 31)
+            bitmap = node[0]
+            if bitmap & bit:
+                entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+                return entry if entry[2] is key else None
+            bitmap = node[1]
+            if bitmap & bit:
+                node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+                h >>= 5
+                continue
+            if type(node) is not CollisionNode:
+                return None
+            entries = iter(node[FIRST:])
+            break
+    for entry in entries:
+        if entry[2] is key:
+            return entry
+    return None
 
 
 # --- insertion ---------------------------------------------------------------

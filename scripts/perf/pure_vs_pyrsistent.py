@@ -36,7 +36,9 @@ SAMPLE = 1000
 OPS = ["lookup_hit", "lookup_miss", "set_existing", "set_new", "delete", "iterate"]
 
 
-def make_ops(m: Any, lib: str, data: Dict[str, int], rng: random.Random) -> Dict[str, Tuple[Callable[[], None], int]]:
+def make_ops(
+    m: Any, lib: str, data: Dict[str, int], rng: random.Random
+) -> Dict[str, Tuple[Callable[[], None], int]]:
     """Per operation: a function doing SAMPLE (or n, for iterate) operations, and that count."""
     keys = list(data)
     hits = [keys[i] for i in rng.sample(range(len(keys)), SAMPLE)]
@@ -118,7 +120,9 @@ def run(n: int, rounds: int, ops: List[str]) -> None:
                 got[lib] = timed(fn, count)
                 times.setdefault((lib, op), []).append(got[lib])
             ratios[op].append(got["frozenmap"] / got["pyrsistent"])
-    print("%-14s %12s %12s %8s %16s" % ("operation", "frozenmap µs", "pyrsist. µs", "ratio", "spread"))
+    print(
+        "%-14s %12s %12s %8s %16s" % ("operation", "frozenmap µs", "pyrsist. µs", "ratio", "spread")
+    )
     for op in ops:
         f = statistics.median(times[("frozenmap", op)]) * 1e6
         p = statistics.median(times[("pyrsistent", op)]) * 1e6
