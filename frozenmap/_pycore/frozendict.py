@@ -33,9 +33,11 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
+    champ_find_path,
     champ_node_ids,
     champ_put,
-    champ_remove,
+    champ_put_at,
+    champ_remove_at,
 )
 from .ordertrie import (
     OrderNode,
@@ -651,13 +653,14 @@ class frozendict:
         # __hash__), then new paths in both tries (no user code, no node of
         # a published version edited: the owner is None).
         h = key_hash(key)
-        old = champ_find(self._root, h, key)
+        path: List[Tuple[Any, int]] = []  # the walk, not repeated by the edit
+        old = champ_find_path(self._root, h, key, path)
         acc = self._acc
         if old is None:
             if acc is not None:
                 acc = acc_replace(acc, h, None, value, False, True)
             seq = self._next_seq
-            root = champ_put(self._root, 0, (h, seq, key, value), None, None)
+            root = champ_put_at(self._root, path, (h, seq, key, value), None, None)
             order = order_insert(self._order, seq, (key, value), None)
             return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)
         if old[3] is value:
@@ -666,7 +669,7 @@ class frozendict:
             acc = acc_replace(acc, h, old[3], value, True, True)
         seq = old[1]
         stored_key = old[2]  # the first key object stays, as in dict
-        root = champ_put(self._root, 0, (h, seq, stored_key, value), old, None)
+        root = champ_put_at(self._root, path, (h, seq, stored_key, value), old, None)
         order = order_replace(self._order, seq, (stored_key, value), None)  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len, self._next_seq, acc)
 
@@ -676,10 +679,11 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        old = champ_find(self._root, key_hash(key), key)
+        path: List[Tuple[Any, int]] = []
+        old = champ_find_path(self._root, key_hash(key), key, path)
         if old is None:
             raise KeyError(key)
-        return self._without(old)
+        return self._without(old, path)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -687,19 +691,21 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        old = champ_find(self._root, key_hash(key), key)
+        path: List[Tuple[Any, int]] = []
+        old = champ_find_path(self._root, key_hash(key), key, path)
         if old is None:
             return self._exact()
-        return self._without(old)
+        return self._without(old, path)
 
-    def _without(self, old: Entry) -> "frozendict":
-        """A new exact version without the entry ``old`` (as ``champ_find``
-        found it), as a Transient's _remove_entry and _publish make it: the
-        accumulator first (the value's ``__hash__``), then new paths."""
+    def _without(self, old: Entry, path: List[Tuple[Any, int]]) -> "frozendict":
+        """A new exact version without the entry ``old`` (as ``champ_find_path``
+        found it, along ``path``), as a Transient's _remove_entry and _publish
+        make it: the accumulator first (the value's ``__hash__``), then new
+        paths."""
         acc = self._acc
         if acc is not None:
             acc = acc_replace(acc, old[0], old[3], None, True, False)
-        root = champ_remove(self._root, 0, old, None)
+        root = champ_remove_at(self._root, path, old, None)
         order = order_remove(self._order, old[1], None)  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
 

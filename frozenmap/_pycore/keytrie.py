@@ -47,8 +47,11 @@ __all__ = [
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
+    "champ_find_path",
+    "champ_put_at",
     "champ_put",
     "champ_remove",
+    "champ_remove_at",
     "champ_equal",
     "champ_identical",
     "champ_diff",
@@ -65,13 +68,16 @@ BITS = 5
 DIGIT_MASK = 31
 MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
 
-# A node's fixed fields, then its payload from FIRST on.
+# A node's fixed fields, then its payload from FIRST on.  (The hot loops
+# write them as the literals 0, 1, 2, 3: a global read per use costs time.)
 DATAMAP = 0
 NODEMAP = 1
 OWNER = 2
 FIRST = 3
 
 Node = List[Any]
+Path = List[Tuple[Node, int]]
+"""A walk down the trie: (parent, index of the child taken) per level."""
 BitmapNode = List[Any]
 """``[datamap, nodemap, owner, entries..., children in reverse digit order...]``."""
 
@@ -229,27 +235,90 @@ def champ_put(
     Cost: O(log n) new nodes.
 
     Failure-atomic (a MemoryError leaves the trie as it was): the new node at
-    the bottom is built first, an in-place edit is one step (a nodes owned by
+    the bottom is built first, an in-place edit is one step (a node owned by
     ``owner`` has owned ancestors, which then keep their child), and the
     copies above it are made bottom-up before the caller installs the root.
     """
-    h = entry[0]
-    path: List[Tuple[Node, int]] = []  # (parent, index of the child taken)
+    path: Path = []
+    node, shift = _descend(node, shift, entry[0], path)
+    return _put_at(path, node, shift, entry, old, owner)
+
+
+def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
+    """Walk down by the digits of ``h`` to the node (and its shift) that holds,
+    or would hold, an entry of that hash inline (a collision node's bitmaps
+    are 0: it stops there too); append each step to ``path``."""
     while True:
         bit = 1 << ((h >> shift) & 31)
+        nodemap = node[1]
+        if node[0] & bit or not nodemap & bit:
+            return node, shift
+        j = -1 - (nodemap & (bit - 1)).bit_count()
+        path.append((node, j))
+        node = node[j]
+        shift += BITS
+
+
+def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[Entry]:
+    """``champ_find`` that appends its walk to ``path``: (parent, index of the
+    child taken) per level, for ``champ_put_at``.  The path stays valid while
+    none of its nodes can be edited: always for a published version's trie.
+    """
+    node, shift = _descend(root, 0, h, path)
+    if type(node) is CollisionNode:
+        return champ_find(node, h, key)  # (its bitmaps are 0: it scans the entries)
+    bit = 1 << ((h >> shift) & 31)
+    bitmap = node[0]
+    if not bitmap & bit:
+        return None
+    entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+    return entry if entry[0] == h and _same_key(entry[2], key) else None
+
+
+def _same_key(stored: Any, key: Any) -> bool:
+    return stored is key or bool(stored == key)
+
+
+def champ_put_at(
+    root: BitmapNode, path: Path, entry: Entry, old: Optional[Entry], owner: Optional[object]
+) -> BitmapNode:
+    """``champ_put(root, 0, entry, old, owner)`` along the ``path`` that
+    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
+    node = path[-1][0][path[-1][1]] if path else root
+    return _put_at(path, node, BITS * len(path), entry, old, owner)
+
+
+def _put_at(
+    path: Path, node: Node, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
+) -> BitmapNode:
+    """``champ_put``'s edit of ``node`` (at ``shift``, reached along ``path``)
+    and of the nodes above it."""
+    if type(node) is CollisionNode:
+        new = _collision_put(node, shift, entry, old, owner)
+        if new is node:
+            return path[0][0]
+    else:
+        bit = 1 << ((entry[0] >> shift) & 31)
         bitmap = node[0]
-        if bitmap & bit:
-            i = 3 + (bitmap & (bit - 1)).bit_count()
-            current = node[i]
-            if current is old:
-                if owner is not None and node[2] is owner:
-                    node[i] = entry
-                    return path[0][0] if path else node
-                new = node[:]
-                new[2] = owner
-                new[i] = entry
-                break
-            child = _pair_subtree(current, entry, shift + BITS, owner)
+        i = 3 + (bitmap & (bit - 1)).bit_count()
+        if not bitmap & bit:
+            if owner is not None and node[2] is owner:
+                node.insert(i, entry)  # one step, then a store
+                node[0] = bitmap | bit
+                return path[0][0] if path else node
+            new = node[:]
+            new.insert(i, entry)
+            new[0] = bitmap | bit
+            new[2] = owner
+        elif node[i] is old:
+            if owner is not None and node[2] is owner:
+                node[i] = entry
+                return path[0][0] if path else node
+            new = node[:]
+            new[2] = owner
+            new[i] = entry
+        else:
+            child = _pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
             new = node[:i] + node[i + 1 :]
             new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
@@ -259,30 +328,6 @@ def champ_put(
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
-            break
-        nodemap = node[1]
-        if nodemap & bit:
-            j = -1 - (nodemap & (bit - 1)).bit_count()
-            child = node[j]
-            path.append((node, j))
-            if type(child) is CollisionNode:
-                new = _collision_put(child, shift + BITS, entry, old, owner)
-                if new is child:
-                    return path[0][0]
-                break
-            node = child
-            shift += BITS
-            continue
-        i = 3 + (bitmap & (bit - 1)).bit_count()
-        if owner is not None and node[2] is owner:
-            node.insert(i, entry)  # one step, then a store
-            node[0] = bitmap | bit
-            return path[0][0] if path else node
-        new = node[:]
-        new.insert(i, entry)
-        new[0] = bitmap | bit
-        new[2] = owner
-        break
     for k in range(len(path) - 1, -1, -1):
         parent, j = path[k]
         if owner is not None and parent[2] is owner:
@@ -316,57 +361,90 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     Failure-atomic, as ``champ_put``: the node that loses the entry is a new
     one below the root (its parent may inline it, and that may fail), a node
     below the root that inlines a child's last entry is a new one too (for the
-    same reason), and the nodes above only store a child pointer or are
-    rebuilt from lists made before anything is stored.
+    same reason), and the nodes above only store a child pointer (after every
+    copy) or are rebuilt from lists made before anything is stored.
     """
-    bit = 1 << ((old[0] >> shift) & 31)
-    bitmap = node[0]
-    if bitmap & bit:
+    path: Path = []
+    node, shift = _descend(node, shift, old[0], path)
+    return _remove_at(path, node, shift, old, owner)
+
+
+def champ_remove_at(
+    root: BitmapNode, path: Path, old: Entry, owner: Optional[object]
+) -> BitmapNode:
+    """``champ_remove(root, 0, old, owner)`` along the ``path`` that
+    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
+    node = path[-1][0][path[-1][1]] if path else root
+    return _remove_at(path, node, BITS * len(path), old, owner)
+
+
+def _remove_at(
+    path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
+) -> BitmapNode:
+    """``champ_remove``'s edit of ``node`` (at ``shift``, holding ``old``,
+    reached along ``path``) and of the nodes above it.
+
+    Going up, what replaces the child at each level is either ``new`` (a node)
+    or, when ``single`` is set, the one entry ``new[3]`` left in it, which the
+    parent takes inline.  A non-root node left with no entries and a lone
+    collision node child gives way to that child.
+    """
+    new: Node
+    if type(node) is CollisionNode:
+        new = _collision_remove(node, old, owner)  # (never the root)
+    else:
+        bitmap = node[0]
+        bit = 1 << ((old[0] >> shift) & 31)
         i = 3 + (bitmap & (bit - 1)).bit_count()
-        if not shift and owner is not None and node[2] is owner:
-            del node[i]  # one step, then a store
-            node[0] = bitmap ^ bit
-            return node
-        new = node[:i] + node[i + 1 :]
+        if not path:
+            if owner is not None and node[2] is owner:
+                del node[i]  # one step, then a store
+                node[0] = bitmap ^ bit
+                return node
+            new = node[:i] + node[i + 1 :]
+            new[0] = bitmap ^ bit
+            new[2] = owner
+            return new
+        new = node[:i] + node[i + 1 :]  # below the root: always a new node
         new[0] = bitmap ^ bit
         new[2] = owner
-        return new
-    nodemap = node[1]
-    j = -1 - (nodemap & (bit - 1)).bit_count()
-    child = node[j]
-    new_child: Node
-    if type(child) is CollisionNode:
-        new_child = _collision_remove(child, old, owner)
-        single = len(new_child) == 4
-    else:
-        new_child = champ_remove(child, shift + BITS, old, owner)
-        single = False
-        if len(new_child) == 4:
-            if not new_child[1]:
+    base = shift - BITS * len(path)  # the shift of path[0]'s node
+    for k in range(len(path) - 1, -1, -1):
+        if len(new) == 4:
+            if type(new) is CollisionNode or not new[1]:
                 single = True  # one entry and no children
-            elif not new_child[0] and type(new_child[3]) is CollisionNode:
-                new_child = new_child[3]  # a lone collision node moves up
-    if single:
-        # Inline the child's last entry into this node: a new list first.
-        bitmap |= bit
-        new = node[:]
-        del new[j]
-        new.insert(3 + (bitmap & (bit - 1)).bit_count(), new_child[3])
-        new[0] = bitmap
-        new[1] = nodemap ^ bit
-        new[2] = owner
-        if not shift and owner is not None and node[2] is owner:
-            node[:] = new  # one step
-            return node
-        return new
-    if new_child is child:
-        return node
-    if owner is not None and node[2] is owner:
-        node[j] = new_child
-        return node
-    new = node[:]
-    new[2] = owner
-    new[j] = new_child
+            elif type(new[3]) is CollisionNode:
+                single = False
+                new = new[3]  # a lone collision node moves up
+            else:
+                single = False
+        else:
+            single = False
+        parent, j = path[k]
+        if single:
+            # Inline the child's last entry into the parent: a new list first.
+            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
+            bitmap = parent[0] | bit
+            rebuilt = parent[:]
+            del rebuilt[j]
+            rebuilt.insert(3 + (bitmap & (bit - 1)).bit_count(), new[3])
+            rebuilt[0] = bitmap
+            rebuilt[1] ^= bit
+            rebuilt[2] = owner
+            if k == 0 and owner is not None and parent[2] is owner:
+                parent[:] = rebuilt  # one step
+                return parent
+            new = rebuilt
+            continue
+        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 4:
+            continue  # the parent would hold only it: it moves up again
+        if owner is not None and parent[2] is owner:
+            parent[j] = new  # its own parent is owned too and keeps it
+            return path[0][0]
+        copy = parent[:]
+        copy[2] = owner
+        copy[j] = new
+        new = copy
     return new
 
 

@@ -11,13 +11,13 @@ A leaf (``shift`` 0) holds up to 16 items, chosen by the 4-bit digit
 ``seq & 15``; an inner node at shift s (4, 7, ..., 61) holds up to 8 children,
 chosen by the 3-bit digit ``(seq >> s) & 7``.  Narrow inner nodes make the path
 a derivation copies cheaper (8 pointers a level rather than 16, for one more
-level every 8x more items).  ``bitmap`` marks the occupied digits and ``slots``
-is dense in digit order.  A node is one flat Python list, ``[shift, prefix,
-bitmap, owner, slots...]`` (cheaper to build, copy and index than an object
-with attributes; a copy along a path is one slice).  Paths are compressed: a child may sit at any lower
-shift, and every node records ``prefix = seq >> (shift + width)``, the digits
-above its own that all seqs below it share, so a walk can tell a miss from a
-hit.
+level every 8x more items).  ``bitmap`` marks the occupied digits and the
+slots are dense in digit order.  A node is one flat Python list, ``[shift,
+prefix, bitmap, owner, slots...]``: cheaper to build, copy and index in the
+interpreter than an object with attributes, and a copy along a path is one
+slice.  Paths are compressed: a child may sit at any lower shift, and every
+node records ``prefix = seq >> (shift + width)``, the digits above its own
+that all seqs below it share, so a walk can tell a miss from a hit.
 
 Deletion really removes: a leaf left empty disappears, and an inner node left
 with one child is replaced by that child.  Inner nodes therefore always have two
@@ -71,7 +71,8 @@ def _prefix_of(seq: int, shift: int) -> int:
     return seq >> (shift + _width(shift))
 
 
-# A node's fixed fields, then its slots from FIRST on.
+# A node's fixed fields, then its slots from FIRST on.  (The hot loops write
+# them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
 SHIFT = 0
 PREFIX = 1
 BITMAP = 2
