@@ -21,7 +21,7 @@ with the long version):
 - ``frozendict``: the public type; ``evolver``: the public ``Evolver``, a
   Transient with a guard; ``views``: keys/values/items views.
 
-Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``typeinfo``, ``views``,
+Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``views`` (and the shared ``frozenmap._typeinfo``),
 ``paths`` <- ``transient`` <- ``frozendict``, ``evolver``.  No module imports
 one above it: ``frozendict`` and ``evolver`` register their classes with
 ``transient.register_types`` when imported.

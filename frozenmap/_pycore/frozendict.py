@@ -25,8 +25,9 @@ from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
 
 from .. import _cold, _common
+from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
-from .hashing import hash_finalize, key_hash, pair_hash, shuffle_bits
+from .hashing import acc_replace, hash_finalize, key_hash, pair_hash, shuffle_bits
 from .keytrie import (
     BitmapNode,
     Entry,
@@ -36,16 +37,22 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
+    champ_find_path,
     champ_node_ids,
+    champ_put_at,
+    champ_remove_at,
 )
 from .ordertrie import (
     OrderNode,
     order_check,
     order_dump,
     order_get,
+    order_insert,
     order_items,
     order_items_reversed,
     order_node_ids,
+    order_remove,
+    order_replace,
 )
 from .paths import path_delete, path_get, path_set, path_update
 from .transient import (
@@ -57,7 +64,6 @@ from .transient import (
     merge_into,
     register_types,
 )
-from .typeinfo import lookup_special, type_name
 from .views import (
     mapping_items,
     mapping_iter,
@@ -415,10 +421,30 @@ class frozendict:
         >>> frozendict(a=1, b=2).set('a', 9)
         frozendict({'a': 9, 'b': 2})
         """
-        t = self._transient()
-        if not t._assoc(key, value):
+        # What a Transient's _assoc and _publish do, without the transient:
+        # locate (the keys' __eq__), then the accumulator (the value's
+        # __hash__), then new paths in both tries (no user code, no node of
+        # a published version edited: the owner is None).
+        h = key_hash(key)
+        path: List[Tuple[Any, int]] = []  # the walk, not repeated by the edit
+        old = champ_find_path(self._root, h, key, path)
+        acc = self._acc
+        if old is None:
+            if acc is not None:
+                acc = acc_replace(acc, h, None, value, False, True)
+            seq = self._next_seq
+            root = champ_put_at(self._root, path, (h, seq, key, value), None, None)
+            order = order_insert(self._order, seq, (key, value), None)
+            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)
+        if old[3] is value:
             return self._exact()
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        if acc is not None:
+            acc = acc_replace(acc, h, old[3], value, True, True)
+        seq = old[1]
+        stored_key = old[2]  # the first key object stays, as in dict
+        root = champ_put_at(self._root, path, (h, seq, stored_key, value), old, None)
+        order = order_replace(self._order, seq, (stored_key, value), None)  # type: ignore[arg-type]
+        return frozendict._from_parts(root, order, self._len, self._next_seq, acc)
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -426,10 +452,11 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        t = self._transient()
-        if t._dissoc(key) is None:
+        path: List[Tuple[Any, int]] = []
+        old = champ_find_path(self._root, key_hash(key), key, path)
+        if old is None:
             raise KeyError(key)
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        return self._without(old, path)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -437,10 +464,23 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        t = self._transient()
-        if t._dissoc(key) is None:
+        path: List[Tuple[Any, int]] = []
+        old = champ_find_path(self._root, key_hash(key), key, path)
+        if old is None:
             return self._exact()
-        return t._publish(frozendict)  # type: ignore[no-any-return]
+        return self._without(old, path)
+
+    def _without(self, old: Entry, path: List[Tuple[Any, int]]) -> "frozendict":
+        """A new exact version without the entry ``old`` (as ``champ_find_path``
+        found it, along ``path``), as a Transient's _remove_entry and _publish
+        make it: the accumulator first (the value's ``__hash__``), then new
+        paths."""
+        acc = self._acc
+        if acc is not None:
+            acc = acc_replace(acc, old[0], old[3], None, True, False)
+        root = champ_remove_at(self._root, path, old, None)
+        order = order_remove(self._order, old[1], None)  # type: ignore[arg-type]
+        return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
 
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Optional
 
-from .typeinfo import type_fullname, type_lookup
+from .._typeinfo import type_fullname, type_lookup
 
 __all__ = [
     "MASK",

@@ -2,35 +2,44 @@
 
 A key finds its entry by the 5-bit digits of its (unsigned, 64-bit) hash, taken
 from the low end: digit ``(h >> shift) & 31`` for shift 0, 5, ..., 60.  Each
-``BitmapNode`` keeps two bitmaps (CHAMP, Steindorfer & Vinju 2015): ``datamap``
+bitmap node keeps two bitmaps (CHAMP, Steindorfer & Vinju 2015): ``datamap``
 marks digits that hold an entry inline, ``nodemap`` digits that hold a child
-node; ``entries`` and ``children`` are dense lists in digit order, indexed by the
-popcount of the bitmap below the digit's bit.  An entry is the tuple
-``(hash, seq, key, value)``: the stored hash means a key is never re-hashed; the
-``seq`` is its position in the order trie.
+node, indexed by the popcount of the bitmap below the digit's bit.  An entry is
+the tuple ``(hash, seq, key, value)``: the stored hash means a key is never
+re-hashed; the ``seq`` is its position in the order trie.
+
+A node is one flat Python list (the cheapest object to build, copy and index
+in the interpreter): ``[datamap, nodemap, owner, entries..., children...]``,
+the entries in digit order from index ``FIRST`` on and the children in
+*reverse* digit order at the end, so child ``j`` is ``node[-1 - j]`` and no
+popcount of the other bitmap is needed (the C core keeps the same two dense
+arrays).  A copy along a path is one list slice.
 
 Two entries whose digits clash go into a child built canonically: equal full
-hashes make a ``CollisionNode`` (a short list compared as a set); otherwise a
-``BitmapNode`` at the next shift.  Deletion undoes exactly that: a non-root child
-left with one entry is inlined into its parent, and a non-root ``BitmapNode``
-left holding only a ``CollisionNode`` is replaced by it.  The shape is therefore
-a function of the set of hashes alone, never of history, which is what lets
-``champ_equal`` and ``champ_diff`` compare two versions position by position and
-skip subtrees they share (``is``).
+hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, entries...]``,
+compared as a set; both bitmaps are 0, so a lookup that reaches one falls
+through to the miss branch, and only there asks for its type); otherwise a
+bitmap node at the next shift.  Deletion undoes exactly that: a non-root child
+left with one entry is inlined into its parent, and a non-root bitmap node
+left holding only a ``CollisionNode`` is replaced by it.  The shape is
+therefore a function of the set of hashes alone, never of history, which is
+what lets ``champ_equal`` and ``champ_diff`` compare two versions position by
+position and skip subtrees they share (``is``).
 
 Edits are split in two: ``champ_find`` locates (it may run the keys' ``__eq__``),
 then ``champ_put`` / ``champ_remove`` edit knowing the old entry by identity and
 run no user code, so a failing or re-entrant ``__eq__`` can never leave a
 half-edited trie.  Nodes whose ``owner`` is the caller's owner token belong to
 one transient (an Evolver or an internal builder) and are edited in place;
-everything else is copied along the path (O(log n) new nodes).
+everything else is copied along the path (O(log n) new nodes).  Nodes are never
+compared with ``==`` (that would compare their entries, running user code).
 
 Mirrors ``frozenmap/_ccore/keytrie.c``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 __all__ = [
     "Entry",
@@ -38,8 +47,11 @@ __all__ = [
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
+    "champ_find_path",
+    "champ_put_at",
     "champ_put",
     "champ_remove",
+    "champ_remove_at",
     "champ_equal",
     "champ_identical",
     "champ_diff",
@@ -56,59 +68,47 @@ BITS = 5
 DIGIT_MASK = 31
 MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
 
+# A node's fixed fields, then its payload from FIRST on.  (The hot loops
+# write them as the literals 0, 1, 2, 3: a global read per use costs time.)
+DATAMAP = 0
+NODEMAP = 1
+OWNER = 2
+FIRST = 3
 
-class BitmapNode:
-    """A CHAMP node: inline entries and child nodes, selected by hash digit."""
-
-    __slots__ = ("datamap", "nodemap", "entries", "children", "owner")
-
-    def __init__(
-        self,
-        datamap: int,
-        nodemap: int,
-        entries: List[Entry],
-        children: List["Node"],
-        owner: Optional[object],
-    ) -> None:
-        self.datamap = datamap
-        self.nodemap = nodemap
-        self.entries = entries
-        self.children = children
-        self.owner = owner
+Node = List[Any]
+Path = List[Tuple[Node, int]]
+"""A walk down the trie: (parent, index of the child taken) per level."""
+BitmapNode = List[Any]
+"""``[datamap, nodemap, owner, entries..., children in reverse digit order...]``."""
 
 
-class CollisionNode:
-    """Two or more entries whose full hashes are equal."""
+class CollisionNode(List[Any]):
+    """``[0, 0, owner, entries...]``: two or more entries whose full hashes are equal."""
 
-    __slots__ = ("hash", "entries", "owner")
-
-    def __init__(self, hash: int, entries: List[Entry], owner: Optional[object]) -> None:
-        self.hash = hash
-        self.entries = entries
-        self.owner = owner
+    __slots__ = ()
 
 
-Node = Union[BitmapNode, CollisionNode]
+def _collision(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
+    """A new collision node, filled by appends: on CPython < 3.13, building a
+    list (subclass) from an iterable leaks the iterable when the first
+    allocation fails."""
+    node = CollisionNode()
+    node.append(0)
+    node.append(0)
+    node.append(owner)
+    for entry in entries:
+        node.append(entry)
+    return node
 
-EMPTY_ROOT = BitmapNode(0, 0, [], [], None)
+
+EMPTY_ROOT: BitmapNode = [0, 0, None]
 """The root of every empty version; never edited (its owner is None)."""
 
 
-def _index(bitmap: int, bit: int) -> int:
-    return (bitmap & (bit - 1)).bit_count()
-
-
-def _editable_bitmap(node: BitmapNode, owner: Optional[object]) -> BitmapNode:
-    """``node`` itself if the caller owns it, else a copy the caller owns."""
-    if owner is not None and node.owner is owner:
-        return node
-    return BitmapNode(node.datamap, node.nodemap, node.entries[:], node.children[:], owner)
-
-
-def _editable_collision(node: CollisionNode, owner: Optional[object]) -> CollisionNode:
-    if owner is not None and node.owner is owner:
-        return node
-    return CollisionNode(node.hash, node.entries[:], owner)
+def _split(node: BitmapNode) -> Tuple[List[Entry], List[Node]]:
+    """A bitmap node's entries and children, both in digit order (new lists)."""
+    d = FIRST + node[DATAMAP].bit_count()
+    return node[FIRST:d], node[: d - 1 : -1]
 
 
 # --- lookup ------------------------------------------------------------------
@@ -121,28 +121,29 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     ``__eq__`` is the only user code run, and its exceptions propagate.
     Cost: O(log32 n) nodes.
     """
-    node: Node = root
-    shift = 0
+    node = root
+    hh = h
     while True:
-        if type(node) is CollisionNode:
-            if node.hash == h:
-                for entry in node.entries:
-                    k = entry[2]
-                    if k is key or k == key:
-                        return entry
-            return None
-        bit = 1 << ((h >> shift) & DIGIT_MASK)
-        if node.datamap & bit:  # type: ignore[union-attr]
-            entry = node.entries[_index(node.datamap, bit)]  # type: ignore[union-attr]
+        bit = 1 << (hh & 31)
+        bitmap = node[0]
+        if bitmap & bit:
+            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
             if entry[0] == h:
                 k = entry[2]
                 if k is key or k == key:
                     return entry
             return None
-        if not node.nodemap & bit:  # type: ignore[union-attr]
-            return None
-        node = node.children[_index(node.nodemap, bit)]  # type: ignore[union-attr]
-        shift += BITS
+        bitmap = node[1]
+        if bitmap & bit:
+            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+            hh >>= 5
+            continue
+        if type(node) is CollisionNode and node[3][0] == h:
+            for entry in node[3:]:
+                k = entry[2]
+                if k is key or k == key:
+                    return entry
+        return None
 
 
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
@@ -152,27 +153,30 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
     With the key's hash known (``h``), O(log32 n); with ``h`` None, a scan of
     every entry, O(n).
     """
+    entries: Iterator[Entry]
     if h is None:
-        for entry in champ_entries(root):
-            if entry[2] is key:
-                return entry
-        return None
-    node: Node = root
-    shift = 0
-    while True:
-        if type(node) is CollisionNode:
-            for entry in node.entries:
-                if entry[2] is key:
-                    return entry
-            return None
-        bit = 1 << ((h >> shift) & DIGIT_MASK)
-        if node.datamap & bit:  # type: ignore[union-attr]
-            entry = node.entries[_index(node.datamap, bit)]  # type: ignore[union-attr]
-            return entry if entry[2] is key else None
-        if not node.nodemap & bit:  # type: ignore[union-attr]
-            return None
-        node = node.children[_index(node.nodemap, bit)]  # type: ignore[union-attr]
-        shift += BITS
+        entries = champ_entries(root)
+    else:
+        node = root
+        while True:
+            bit = 1 << (h & 31)
+            bitmap = node[0]
+            if bitmap & bit:
+                entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+                return entry if entry[2] is key else None
+            bitmap = node[1]
+            if bitmap & bit:
+                node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+                h >>= 5
+                continue
+            if type(node) is not CollisionNode:
+                return None
+            entries = iter(node[FIRST:])
+            break
+    for entry in entries:
+        if entry[2] is key:
+            return entry
+    return None
 
 
 # --- insertion ---------------------------------------------------------------
@@ -181,41 +185,43 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
 def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
     """The canonical subtree at ``shift`` holding two distinct entries."""
     if a[0] == b[0]:
-        return CollisionNode(a[0], [a, b], owner)
+        return _collision(owner, [a, b])
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        child = _pair_subtree(a, b, shift + BITS, owner)
-        return BitmapNode(0, 1 << da, [], [child], owner)
-    pair = [a, b] if da < db else [b, a]
-    return BitmapNode((1 << da) | (1 << db), 0, pair, [], owner)
+        return [0, 1 << da, owner, _pair_subtree(a, b, shift + BITS, owner)]
+    if da < db:
+        return [(1 << da) | (1 << db), 0, owner, a, b]
+    return [(1 << da) | (1 << db), 0, owner, b, a]
 
 
 def _split_collision(
     coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
-) -> BitmapNode:
-    """A BitmapNode at ``shift`` holding ``coll`` and an entry of another hash."""
-    dc = (coll.hash >> shift) & DIGIT_MASK
+) -> Node:
+    """A bitmap node at ``shift`` holding ``coll`` and an entry of another hash."""
+    dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        child = _split_collision(coll, entry, shift + BITS, owner)
-        return BitmapNode(0, 1 << dc, [], [child], owner)
-    return BitmapNode(1 << de, 1 << dc, [entry], [coll], owner)
+        return [0, 1 << dc, owner, _split_collision(coll, entry, shift + BITS, owner)]
+    return [1 << de, 1 << dc, owner, entry, coll]
 
 
 def _collision_put(
     node: CollisionNode, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> Node:
-    if entry[0] != node.hash:
+    if entry[0] != node[FIRST][0]:
         return _split_collision(node, entry, shift, owner)
-    new = _editable_collision(node, owner)
+    if owner is not None and node[OWNER] is owner:
+        new = node
+    else:
+        new = _collision(owner, node[FIRST:])
     if old is not None:
-        for i, e in enumerate(new.entries):
-            if e is old:
-                new.entries[i] = entry
+        for i in range(FIRST, len(new)):
+            if new[i] is old:
+                new[i] = entry
                 return new
         raise AssertionError("champ_put: old entry not in its collision node")
-    new.entries.append(entry)  # one step: done, or MemoryError with nothing done
+    new.append(entry)  # one step: done, or MemoryError with nothing done
     return new
 
 
@@ -228,55 +234,121 @@ def champ_put(
     absent).  Runs no user code.  Nodes owned by ``owner`` are edited in place.
     Cost: O(log n) new nodes.
 
-    Failure-atomic (a MemoryError leaves the trie as it was): every in-place
-    edit allocates what it needs first and then only stores, and the nodes
-    above it only store a child pointer.
+    Failure-atomic (a MemoryError leaves the trie as it was): the new node at
+    the bottom is built first, an in-place edit is one step (a node owned by
+    ``owner`` has owned ancestors, which then keep their child), and the
+    copies above it are made bottom-up before the caller installs the root.
     """
-    h = entry[0]
-    bit = 1 << ((h >> shift) & DIGIT_MASK)
-    if node.datamap & bit:
-        i = _index(node.datamap, bit)
-        current = node.entries[i]
-        new = _editable_bitmap(node, owner)
-        if current is old:
-            new.entries[i] = entry
-            return new
-        child = _pair_subtree(current, entry, shift + BITS, owner)
-        nodemap = node.nodemap | bit
-        entries = new.entries[:i] + new.entries[i + 1 :]
-        children = new.children[:]
-        children.insert(_index(nodemap, bit), child)
-        datamap = node.datamap ^ bit
-        new.entries, new.children, new.datamap, new.nodemap = entries, children, datamap, nodemap
-        return new
-    if node.nodemap & bit:
-        j = _index(node.nodemap, bit)
-        child = node.children[j]
-        if type(child) is CollisionNode:
-            new_child: Node = _collision_put(child, shift + BITS, entry, old, owner)
+    path: Path = []
+    node, shift = _descend(node, shift, entry[0], path)
+    return _put_at(path, node, shift, entry, old, owner)
+
+
+def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
+    """Walk down by the digits of ``h`` to the node (and its shift) that holds,
+    or would hold, an entry of that hash inline (a collision node's bitmaps
+    are 0: it stops there too); append each step to ``path``."""
+    while True:
+        bit = 1 << ((h >> shift) & 31)
+        nodemap = node[1]
+        if node[0] & bit or not nodemap & bit:
+            return node, shift
+        j = -1 - (nodemap & (bit - 1)).bit_count()
+        path.append((node, j))
+        node = node[j]
+        shift += BITS
+
+
+def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[Entry]:
+    """``champ_find`` that appends its walk to ``path``: (parent, index of the
+    child taken) per level, for ``champ_put_at``.  The path stays valid while
+    none of its nodes can be edited: always for a published version's trie.
+    """
+    node, shift = _descend(root, 0, h, path)
+    if type(node) is CollisionNode:
+        return champ_find(node, h, key)  # (its bitmaps are 0: it scans the entries)
+    bit = 1 << ((h >> shift) & 31)
+    bitmap = node[0]
+    if not bitmap & bit:
+        return None
+    entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+    return entry if entry[0] == h and _same_key(entry[2], key) else None
+
+
+def _same_key(stored: Any, key: Any) -> bool:
+    return stored is key or bool(stored == key)
+
+
+def champ_put_at(
+    root: BitmapNode, path: Path, entry: Entry, old: Optional[Entry], owner: Optional[object]
+) -> BitmapNode:
+    """``champ_put(root, 0, entry, old, owner)`` along the ``path`` that
+    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
+    node = path[-1][0][path[-1][1]] if path else root
+    return _put_at(path, node, BITS * len(path), entry, old, owner)
+
+
+def _put_at(
+    path: Path, node: Node, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
+) -> BitmapNode:
+    """``champ_put``'s edit of ``node`` (at ``shift``, reached along ``path``)
+    and of the nodes above it."""
+    if type(node) is CollisionNode:
+        new = _collision_put(node, shift, entry, old, owner)
+        if new is node:
+            return path[0][0]
+    else:
+        bit = 1 << ((entry[0] >> shift) & 31)
+        bitmap = node[0]
+        i = 3 + (bitmap & (bit - 1)).bit_count()
+        if not bitmap & bit:
+            if owner is not None and node[2] is owner:
+                node.insert(i, entry)  # one step, then a store
+                node[0] = bitmap | bit
+                return path[0][0] if path else node
+            new = node[:]
+            new.insert(i, entry)
+            new[0] = bitmap | bit
+            new[2] = owner
+        elif node[i] is old:
+            if owner is not None and node[2] is owner:
+                node[i] = entry
+                return path[0][0] if path else node
+            new = node[:]
+            new[2] = owner
+            new[i] = entry
         else:
-            new_child = champ_put(child, shift + BITS, entry, old, owner)  # type: ignore[arg-type]
-        if new_child is child:
-            return node
-        new = _editable_bitmap(node, owner)
-        new.children[j] = new_child
-        return new
-    new = _editable_bitmap(node, owner)
-    datamap = node.datamap | bit
-    new.entries.insert(_index(datamap, bit), entry)  # one step, then a store
-    new.datamap = datamap
+            child = _pair_subtree(node[i], entry, shift + BITS, owner)
+            nodemap = node[1] | bit
+            new = node[:i] + node[i + 1 :]
+            new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
+            new[0] = bitmap ^ bit
+            new[1] = nodemap
+            new[2] = owner
+            if owner is not None and node[2] is owner:
+                node[:] = new  # one step
+                return path[0][0] if path else node
+    for k in range(len(path) - 1, -1, -1):
+        parent, j = path[k]
+        if owner is not None and parent[2] is owner:
+            parent[j] = new
+            return path[0][0]
+        copy = parent[:]
+        copy[2] = owner
+        copy[j] = new
+        new = copy
     return new
 
 
 # --- removal -----------------------------------------------------------------
 
 
-def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> Node:
+def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> CollisionNode:
     # Always a new node: the parent may still fail to inline what is left,
     # and the node it holds must then be as it was.
-    for i, e in enumerate(node.entries):
-        if e is old:
-            return CollisionNode(node.hash, node.entries[:i] + node.entries[i + 1 :], owner)
+    for i in range(FIRST, len(node)):
+        if node[i] is old:
+            return _collision(owner, node[FIRST:i] + node[i + 1 :])
     raise AssertionError("champ_remove: old entry not in its collision node")
 
 
@@ -287,52 +359,92 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     Cost: O(log n) new nodes.
 
     Failure-atomic, as ``champ_put``: the node that loses the entry is a new
-    one below the root (its parent may inline it, and that may fail), and
-    the nodes above only store a child pointer or are rebuilt from lists
-    made before anything is stored.
+    one below the root (its parent may inline it, and that may fail), a node
+    below the root that inlines a child's last entry is a new one too (for the
+    same reason), and the nodes above only store a child pointer (after every
+    copy) or are rebuilt from lists made before anything is stored.
     """
-    bit = 1 << ((old[0] >> shift) & DIGIT_MASK)
-    if node.datamap & bit:
-        i = _index(node.datamap, bit)
-        datamap = node.datamap ^ bit
-        if shift:
-            return BitmapNode(
-                datamap,
-                node.nodemap,
-                node.entries[:i] + node.entries[i + 1 :],
-                node.children[:],
-                owner,
-            )
-        new = _editable_bitmap(node, owner)
-        del new.entries[i]  # one step, then a store
-        new.datamap = datamap
-        return new
-    j = _index(node.nodemap, bit)
-    child = node.children[j]
-    if type(child) is CollisionNode:
-        new_child: Node = _collision_remove(child, old, owner)
-        single = len(new_child.entries) == 1
+    path: Path = []
+    node, shift = _descend(node, shift, old[0], path)
+    return _remove_at(path, node, shift, old, owner)
+
+
+def champ_remove_at(
+    root: BitmapNode, path: Path, old: Entry, owner: Optional[object]
+) -> BitmapNode:
+    """``champ_remove(root, 0, old, owner)`` along the ``path`` that
+    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
+    node = path[-1][0][path[-1][1]] if path else root
+    return _remove_at(path, node, BITS * len(path), old, owner)
+
+
+def _remove_at(
+    path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
+) -> BitmapNode:
+    """``champ_remove``'s edit of ``node`` (at ``shift``, holding ``old``,
+    reached along ``path``) and of the nodes above it.
+
+    Going up, what replaces the child at each level is either ``new`` (a node)
+    or, when ``single`` is set, the one entry ``new[3]`` left in it, which the
+    parent takes inline.  A non-root node left with no entries and a lone
+    collision node child gives way to that child.
+    """
+    new: Node
+    if type(node) is CollisionNode:
+        new = _collision_remove(node, old, owner)  # (never the root)
     else:
-        new_child = champ_remove(child, shift + BITS, old, owner)  # type: ignore[arg-type]
-        if not new_child.children:
-            single = len(new_child.entries) == 1
+        bitmap = node[0]
+        bit = 1 << ((old[0] >> shift) & 31)
+        i = 3 + (bitmap & (bit - 1)).bit_count()
+        if not path:
+            if owner is not None and node[2] is owner:
+                del node[i]  # one step, then a store
+                node[0] = bitmap ^ bit
+                return node
+            new = node[:i] + node[i + 1 :]
+            new[0] = bitmap ^ bit
+            new[2] = owner
+            return new
+        new = node[:i] + node[i + 1 :]  # below the root: always a new node
+        new[0] = bitmap ^ bit
+        new[2] = owner
+    base = shift - BITS * len(path)  # the shift of path[0]'s node
+    for k in range(len(path) - 1, -1, -1):
+        if len(new) == 4:
+            if type(new) is CollisionNode or not new[1]:
+                single = True  # one entry and no children
+            elif type(new[3]) is CollisionNode:
+                single = False
+                new = new[3]  # a lone collision node moves up
+            else:
+                single = False
         else:
             single = False
-            if not new_child.entries and len(new_child.children) == 1:
-                only = new_child.children[0]
-                if type(only) is CollisionNode:
-                    new_child = only  # a lone collision node moves up
-    new = _editable_bitmap(node, owner) if (single or new_child is not child) else node
-    if single:
-        # Inline the child's last entry into this node: new lists first.
-        datamap = node.datamap | bit
-        nodemap = node.nodemap ^ bit
-        entries = new.entries[:]
-        entries.insert(_index(datamap, bit), new_child.entries[0])
-        children = new.children[:j] + new.children[j + 1 :]
-        new.entries, new.children, new.datamap, new.nodemap = entries, children, datamap, nodemap
-    elif new_child is not child:
-        new.children[j] = new_child
+        parent, j = path[k]
+        if single:
+            # Inline the child's last entry into the parent: a new list first.
+            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
+            bitmap = parent[0] | bit
+            rebuilt = parent[:]
+            del rebuilt[j]
+            rebuilt.insert(3 + (bitmap & (bit - 1)).bit_count(), new[3])
+            rebuilt[0] = bitmap
+            rebuilt[1] ^= bit
+            rebuilt[2] = owner
+            if k == 0 and owner is not None and parent[2] is owner:
+                parent[:] = rebuilt  # one step
+                return parent
+            new = rebuilt
+            continue
+        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 4:
+            continue  # the parent would hold only it: it moves up again
+        if owner is not None and parent[2] is owner:
+            parent[j] = new  # its own parent is owned too and keeps it
+            return path[0][0]
+        copy = parent[:]
+        copy[2] = owner
+        copy[j] = new
+        new = copy
     return new
 
 
@@ -342,11 +454,12 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
 def champ_entries(node: Node) -> Iterator[Entry]:
     """Every entry below ``node``, in trie order.  Cost: O(n)."""
     if type(node) is CollisionNode:
-        yield from node.entries
+        yield from node[FIRST:]
         return
-    yield from node.entries
-    for child in node.children:  # type: ignore[union-attr]
-        yield from champ_entries(child)
+    d = FIRST + node[DATAMAP].bit_count()
+    yield from node[FIRST:d]
+    for k in range(len(node) - 1, d - 1, -1):
+        yield from champ_entries(node[k])
 
 
 def _same_pair(a: Entry, b: Entry) -> bool:
@@ -417,16 +530,19 @@ def champ_equal(a: Node, b: Node) -> bool:
     if type(a) is not type(b):
         return False
     if type(a) is CollisionNode:
-        if a.hash != b.hash or len(a.entries) != len(b.entries):  # type: ignore[union-attr]
+        if a[FIRST][0] != b[FIRST][0] or len(a) != len(b):
             return False
-        return _collision_equal(a.entries, b.entries)
-    if a.datamap != b.datamap or a.nodemap != b.nodemap:  # type: ignore[union-attr]
+        return _collision_equal(a[FIRST:], b[FIRST:])
+    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
         return False
-    for ea, eb in zip(a.entries, b.entries):
+    d = FIRST + a[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        ea = a[k]
+        eb = b[k]
         if ea is not eb and not _same_pair(ea, eb):
             return False
-    for ca, cb in zip(a.children, b.children):  # type: ignore[union-attr]
-        if not champ_equal(ca, cb):
+    for k in range(len(a) - 1, d - 1, -1):  # the children, in digit order
+        if not champ_equal(a[k], b[k]):
             return False
     return True
 
@@ -438,20 +554,17 @@ def champ_identical(a: Node, b: Node) -> bool:
     rare false "no" is possible, never a false "yes")."""
     if a is b:
         return True
-    if type(a) is not type(b):
+    if type(a) is not type(b) or len(a) != len(b):
         return False
-    if type(a) is BitmapNode and (
-        a.datamap != b.datamap or a.nodemap != b.nodemap  # type: ignore[union-attr]
-    ):
+    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
         return False
-    if len(a.entries) != len(b.entries):
-        return False
-    for ea, eb in zip(a.entries, b.entries):
+    d = len(a) if type(a) is CollisionNode else FIRST + a[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        ea = a[k]
+        eb = b[k]
         if ea is not eb and (ea[2] is not eb[2] or ea[3] is not eb[3] or ea[1] != eb[1]):
             return False
-    if type(a) is CollisionNode:
-        return True
-    return all(champ_identical(ca, cb) for ca, cb in zip(a.children, b.children))  # type: ignore[union-attr]
+    return all(champ_identical(a[k], b[k]) for k in range(d, len(a)))
 
 
 DiffOut = Tuple[List[Entry], List[Entry], List[Tuple[Entry, Entry]]]
@@ -491,15 +604,21 @@ def champ_diff(a: Node, b: Node, out: DiffOut) -> None:
     """
     if a is b:
         return
-    if type(a) is not BitmapNode or type(b) is not BitmapNode:
+    if type(a) is not list or type(b) is not list:
         _diff_lists(list(champ_entries(a)), list(champ_entries(b)), out)
         return
-    bits = a.datamap | a.nodemap | b.datamap | b.nodemap
+    a_nodes = a[NODEMAP]
+    b_nodes = b[NODEMAP]
+    bits = a[DATAMAP] | a_nodes | b[DATAMAP] | b_nodes
     while bits:
         bit = bits & -bits
         bits ^= bit
-        if a.nodemap & bit and b.nodemap & bit:
-            champ_diff(a.children[_index(a.nodemap, bit)], b.children[_index(b.nodemap, bit)], out)
+        if a_nodes & bit and b_nodes & bit:
+            champ_diff(
+                a[-1 - (a_nodes & (bit - 1)).bit_count()],
+                b[-1 - (b_nodes & (bit - 1)).bit_count()],
+                out,
+            )
             continue
         side_a = _subtree_entries(a, bit)
         side_b = _subtree_entries(b, bit)
@@ -509,10 +628,10 @@ def champ_diff(a: Node, b: Node, out: DiffOut) -> None:
 
 
 def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
-    if node.datamap & bit:
-        return [node.entries[_index(node.datamap, bit)]]
-    if node.nodemap & bit:
-        return list(champ_entries(node.children[_index(node.nodemap, bit)]))
+    if node[DATAMAP] & bit:
+        return [node[FIRST + (node[DATAMAP] & (bit - 1)).bit_count()]]
+    if node[NODEMAP] & bit:
+        return list(champ_entries(node[-1 - (node[NODEMAP] & (bit - 1)).bit_count()]))
     return []
 
 
@@ -526,40 +645,48 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     collision nodes hold >= 2 entries of one hash, and the shape is canonical.
     """
     low = (1 << shift) - 1
+    assert len(node) >= FIRST, "node too short"
     if type(node) is CollisionNode:
-        assert not is_root, "the root must be a BitmapNode"
-        assert len(node.entries) >= 2, "collision node with %d entries" % len(node.entries)
-        for e in node.entries:
-            assert e[0] == node.hash, "collision node holds a foreign hash"
+        assert not is_root, "the root must be a bitmap node"
+        assert node[DATAMAP] == 0 and node[NODEMAP] == 0, "collision node with bitmaps"
+        entries = node[FIRST:]
+        assert len(entries) >= 2, "collision node with %d entries" % len(entries)
+        for e in entries:
+            assert type(e) is tuple and len(e) == 4, "malformed entry"
+            assert e[0] == entries[0][0], "collision node holds a foreign hash"
             assert e[0] & low == prefix, "collision hash off its path"
-        return len(node.entries)
-    assert type(node) is BitmapNode, "unknown node type %r" % (type(node),)
+        return len(entries)
+    assert type(node) is list, "unknown node type %r" % (type(node),)
     assert shift <= MAX_SHIFT, "bitmap node below the last digit"
-    assert node.datamap & node.nodemap == 0, "digit both inline and child"
-    assert node.datamap.bit_count() == len(node.entries), "datamap/entries mismatch"
-    assert node.nodemap.bit_count() == len(node.children), "nodemap/children mismatch"
-    assert node.datamap < (1 << 32) and node.nodemap < (1 << 32), "bitmap over 32 bits"
+    datamap = node[DATAMAP]
+    nodemap = node[NODEMAP]
+    assert datamap & nodemap == 0, "digit both inline and child"
+    assert datamap < (1 << 32) and nodemap < (1 << 32), "bitmap over 32 bits"
+    assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
+        "bitmaps/payload mismatch"
+    )
+    entries, children = _split(node)
     digits = []
-    for e in node.entries:
-        assert len(e) == 4, "malformed entry"
+    for e in entries:
+        assert type(e) is tuple and len(e) == 4, "malformed entry"
         assert e[0] & low == prefix, "entry hash off its path"
         digits.append((e[0] >> shift) & DIGIT_MASK)
     assert digits == sorted(digits), "entries out of digit order"
     for d in digits:
-        assert node.datamap >> d & 1, "entry at the wrong digit"
-    total = len(node.entries)
-    # Hashes seen directly at this node; a BitmapNode child always stands for
+        assert datamap >> d & 1, "entry at the wrong digit"
+    total = len(entries)
+    # Hashes seen directly at this node; a bitmap child always stands for
     # two or more distinct hashes.
-    hashes = {e[0] for e in node.entries}
+    hashes = {e[0] for e in entries}
     has_bitmap_child = False
-    bits = node.nodemap
-    for child in node.children:
+    bits = nodemap
+    for child in children:
         bit = bits & -bits
         bits ^= bit
         d = bit.bit_length() - 1
         total += champ_check(child, shift + BITS, prefix | (d << shift), False)
         if type(child) is CollisionNode:
-            hashes.add(child.hash)
+            hashes.add(child[FIRST][0])
         else:
             has_bitmap_child = True
     if not is_root:
@@ -571,8 +698,8 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
 def champ_node_ids(node: Node, out: List[int]) -> None:
     """Append ``id()`` of every node below ``node`` (itself included)."""
     out.append(id(node))
-    if type(node) is BitmapNode:
-        for child in node.children:
+    if type(node) is list:
+        for child in _split(node)[1]:
             champ_node_ids(child, out)
 
 
@@ -580,11 +707,12 @@ def champ_dump(node: Node, indent: int = 0) -> List[str]:
     """Lines describing the trie, for failing tests."""
     pad = "  " * indent
     if type(node) is CollisionNode:
-        lines = ["%sCollision hash=%#x" % (pad, node.hash)]
-        lines += ["%s  %r" % (pad, e) for e in node.entries]
+        lines = ["%sCollision hash=%#x" % (pad, node[FIRST][0])]
+        lines += ["%s  %r" % (pad, e) for e in node[FIRST:]]
         return lines
-    lines = ["%sBitmap data=%#x nodes=%#x" % (pad, node.datamap, node.nodemap)]  # type: ignore[union-attr]
-    lines += ["%s  %r" % (pad, e) for e in node.entries]
-    for child in node.children:  # type: ignore[union-attr]
+    entries, children = _split(node)
+    lines = ["%sBitmap data=%#x nodes=%#x" % (pad, node[DATAMAP], node[NODEMAP])]
+    lines += ["%s  %r" % (pad, e) for e in entries]
+    for child in children:
         lines += champ_dump(child, indent + 1)
     return lines

@@ -11,11 +11,13 @@ A leaf (``shift`` 0) holds up to 16 items, chosen by the 4-bit digit
 ``seq & 15``; an inner node at shift s (4, 7, ..., 61) holds up to 8 children,
 chosen by the 3-bit digit ``(seq >> s) & 7``.  Narrow inner nodes make the path
 a derivation copies cheaper (8 pointers a level rather than 16, for one more
-level every 8x more items).  ``bitmap`` marks the occupied digits and ``slots``
-is dense in digit order.  Paths are compressed: a child may sit at any lower
-shift, and every node records ``prefix = seq >> (shift + width)``, the digits
-above its own that all seqs below it share, so a walk can tell a miss from a
-hit.
+level every 8x more items).  ``bitmap`` marks the occupied digits and the
+slots are dense in digit order.  A node is one flat Python list, ``[shift,
+prefix, bitmap, owner, slots...]``: cheaper to build, copy and index in the
+interpreter than an object with attributes, and a copy along a path is one
+slice.  Paths are compressed: a child may sit at any lower shift, and every
+node records ``prefix = seq >> (shift + width)``, the digits above its own
+that all seqs below it share, so a walk can tell a miss from a hit.
 
 Deletion really removes: a leaf left empty disappears, and an inner node left
 with one child is replaced by that child.  Inner nodes therefore always have two
@@ -69,54 +71,63 @@ def _prefix_of(seq: int, shift: int) -> int:
     return seq >> (shift + _width(shift))
 
 
-class OrderNode:
-    """A radix-trie node: 16 item slots (a leaf) or 8 child slots, path-compressed."""
+# A node's fixed fields, then its slots from FIRST on.  (The hot loops write
+# them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
+SHIFT = 0
+PREFIX = 1
+BITMAP = 2
+OWNER = 3
+FIRST = 4
 
-    __slots__ = ("shift", "prefix", "bitmap", "slots", "owner")
+OrderNode = List[Any]
+"""``[shift, prefix, bitmap, owner, slots...]``: 16 item slots (a leaf) or 8
+child slots, path-compressed."""
 
-    def __init__(
-        self, shift: int, prefix: int, bitmap: int, slots: List[Any], owner: Optional[object]
-    ) -> None:
-        self.shift = shift
-        self.prefix = prefix
-        self.bitmap = bitmap
-        self.slots = slots
-        self.owner = owner
-
-
-def _index(bitmap: int, bit: int) -> int:
-    return (bitmap & (bit - 1)).bit_count()
-
-
-def _editable(node: OrderNode, owner: Optional[object]) -> OrderNode:
-    if owner is not None and node.owner is owner:
-        return node
-    return OrderNode(node.shift, node.prefix, node.bitmap, node.slots[:], owner)
-
-
-def _covers(node: OrderNode, seq: int) -> bool:
-    return _prefix_of(seq, node.shift) == node.prefix
+Path = List[Tuple[OrderNode, int]]
 
 
 def _leaf(seq: int, item: Item, owner: Optional[object]) -> OrderNode:
-    return OrderNode(0, _prefix_of(seq, 0), 1 << _digit(seq, 0), [item], owner)
+    return [0, seq >> LEAF_BITS, 1 << (seq & (LEAF_SIZE - 1)), owner, item]
 
 
 def _base(node: OrderNode) -> int:
     """The smallest seq the node's range covers."""
-    return node.prefix << (node.shift + _width(node.shift))
+    return node[PREFIX] << (node[SHIFT] + _width(node[SHIFT]))  # type: ignore[no-any-return]
+
+
+def _reattach(path: Path, new: OrderNode, owner: Optional[object]) -> OrderNode:
+    """Install ``new`` in place of the last node taken along ``path`` (a list of
+    (parent, slot index)), copying the parents the caller does not own; return
+    the root.  Only stores into owned nodes, which happen after every copy."""
+    for k in range(len(path) - 1, -1, -1):
+        parent, i = path[k]
+        if owner is not None and parent[OWNER] is owner:
+            parent[i] = new  # its own parent is owned too and keeps it
+            return path[0][0]
+        copy = parent[:]
+        copy[OWNER] = owner
+        copy[i] = new
+        new = copy
+    return new
 
 
 def order_get(node: Optional[OrderNode], seq: int) -> Optional[Item]:
     """The item at ``seq``, or None.  Cost: O(log8 next_seq)."""
     while node is not None:
-        if not _covers(node, seq):
+        shift = node[0]
+        if shift:
+            if seq >> (shift + INNER_BITS) != node[1]:
+                return None
+            bit = 1 << ((seq >> shift) & (INNER_SIZE - 1))
+        else:
+            if seq >> LEAF_BITS != node[1]:
+                return None
+            bit = 1 << (seq & (LEAF_SIZE - 1))
+        bitmap = node[2]
+        if not bitmap & bit:
             return None
-        bit = 1 << _digit(seq, node.shift)
-        if not node.bitmap & bit:
-            return None
-        slot = node.slots[_index(node.bitmap, bit)]
-        if node.shift == 0:
+        slot = node[4 + (bitmap & (bit - 1)).bit_count()]
+        if not shift:
             return slot  # type: ignore[no-any-return]
         node = slot
     return None
@@ -130,8 +141,10 @@ def _join(a: OrderNode, b: OrderNode, owner: Optional[object]) -> OrderNode:
     shift = 0 if top < LEAF_BITS else LEAF_BITS + (top - LEAF_BITS) // INNER_BITS * INNER_BITS
     da = _digit(sa, shift)
     db = _digit(sb, shift)
-    slots = [a, b] if da < db else [b, a]
-    return OrderNode(shift, _prefix_of(sa, shift), (1 << da) | (1 << db), slots, owner)
+    bitmap = (1 << da) | (1 << db)
+    if da < db:
+        return [shift, _prefix_of(sa, shift), bitmap, owner, a, b]
+    return [shift, _prefix_of(sa, shift), bitmap, owner, b, a]
 
 
 def order_insert(
@@ -143,24 +156,33 @@ def order_insert(
     """
     if node is None:
         return _leaf(seq, item, owner)
-    if not _covers(node, seq):
-        return _join(node, _leaf(seq, item, owner), owner)
-    bit = 1 << _digit(seq, node.shift)
-    i = _index(node.bitmap, bit)
-    if node.bitmap & bit:
-        assert node.shift, "order_insert: seq already present"
-        child = node.slots[i]
-        new_child = order_insert(child, seq, item, owner)
-        if new_child is child:
-            return node
-        new = _editable(node, owner)
-        new.slots[i] = new_child
-        return new
-    new = _editable(node, owner)
-    bitmap = node.bitmap | bit  # allocate first, then one step and a store
-    new.slots.insert(i, item if node.shift == 0 else _leaf(seq, item, owner))
-    new.bitmap = bitmap
-    return new
+    root = node
+    path: Path = []
+    while True:
+        shift = node[0]
+        width = INNER_BITS if shift else LEAF_BITS
+        if seq >> (shift + width) != node[1]:
+            new = _join(node, _leaf(seq, item, owner), owner)
+            break
+        bit = 1 << ((seq >> shift) & ((1 << width) - 1))
+        bitmap = node[2]
+        i = 4 + (bitmap & (bit - 1)).bit_count()
+        if bitmap & bit:
+            assert shift, "order_insert: seq already present"
+            path.append((node, i))
+            node = node[i]
+            continue
+        slot = _leaf(seq, item, owner) if shift else item
+        if owner is not None and node[3] is owner:
+            node.insert(i, slot)  # one step, then a store
+            node[2] = bitmap | bit
+            return root
+        new = node[:]
+        new.insert(i, slot)
+        new[2] = bitmap | bit
+        new[3] = owner
+        break
+    return _reattach(path, new, owner)
 
 
 def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]) -> OrderNode:
@@ -168,19 +190,26 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
 
     Cost: O(log n) new nodes.
     """
-    bit = 1 << _digit(seq, node.shift)
-    i = _index(node.bitmap, bit)
-    if node.shift == 0:
-        new = _editable(node, owner)
-        new.slots[i] = item
-        return new
-    child = node.slots[i]
-    new_child = order_replace(child, seq, item, owner)
-    if new_child is child:
-        return node
-    new = _editable(node, owner)
-    new.slots[i] = new_child
-    return new
+    root = node
+    path: Path = []
+    while True:
+        shift = node[0]
+        bitmap = node[2]
+        if shift:
+            bit = 1 << ((seq >> shift) & (INNER_SIZE - 1))
+            i = 4 + (bitmap & (bit - 1)).bit_count()
+            path.append((node, i))
+            node = node[i]
+            continue
+        bit = 1 << (seq & (LEAF_SIZE - 1))
+        i = 4 + (bitmap & (bit - 1)).bit_count()
+        if owner is not None and node[3] is owner:
+            node[i] = item
+            return root
+        new = node[:]
+        new[3] = owner
+        new[i] = item
+        return _reattach(path, new, owner)
 
 
 def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional[OrderNode]:
@@ -189,56 +218,58 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     Empty leaves vanish and one-child inner nodes give way to their child.
     Cost: O(log n) new nodes.
     """
-    bit = 1 << _digit(seq, node.shift)
-    i = _index(node.bitmap, bit)
-    if node.shift == 0:
-        if node.bitmap == bit:
+    root = node
+    path: Path = []
+    while node[0]:
+        bit = 1 << ((seq >> node[0]) & (INNER_SIZE - 1))
+        i = 4 + (node[2] & (bit - 1)).bit_count()
+        path.append((node, i))
+        node = node[i]
+    bit = 1 << (seq & (LEAF_SIZE - 1))
+    if node[2] == bit:
+        # The leaf's last item: the leaf vanishes, and its parent loses a child.
+        if not path:
             return None
-        new = _editable(node, owner)
-        bitmap = node.bitmap ^ bit
-        del new.slots[i]
-        new.bitmap = bitmap
-        return new
-    child = node.slots[i]
-    new_child = order_remove(child, seq, owner)
-    if new_child is None:
-        if len(node.slots) == 2:
-            return node.slots[1 - i]  # type: ignore[no-any-return]
-        new = _editable(node, owner)
-        bitmap = node.bitmap ^ bit
-        del new.slots[i]
-        new.bitmap = bitmap
-        return new
-    if new_child is child:
-        return node
-    new = _editable(node, owner)
-    new.slots[i] = new_child
-    return new
+        node, i = path.pop()
+        if len(node) == FIRST + 2:
+            # an inner node left with one child gives way to it
+            return _reattach(path, node[(2 * FIRST + 1) - i], owner)
+        bit = 1 << ((seq >> node[0]) & (INNER_SIZE - 1))
+    bitmap = node[2]
+    i = 4 + (bitmap & (bit - 1)).bit_count()
+    if owner is not None and node[3] is owner:
+        del node[i]  # one step, then a store
+        node[2] = bitmap ^ bit
+        return root
+    new = node[:i] + node[i + 1 :]
+    new[2] = bitmap ^ bit
+    new[3] = owner
+    return _reattach(path, new, owner)
 
 
 def order_last(node: Optional[OrderNode]) -> Optional[Item]:
     """The last item in insertion order, or None.  Cost: O(log n)."""
     if node is None:
         return None
-    while node.shift:
-        node = node.slots[-1]
-    return node.slots[-1]  # type: ignore[no-any-return]
+    while node[SHIFT]:
+        node = node[-1]
+    return node[-1]  # type: ignore[no-any-return]
 
 
 def order_items(node: Optional[OrderNode]) -> Iterator[Item]:
     """The items in insertion order; an explicit stack, no lookups.  Cost: O(n)."""
     if node is None:
         return
-    if node.shift == 0:
-        yield from node.slots
+    if not node[SHIFT]:
+        yield from node[FIRST:]
         return
-    stack = [iter(node.slots)]
+    stack = [iter(node[FIRST:])]
     while stack:
         for child in stack[-1]:
-            if child.shift == 0:
-                yield from child.slots
+            if not child[SHIFT]:
+                yield from child[FIRST:]
             else:
-                stack.append(iter(child.slots))
+                stack.append(iter(child[FIRST:]))
                 break
         else:
             stack.pop()
@@ -248,16 +279,16 @@ def order_items_reversed(node: Optional[OrderNode]) -> Iterator[Item]:
     """The items in reverse insertion order.  Cost: O(n)."""
     if node is None:
         return
-    if node.shift == 0:
-        yield from reversed(node.slots)
+    if not node[SHIFT]:
+        yield from node[: FIRST - 1 : -1]
         return
-    stack = [reversed(node.slots)]
+    stack = [iter(node[: FIRST - 1 : -1])]
     while stack:
         for child in stack[-1]:
-            if child.shift == 0:
-                yield from reversed(child.slots)
+            if not child[SHIFT]:
+                yield from child[: FIRST - 1 : -1]
             else:
-                stack.append(reversed(child.slots))
+                stack.append(iter(child[: FIRST - 1 : -1]))
                 break
         else:
             stack.pop()
@@ -271,7 +302,9 @@ def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNod
     level: List[OrderNode] = []
     for start in range(0, n, LEAF_SIZE):
         chunk = items[start : start + LEAF_SIZE]
-        level.append(OrderNode(0, _prefix_of(start, 0), (1 << len(chunk)) - 1, chunk, owner))
+        node: OrderNode = [0, _prefix_of(start, 0), (1 << len(chunk)) - 1, owner]
+        node += chunk
+        level.append(node)
     shift = LEAF_BITS
     while len(level) > 1:
         parents: List[OrderNode] = []
@@ -283,9 +316,9 @@ def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNod
             bitmap = 0
             for child in group:
                 bitmap |= 1 << _digit(_base(child), shift)
-            parents.append(
-                OrderNode(shift, _prefix_of(_base(group[0]), shift), bitmap, group, owner)
-            )
+            node = [shift, _prefix_of(_base(group[0]), shift), bitmap, owner]
+            node += group
+            parents.append(node)
         level = parents
         shift += INNER_BITS
     return level[0]
@@ -301,27 +334,30 @@ def order_check(node: Optional[OrderNode]) -> List[int]:
 
 
 def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -> None:
-    assert type(node) is OrderNode, "unknown order node %r" % (type(node),)
-    assert node.shift == 0 or (
-        node.shift % INNER_BITS == LEAF_BITS % INNER_BITS and LEAF_BITS <= node.shift <= MAX_SHIFT
-    ), "bad shift %d" % node.shift
+    assert type(node) is list and len(node) > FIRST, "unknown order node %r" % (type(node),)
+    shift = node[SHIFT]
+    bitmap = node[BITMAP]
+    slots = node[FIRST:]
+    assert shift == 0 or (
+        shift % INNER_BITS == LEAF_BITS % INNER_BITS and LEAF_BITS <= shift <= MAX_SHIFT
+    ), "bad shift %d" % shift
     if parent_shift is not None:
-        assert node.shift < parent_shift, "child not below its parent"
-    assert 0 < node.bitmap < (1 << (1 << _width(node.shift))), "bad bitmap %#x" % node.bitmap
-    assert node.bitmap.bit_count() == len(node.slots), "bitmap/slots mismatch"
-    if node.shift:
-        assert len(node.slots) >= 2, "inner node with one child (must be collapsed)"
-    bits = node.bitmap
-    for slot in node.slots:
+        assert shift < parent_shift, "child not below its parent"
+    assert 0 < bitmap < (1 << (1 << _width(shift))), "bad bitmap %#x" % bitmap
+    assert bitmap.bit_count() == len(slots), "bitmap/slots mismatch"
+    if shift:
+        assert len(slots) >= 2, "inner node with one child (must be collapsed)"
+    bits = bitmap
+    for slot in slots:
         bit = bits & -bits
         bits ^= bit
-        seq_here = _base(node) | ((bit.bit_length() - 1) << node.shift)
-        if node.shift == 0:
+        seq_here = _base(node) | ((bit.bit_length() - 1) << shift)
+        if shift == 0:
             assert type(slot) is tuple and len(slot) == 2, "leaf slot is not a (key, value)"
             seqs.append(seq_here)
         else:
-            assert _base(slot) >> (node.shift) == seq_here >> node.shift, "child off its digit"
-            _check_node(slot, node.shift, seqs)
+            assert _base(slot) >> shift == seq_here >> shift, "child off its digit"
+            _check_node(slot, shift, seqs)
 
 
 def order_node_ids(node: Optional[OrderNode], out: List[int]) -> None:
@@ -329,8 +365,8 @@ def order_node_ids(node: Optional[OrderNode], out: List[int]) -> None:
     if node is None:
         return
     out.append(id(node))
-    if node.shift:
-        for child in node.slots:
+    if node[SHIFT]:
+        for child in node[FIRST:]:
             order_node_ids(child, out)
 
 
@@ -339,9 +375,11 @@ def order_dump(node: Optional[OrderNode], indent: int = 0) -> List[str]:
     if node is None:
         return ["  " * indent + "(empty)"]
     pad = "  " * indent
-    lines = ["%sOrder shift=%d prefix=%#x bitmap=%#x" % (pad, node.shift, node.prefix, node.bitmap)]
-    for slot in node.slots:
-        if node.shift == 0:
+    lines = [
+        "%sOrder shift=%d prefix=%#x bitmap=%#x" % (pad, node[SHIFT], node[PREFIX], node[BITMAP])
+    ]
+    for slot in node[FIRST:]:
+        if node[SHIFT] == 0:
             lines.append("%s  %r" % (pad, slot))
         else:
             lines += order_dump(slot, indent + 1)

@@ -21,7 +21,7 @@ Also here, as the layers above share them: ``merge_into``, the one reading of
 with ``_bulk_load`` for a plain dict into an empty builder; ``mapping_equal``
 (``==`` against a dict or any frozendict) and ``items_repr``.
 
-Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``typeinfo``, ``views`` and
+Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``views`` (and the shared ``frozenmap._typeinfo``) and
 ``paths`` sit below this module; ``frozendict`` (the public type) and
 ``evolver`` (the public ``Evolver``, a Transient with a guard) sit above it.
 This module imports neither of them: each registers its class here when it is
@@ -39,6 +39,7 @@ import threading
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from .. import _common
+from .._typeinfo import type_fullname, type_lookup, type_name
 from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
@@ -58,7 +59,6 @@ from .ordertrie import (
     order_remove,
     order_replace,
 )
-from .typeinfo import type_fullname, type_lookup, type_name
 from .views import mapping_len
 
 __all__ = ["Transient", "merge_into", "mapping_equal", "items_repr", "register_types"]

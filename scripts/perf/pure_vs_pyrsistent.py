@@ -1,0 +1,153 @@
+"""The pure-Python core against ``pyrsistent.pmap``: interleaved single-key timings.
+
+Usage: ``python scripts/perf/pure_vs_pyrsistent.py [--sizes 100000,1000000]
+[--rounds 15] [--ops lookup_hit,...]``
+
+Benchmarks the working tree's ``frozenmap._pycore`` (this file's repository
+goes first on ``sys.path``) against the installed ``pyrsistent``.  Each round
+times every operation on both libraries back to back (the order alternates
+between rounds), over the same 1,000 sampled keys, and records the ratio
+frozenmap / pyrsistent of that round (each time the best of 3 calls).  Printed: the median µs per operation of
+each library and the median ratio with its spread (min..max over the rounds).
+The machine is shared and noisy: compare ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import statistics
+import sys
+import time
+from importlib import metadata
+from typing import Any, Callable, Dict, List, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, ROOT)
+os.environ["FROZENMAP_PURE_PYTHON"] = "1"
+
+import pyrsistent  # noqa: E402
+
+from frozenmap._pycore.frozendict import frozendict  # noqa: E402
+
+SAMPLE = 1000
+OPS = ["lookup_hit", "lookup_miss", "set_existing", "set_new", "delete", "iterate"]
+
+
+def make_ops(
+    m: Any, lib: str, data: Dict[str, int], rng: random.Random
+) -> Dict[str, Tuple[Callable[[], None], int]]:
+    """Per operation: a function doing SAMPLE (or n, for iterate) operations, and that count."""
+    keys = list(data)
+    hits = [keys[i] for i in rng.sample(range(len(keys)), SAMPLE)]
+    misses = ["miss%d" % i for i in range(SAMPLE)]
+    n = len(keys)
+    updates = [(k, data[k] + n + 1) for k in hits]
+    inserts = [("new%d" % i, i) for i in range(SAMPLE)]
+    setter = m.set
+    deleter = m.delete if lib == "frozenmap" else m.remove
+
+    def lookup_hit() -> None:
+        for k in hits:
+            m[k]
+
+    def lookup_miss() -> None:
+        for k in misses:
+            k in m
+
+    def set_existing() -> None:
+        for k, v in updates:
+            setter(k, v)
+
+    def set_new() -> None:
+        for k, v in inserts:
+            setter(k, v)
+
+    def delete() -> None:
+        for k in hits:
+            deleter(k)
+
+    def iterate() -> None:
+        for _ in m.items():
+            pass
+
+    return {
+        "lookup_hit": (lookup_hit, SAMPLE),
+        "lookup_miss": (lookup_miss, SAMPLE),
+        "set_existing": (set_existing, SAMPLE),
+        "set_new": (set_new, SAMPLE),
+        "delete": (delete, SAMPLE),
+        "iterate": (iterate, n),
+    }
+
+
+def timed(fn: Callable[[], None], count: int, repeat: int = 3) -> float:
+    """Seconds per operation: the best of ``repeat`` calls of ``fn`` (GC off while timing)."""
+    best = float("inf")
+    gc.disable()
+    try:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        gc.enable()
+    return best / count
+
+
+def run(n: int, rounds: int, ops: List[str]) -> None:
+    data = {"key%d" % i: i for i in range(n)}
+    t0 = time.perf_counter()
+    fm = frozendict(data)
+    t1 = time.perf_counter()
+    pm = pyrsistent.pmap(data)
+    t2 = time.perf_counter()
+    print("n=%d  (built: frozenmap %.1fs, pyrsistent %.1fs)" % (n, t1 - t0, t2 - t1))
+    libs = {
+        "frozenmap": make_ops(fm, "frozenmap", data, random.Random(814)),
+        "pyrsistent": make_ops(pm, "pyrsistent", data, random.Random(814)),
+    }
+    times: Dict[Tuple[str, str], List[float]] = {}
+    ratios: Dict[str, List[float]] = {op: [] for op in ops}
+    for r in range(rounds):
+        for op in ops:
+            order = ["frozenmap", "pyrsistent"] if r % 2 == 0 else ["pyrsistent", "frozenmap"]
+            got = {}
+            for lib in order:
+                fn, count = libs[lib][op]
+                got[lib] = timed(fn, count)
+                times.setdefault((lib, op), []).append(got[lib])
+            ratios[op].append(got["frozenmap"] / got["pyrsistent"])
+    print(
+        "%-14s %12s %12s %8s %16s" % ("operation", "frozenmap µs", "pyrsist. µs", "ratio", "spread")
+    )
+    for op in ops:
+        f = statistics.median(times[("frozenmap", op)]) * 1e6
+        p = statistics.median(times[("pyrsistent", op)]) * 1e6
+        rs = ratios[op]
+        print(
+            "%-14s %12.3f %12.3f %7.2fx %7.2f..%-7.2f"
+            % (op, f, p, statistics.median(rs), min(rs), max(rs))
+        )
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--ops", default=",".join(OPS))
+    args = parser.parse_args()
+    ops = args.ops.split(",")
+    for op in ops:
+        if op not in OPS:
+            parser.error("unknown operation %r (one of %s)" % (op, ", ".join(OPS)))
+    print("Python %s, pyrsistent %s" % (sys.version.split()[0], metadata.version("pyrsistent")))
+    for n in (int(s) for s in args.sizes.split(",")):
+        run(n, args.rounds, ops)
+
+
+if __name__ == "__main__":
+    main()
