@@ -29,7 +29,7 @@
  * transient.c and never into each other (evolve() calls the Evolver type
  * from the module state).  views.c (views, iterators, the read methods both
  * types share) reads through transient.c; paths.c (get_in & co.) derives
- * through fd_with/fd_without; the types' method tables list both.
+ * through transient_version_with/_without; the types' method tables list both.
  * module.c registers the types.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
@@ -131,6 +131,9 @@ PyObject *fm_import_attr(const char *module, const char *name);
 fm_state *fm_state_of_type(PyTypeObject *tp);
 /* The same for any type: NULL (no error set) when tp is not ours. */
 fm_state *fm_find_state(PyTypeObject *tp);
+
+/* Raise KeyError(key), with key as its only argument (a tuple too). */
+void fm_set_key_error(PyObject *key);
 
 /* What a type really is, whatever its metaclass says (module.c).  A
  * metaclass can make __name__, __qualname__, __module__ and __mro__ return
@@ -636,6 +639,15 @@ PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *
                                 int acc_valid);
 /* qsort order of champ_entry copies by seq (insertion order). */
 int transient_compare_seq(const void *x, const void *y);
+/* op (a frozendict, any subclass) as an exact frozendict: op itself when
+ * exact, else a new version sharing its roots.  New ref or NULL. */
+PyObject *transient_version_exact(fm_state *st, PyObject *op);
+/* op.set(key, value) and op.delete(key) (op.discard(key) when missing_ok)
+ * of a frozendict op, for its methods and for paths.c: a new exact version,
+ * or transient_version_exact(op) when nothing changes; NULL on error
+ * (KeyError for a missing key unless missing_ok). */
+PyObject *transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *transient_version_without(PyObject *op, PyObject *key, int missing_ok);
 
 /* Start from a version's parts (new refs taken; root NULL means empty), in
  * in-place mode (owner 1).  0 or -1. */
@@ -699,15 +711,6 @@ PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *oth
 PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int transient_is_anydict(fm_state *st, PyObject *obj);
-
-/* ------------------------------------------------------------------------ */
-/* frozendict.c                                                               */
-
-/* fd.set(key, value) / fd.delete(key) as functions (paths.c): new refs (an
- * exact frozendict; op itself when op is exact and nothing changed) or
- * NULL. */
-PyObject *fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
-PyObject *fd_without(PyObject *op, PyObject *key);
 
 /* ------------------------------------------------------------------------ */
 /* paths.c: get_in, set_in, update_in, delete_in, the methods of both the

@@ -285,11 +285,7 @@ evolver_tp_subscript(PyObject *op, PyObject *key)
         return value;
     }
     if (r == FM_MISSING) {
-        PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
-        if (exc != NULL) {
-            PyErr_SetObject(PyExc_KeyError, exc);
-            Py_DECREF(exc);
-        }
+        fm_set_key_error(key);
     }
     return NULL;
 }
@@ -423,11 +419,7 @@ evolver_tp_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
     else {
         fm_lookup found = evolver_pop_entry_locked(st, fm_as_evolver(op), key, NULL);
         if (found == FM_MISSING) {
-            PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
-            if (exc != NULL) {
-                PyErr_SetObject(PyExc_KeyError, exc);
-                Py_DECREF(exc);
-            }
+            fm_set_key_error(key);
         }
         r = found == FM_FOUND ? 0 : -1;
     }
@@ -482,11 +474,7 @@ evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (nargs > 1) {
         return Py_NewRef(args[1]);
     }
-    PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, args[0]);
-    if (exc != NULL) {
-        PyErr_SetObject(PyExc_KeyError, exc);
-        Py_DECREF(exc);
-    }
+    fm_set_key_error(args[0]);
     return NULL;
 }
 

@@ -255,29 +255,6 @@
 #include "docstrings.h"
 
 /* self as an exact frozendict (itself if it already is one). */
-static PyObject *
-fd_exact(fm_state *st, PyObject *op)
-{
-    if (Py_IS_TYPE(op, st->frozendict_type)) {
-        return Py_NewRef(op);
-    }
-    fd_object *s = fm_as_fd(op);
-    Py_uhash_t acc = 0;
-    int acc_valid = transient_version_acc(s, &acc);
-    return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
-                                 acc, acc_valid);
-}
-
-static void
-fd_set_key_error(PyObject *key)
-{
-    PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
-    if (exc != NULL) {
-        PyErr_SetObject(PyExc_KeyError, exc);
-        Py_DECREF(exc);
-    }
-}
-
 /* --- construction -------------------------------------------------------- */
 
 static PyObject *
@@ -440,7 +417,7 @@ fd_tp_subscript(PyObject *op, PyObject *key)
             return NULL;
         }
     }
-    fd_set_key_error(key);
+    fm_set_key_error(key);
     return NULL;
 }
 
@@ -484,7 +461,7 @@ fd_py_match_self(PyObject *op, void *closure)
 static PyObject *
 fd_py_copy(PyObject *op, PyObject *unused)
 {
-    return fd_exact(fm_state_of_type(Py_TYPE(op)), op);
+    return transient_version_exact(fm_state_of_type(Py_TYPE(op)), op);
 }
 
 static PyObject *
@@ -804,77 +781,25 @@ done:
 
 /* --- derivations --------------------------------------------------------- */
 
-PyObject *
-fd_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
-{
-    transient t;
-    if (transient_init_from(st, &t, op) < 0) {
-        return NULL;
-    }
-    t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
-    PyObject *result = NULL;
-    fm_edit r = transient_assoc(st, &t, key, value);
-    if (r == FM_CHANGED) {
-        result = transient_publish(st, &t, st->frozendict_type);
-    }
-    else if (r == FM_UNCHANGED) {
-        result = fd_exact(st, op);
-    }
-    transient_clear(&t);
-    return result;
-}
-
 static PyObject *
 fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
     }
-    return fd_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
-}
-
-static PyObject *
-fd_delete_impl(PyObject *op, PyObject *key, int missing_ok)
-{
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
-    transient t;
-    if (transient_init_from(st, &t, op) < 0) {
-        return NULL;
-    }
-    t.owner = 0;
-    PyObject *result = NULL;
-    fm_lookup r = transient_dissoc(st, &t, key, NULL);
-    if (r == FM_FOUND) {
-        result = transient_publish(st, &t, st->frozendict_type);
-    }
-    else if (r == FM_MISSING) {
-        if (missing_ok) {
-            result = fd_exact(st, op);
-        }
-        else {
-            fd_set_key_error(key);
-        }
-    }
-    transient_clear(&t);
-    return result;
-}
-
-PyObject *
-fd_without(PyObject *op, PyObject *key)
-{
-    return fd_delete_impl(op, key, 0);
+    return transient_version_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
 }
 
 static PyObject *
 fd_py_delete(PyObject *op, PyObject *key)
 {
-    return fd_delete_impl(op, key, 0);
+    return transient_version_without(op, key, 0);
 }
 
 static PyObject *
 fd_py_discard(PyObject *op, PyObject *key)
 {
-    return fd_delete_impl(op, key, 1);
+    return transient_version_without(op, key, 1);
 }
 
 static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);
@@ -914,7 +839,8 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
         int changed = t.root != fm_as_fd(op)->root || t.order != fm_as_fd(op)->order;
-        result = changed ? transient_publish(st, &t, st->frozendict_type) : fd_exact(st, op);
+        result = changed ? transient_publish(st, &t, st->frozendict_type)
+                         : transient_version_exact(st, op);
     }
     transient_clear(&t);
     return result;
@@ -1057,7 +983,7 @@ fd_tp_subtract(PyObject *a, PyObject *b)
         }
     }
     if (!PyErr_Occurred()) {
-        result = t.len == fm_as_fd(a)->len ? fd_exact(st, a)
+        result = t.len == fm_as_fd(a)->len ? transient_version_exact(st, a)
                                            : transient_publish(st, &t, st->frozendict_type);
     }
     Py_DECREF(it);
@@ -1106,7 +1032,7 @@ fd_tp_and(PyObject *a, PyObject *b)
         }
     }
     if (n == self->len) {
-        result = fd_exact(st, a);
+        result = transient_version_exact(st, a);
         goto done;
     }
     transient t;

@@ -91,6 +91,18 @@ fm_type_lookup(PyTypeObject *tp, const char *name)
     return r;
 }
 
+void
+fm_set_key_error(PyObject *key)
+{
+    /* KeyError(key) made explicitly: a tuple key must not become the
+     * exception's args. */
+    PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+    if (exc != NULL) {
+        PyErr_SetObject(PyExc_KeyError, exc);
+        Py_DECREF(exc);
+    }
+}
+
 PyObject *
 fm_lookup_special(PyObject *obj, const char *name)
 {

@@ -4,7 +4,7 @@
  * The top of a path is a frozendict (the result is a new version) or an
  * Evolver (edited in place with one edit; the nested maps stay immutable).
  * The walk down collects the maps along the path (strong references); the
- * rebuild goes up with one fd_with ("set") per level, so every other sub-map
+ * rebuild goes up with one transient_version_with ("set") per level, so every other sub-map
  * is shared and a level whose value did not change comes back as the same
  * object.  User code runs in the keys' __hash__/__eq__ and in update_in's
  * function, always between complete steps on immutable maps we hold.
@@ -89,11 +89,7 @@ path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm
         }
         if (r == FM_MISSING) {
             if (!create) {
-                PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
-                if (exc != NULL) {
-                    PyErr_SetObject(PyExc_KeyError, exc);
-                    Py_DECREF(exc);
-                }
+                fm_set_key_error(key);
                 return -1;
             }
             child = PyObject_CallNoArgs((PyObject *)st->frozendict_type);
@@ -119,7 +115,8 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyOb
 {
     PyObject *top = pm->maps[0];
     for (Py_ssize_t i = level; i > 0; i--) {
-        PyObject *m = fd_with(st, pm->maps[i], PyTuple_GET_ITEM(keys, i), value);
+        PyObject *m =
+            transient_version_with(st, pm->maps[i], PyTuple_GET_ITEM(keys, i), value);
         Py_DECREF(value);
         if (m == NULL) {
             return NULL;
@@ -128,7 +125,7 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyOb
     }
     PyObject *key = PyTuple_GET_ITEM(keys, 0);
     if (fm_is_frozendict(st, top)) {
-        PyObject *result = fd_with(st, top, key, value);
+        PyObject *result = transient_version_with(st, top, key, value);
         Py_DECREF(value);
         return result;
     }
@@ -265,11 +262,7 @@ path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (r == FM_MISSING) {
         if (dflt == NULL) {
-            PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
-            if (exc != NULL) {
-                PyErr_SetObject(PyExc_KeyError, exc);
-                Py_DECREF(exc);
-            }
+            fm_set_key_error(key);
             goto done;
         }
         old = Py_NewRef(dflt);
@@ -315,7 +308,7 @@ path_py_delete_in(PyObject *self, PyObject *path)
             result = PyObject_DelItem(self, key) < 0 ? NULL : Py_NewRef(self);
         }
         else {
-            PyObject *m = fd_without(pm.maps[last], key);
+            PyObject *m = transient_version_without(pm.maps[last], key, 0);
             if (m == NULL || last == 0) {
                 result = m;
             }

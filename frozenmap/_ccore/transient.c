@@ -1014,3 +1014,64 @@ done:
     Py_XDECREF(body);
     return result;
 }
+
+/* --- derivations of a version ---------------------------------------------- */
+
+PyObject *
+transient_version_exact(fm_state *st, PyObject *op)
+{
+    if (Py_IS_TYPE(op, st->frozendict_type)) {
+        return Py_NewRef(op);
+    }
+    fd_object *s = fm_as_fd(op);
+    Py_uhash_t acc = 0;
+    int acc_valid = transient_version_acc(s, &acc);
+    return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
+                                 acc, acc_valid);
+}
+
+PyObject *
+transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
+{
+    transient t;
+    if (transient_init_from(st, &t, op) < 0) {
+        return NULL;
+    }
+    t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
+    PyObject *result = NULL;
+    fm_edit r = transient_assoc(st, &t, key, value);
+    if (r == FM_CHANGED) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    else if (r == FM_UNCHANGED) {
+        result = transient_version_exact(st, op);
+    }
+    transient_clear(&t);
+    return result;
+}
+
+PyObject *
+transient_version_without(PyObject *op, PyObject *key, int missing_ok)
+{
+    fm_state *st = fm_state_of_type(Py_TYPE(op));
+    transient t;
+    if (transient_init_from(st, &t, op) < 0) {
+        return NULL;
+    }
+    t.owner = 0;
+    PyObject *result = NULL;
+    fm_lookup r = transient_dissoc(st, &t, key, NULL);
+    if (r == FM_FOUND) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    else if (r == FM_MISSING) {
+        if (missing_ok) {
+            result = transient_version_exact(st, op);
+        }
+        else {
+            fm_set_key_error(key);
+        }
+    }
+    transient_clear(&t);
+    return result;
+}

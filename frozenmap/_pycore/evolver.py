@@ -20,6 +20,7 @@ import threading
 from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, Tuple
 
+from .. import _common
 from .hashing import acc_replace, key_hash, pure_key_hash
 from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
 from .ordertrie import order_items, order_items_reversed, order_last
@@ -234,9 +235,7 @@ class Evolver(Transient):
         return items_repr(self, "Evolver")
 
     def __reduce__(self) -> Any:
-        from frozenmap._common import restore_evolver
-
-        return (restore_evolver, (dict(self._items()), "python"))
+        return (_common.restore_evolver, (dict(self._items()), "python"))
 
     # --- edits ---------------------------------------------------------------------
 

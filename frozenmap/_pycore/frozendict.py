@@ -64,6 +64,7 @@ from .transient import (
     merge_into,
     register_types,
 )
+from .views import call_error as _call_error
 from .views import (
     mapping_items,
     mapping_iter,
@@ -76,7 +77,6 @@ __all__ = ["frozendict"]
 
 _MISSING: Any = object()
 _newobj: Any = copyreg.__newobj__  # type: ignore[attr-defined]
-_BUILTIN_FROZENDICT = getattr(builtins, "frozendict", None)
 
 
 # --- helpers ---------------------------------------------------------------------
@@ -92,27 +92,6 @@ _NOARG: Any = object()
 
 def _signature_of(fn: Any) -> inspect.Signature:
     return inspect.signature(fn)
-
-
-def _call_error(
-    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
-) -> TypeError:
-    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
-
-    ``owner`` is the class that defines the method, or an instance: a C method
-    descriptor is named after its class, also when called on a subclass.
-    """
-    if not isinstance(owner, type):
-        owner = next(c for c in type(owner).__mro__ if name in vars(c))
-    if kwargs:
-        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
-    if at_most == 0:
-        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
-    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
-    return TypeError(
-        "%s expected %s%d argument%s, got %d"
-        % (name, bound, count, "" if count == 1 else "s", given)
-    )
 
 
 def _no_dict_suffix() -> str:

@@ -154,11 +154,30 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
         return "dict_items(%r)" % (list(self),)
 
 
+def call_error(
+    owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
+) -> TypeError:
+    """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
+
+    ``owner`` is the class that defines the method, or an instance: a C method
+    descriptor is named after its class, also when called on a subclass.
+    """
+    if not isinstance(owner, type):
+        owner = next(c for c in type(owner).__mro__ if name in vars(c))
+    if kwargs:
+        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
+    if at_most == 0:
+        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
+    bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
+    return TypeError(
+        "%s expected %s%d argument%s, got %d"
+        % (name, bound, count, "" if count == 1 else "s", given)
+    )
+
+
 def _bad_call(self: Any, name: str, args: Any, kwargs: Dict[str, Any]) -> TypeError:
     """The builtin's TypeError for ``<type>.<name>()`` called with arguments."""
-    from .frozendict import _call_error  # (frozendict imports this module)
-
-    return _call_error(self, name, 0, 0, len(args), kwargs)
+    return call_error(self, name, 0, 0, len(args), kwargs)
 
 
 # The read methods frozendict and Evolver share (bound as class attributes in
