@@ -8,8 +8,8 @@ result)`` or ``("raise", exception type, message, notes)``.
 A description names the frozendict type under test ``"FD"`` whichever it is
 (ours or the builtin), so the same script gives the same description on both.
 It records types (``1`` versus ``1.0`` versus ``True``), order where there is
-one, and sorts the elements of sets.  The two sides may differ only where SPEC
-says frozenmap differs from the builtin: the type names of views and iterators
+one, and sorts the elements of sets.  The two sides may differ only where
+docs/pep814.md says frozenmap differs from the builtin: the type names of views and iterators
 (``frozendict_keys`` for ``dict_keys``), which are written as dict's in
 exception messages too.
 """

@@ -430,7 +430,7 @@ def s_view_ops(fam, data, other_data, view_kind, other_kind):
         lambda: view.isdisjoint(other),
     ):  # fmt: skip
         obs.append(outcome(fn, fam))
-    if other_kind != "dict-items":  # dict's own operator on the left (SPEC: view types)
+    if other_kind != "dict-items":  # dict's own operator on the left (docs/pep814.md row V1)
         for fn in (
             lambda: other & view,
             lambda: other | view,

@@ -14,7 +14,7 @@ Against ``dict`` only the wording of an unhashable key differs: dict says
 (before), a frozendict "... as a frozendict key (...)"; that prefix is set
 aside there.  The builtin must match word for word.  Not compared: a dict
 view on the left of an operator with one of our views on the right, where
-dict's own code runs and cannot know our view type (SPEC: our view types).
+dict's own code runs and cannot know our view type (docs/pep814.md row V1).
 """
 
 import builtins
