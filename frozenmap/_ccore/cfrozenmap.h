@@ -435,6 +435,7 @@ typedef struct order_node {
     uint16_t bitmap;
     uint8_t shift;
     uint8_t cap; /* room in slots (items at shift 0, children above) */
+    uint8_t gc;  /* tracked by the GC (see ordertrie.c); in the head's padding */
     PyObject *slots[1];
 } order_node;
 
