@@ -88,6 +88,13 @@ fm_clz64_portable(uint64_t x)
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 
+/* Free lists of order-trie nodes, one per size in slots (1..32), each at most
+ * ORDER_FREE_MAX long (see ordertrie.c).  None in free-threaded builds. */
+#define ORDER_FREE_SIZES 33
+#define ORDER_FREE_MAX 8
+
+typedef struct order_node order_node;
+
 typedef struct {
     PyTypeObject *frozendict_type;
     PyTypeObject *evolver_type;
@@ -104,6 +111,10 @@ typedef struct {
     PyObject *builtin_iter;    /* builtins.iter (iterator pickles) */
     PyObject *str_keys;        /* interned "keys" */
     PyObject *str_items;       /* interned "items" */
+#if !FM_FREE_THREADED
+    order_node *order_free[ORDER_FREE_SIZES]; /* chained through slots[0] */
+    int order_nfree[ORDER_FREE_SIZES];
+#endif
 } fm_state;
 
 extern PyModuleDef fm_module_def;
@@ -429,7 +440,7 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * type's __sizeof__ reports the real size.  No owner token either: a
  * transient edits a node in place when it and every node above it are
  * referenced once (fm_unique), see keytrie.c.  The head is 32 bytes. */
-typedef struct order_node {
+struct order_node {
     PyObject_HEAD
     uint64_t prefix; /* seq >> (shift + width), shared below; 0 at the top */
     uint16_t bitmap;
@@ -437,7 +448,7 @@ typedef struct order_node {
     uint8_t cap; /* room in slots (items at shift 0, children above) */
     uint8_t gc;  /* tracked by the GC (see ordertrie.c); in the head's padding */
     PyObject *slots[1];
-} order_node;
+};
 
 /* Whether op is referenced once, by whoever asks (see order_node). */
 static inline int
@@ -486,6 +497,8 @@ int order_last(order_node *root, PyObject **key, PyObject **value);
 order_node *order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
                         Py_ssize_t n, uint64_t owner);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
+/* Release the free lists of order nodes (module clear). */
+void order_free_lists_clear(fm_state *st);
 int order_node_ids(order_node *node, PyObject *out);
 int order_dump(order_node *node, int indent, PyObject *out);
 

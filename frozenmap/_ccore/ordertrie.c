@@ -108,14 +108,50 @@ order_slots_need_gc(PyObject *const *slots, int units)
     return 0;
 }
 
+/* Free lists: every derivation allocates a path of nodes and frees the one
+ * of the version it replaces, so a dealloc'd node is kept (per size, in the
+ * module state, up to ORDER_FREE_MAX) and the next allocation of that size
+ * takes it back: no trip through the GC allocator and its per-allocation
+ * bookkeeping (as CPython's tuples do).  A kept node holds no references
+ * (not even its type); PyObject_Init makes it an object again.  Free-
+ * threaded builds allocate every time (the lists would need a lock). */
+void
+order_free_lists_clear(fm_state *st)
+{
+#if !FM_FREE_THREADED
+    for (int i = 0; i < ORDER_FREE_SIZES; i++) {
+        while (st->order_free[i] != NULL) {
+            order_node *n = st->order_free[i];
+            st->order_free[i] = (order_node *)n->slots[0];
+            PyObject_GC_Del(n);
+        }
+        st->order_nfree[i] = 0;
+    }
+#else
+    (void)st;
+#endif
+}
+
 /* An untracked node with room for cap slots and nothing in it yet. */
 static order_node *
 order_alloc(fm_state *st, int shift, uint64_t prefix, int cap)
 {
-    order_node *n =
-        PyObject_GC_NewVar(order_node, st->order_type, (Py_ssize_t)cap * ORDER_UNITS(shift));
-    if (n == NULL) {
-        return NULL;
+    int units = cap * ORDER_UNITS(shift);
+    order_node *n;
+#if !FM_FREE_THREADED
+    n = st->order_free[units];
+    if (n != NULL) {
+        st->order_free[units] = (order_node *)n->slots[0];
+        st->order_nfree[units]--;
+        PyObject_Init((PyObject *)n, st->order_type);
+    }
+    else
+#endif
+    {
+        n = PyObject_GC_NewVar(order_node, st->order_type, (Py_ssize_t)units);
+        if (n == NULL) {
+            return NULL;
+        }
     }
     n->prefix = prefix; /* overwrites the ob_size the allocator wrote */
     n->bitmap = 0;
@@ -204,7 +240,24 @@ order_dealloc(PyObject *self)
     for (int i = 0; i < units; i++) {
         Py_DECREF(n->slots[i]);
     }
-    tp->tp_free(self);
+#if !FM_FREE_THREADED
+    /* A node holds its type, the type its module (ht_module, which the
+     * type's tp_clear drops when the GC breaks the module's cycles: then,
+     * or after the module's own clear set order_type to NULL, nothing is
+     * kept). */
+    PyObject *module = ((PyHeapTypeObject *)tp)->ht_module;
+    fm_state *st = module != NULL ? (fm_state *)PyModule_GetState(module) : NULL;
+    int size = n->cap * ORDER_UNITS(n->shift);
+    if (st != NULL && st->order_type == tp && st->order_nfree[size] < ORDER_FREE_MAX) {
+        n->slots[0] = (PyObject *)st->order_free[size];
+        st->order_free[size] = n;
+        st->order_nfree[size]++;
+    }
+    else
+#endif
+    {
+        tp->tp_free(self);
+    }
     Py_DECREF(tp);
     Py_TRASHCAN_END
 }
