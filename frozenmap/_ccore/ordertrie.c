@@ -1,5 +1,5 @@
 /* ordertrie.c -- the insertion-order index: a radix trie on seq (leaves of
- * 16 items, inner nodes of 8 children).
+ * 8 items, inner nodes of 16 children; the pure core's are 16 and 8).
  * Mirrors frozenmap/_pycore/ordertrie.py function by function; the essay at
  * the top of frozendict.c explains it, cfrozenmap.h has the contracts.
  *
