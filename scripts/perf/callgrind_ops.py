@@ -106,6 +106,13 @@ def op_loop(lib, op, m, data, picks, misses):
             for _ in picks:
                 ctor(data)
 
+    elif op == "iterate":
+
+        def run():
+            for _ in picks:
+                for _k in m.items():
+                    pass
+
     else:
         raise SystemExit("unknown op %r" % op)
     return run
@@ -119,7 +126,9 @@ OPS = {
     "lookup_hit": ("frozenmap", "dict"),
     "lookup_miss": ("frozenmap", "dict"),
     "construct": ("frozenmap", "dict"),
+    "iterate": ("frozenmap", "dict"),
 }
+PER_ITEM = ("construct", "iterate")
 
 
 def child(args):
@@ -178,11 +187,14 @@ def annotate_self(path):
 
 def cmd_callgrind(args):
     ops = args.ops.split(",") if args.ops else list(OPS)
-    print("n=%d  instructions/op (K=%d vs 2K runs)" % (args.n, args.k))
+    print(
+        "n=%d  instructions/op (K vs 2K runs; K=%d, %d for per-item ops)"
+        % (args.n, args.k, args.kc)
+    )
     cache = {}
     for op in ops:
         row = []
-        k = args.k if op != "construct" else args.kc
+        k = args.k if op not in PER_ITEM else args.kc
         for lib in OPS[op]:
             keep = [None, None]
             if op in args.annotate.split(","):
@@ -190,12 +202,12 @@ def cmd_callgrind(args):
             a = callgrind_count(lib, op, args.n, k, 2 * k, keep[0])
             b = callgrind_count(lib, op, args.n, 2 * k, 2 * k, keep[1])
             per = (b - a) / k
-            if op == "construct":
+            if op in PER_ITEM:
                 per /= args.n  # per item
             cache[(op, lib)] = per
             row.append("%s %.0f" % (lib, per))
         ratio = cache[(op, "frozenmap")] / cache[(op, OPS[op][1])]
-        unit = "/item" if op == "construct" else ""
+        unit = "/item" if op in PER_ITEM else ""
         print("%-13s %-40s ratio %.2f  %s" % (op, "  ".join(row), ratio, unit), flush=True)
         if op in args.annotate.split(","):
             for lib in OPS[op]:
@@ -217,7 +229,7 @@ def cmd_wall(args):
     print("n=%d  wall ratio frozenmap/peer: median [min..max] of %d rounds" % (args.n, args.rounds))
     for op in ops:
         libs = OPS[op]
-        k = args.k if op != "construct" else args.kc
+        k = args.k if op not in PER_ITEM else args.kc
         loops = {lib: op_loop(lib, op, maps[lib], data, picks[:k], misses[:k]) for lib in libs}
         ratios, per = [], {lib: [] for lib in libs}
         for _ in range(args.rounds):
@@ -226,7 +238,7 @@ def cmd_wall(args):
                 t0 = time.perf_counter()
                 loops[lib]()
                 t[lib] = time.perf_counter() - t0
-                scale = k * (args.n if op == "construct" else 1)
+                scale = k * (args.n if op in PER_ITEM else 1)
                 per[lib].append(t[lib] / scale * 1e9)
             ratios.append(t[libs[0]] / t[libs[1]])
         print(
