@@ -17,6 +17,7 @@ the call (the same for every library).  "empty" is that loop alone.
 """
 
 import argparse
+import gc
 import os
 import random
 import re
@@ -135,6 +136,11 @@ def child(args):
     """Runs inside valgrind: build, then the op args.k times."""
     data, picks, misses = workload(args.n, args.kmax)
     m = make_map(args.lib, data)
+    # The map and inputs move to the GC's permanent generation: a full
+    # collection of a million objects landing in one run and not the other
+    # would swamp the difference (it did at n = 1,000,000).
+    gc.collect()
+    gc.freeze()
     run = op_loop(args.lib, args.op, m, data, picks[: args.k], misses[: args.k])
     run()
 
