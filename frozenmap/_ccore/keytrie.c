@@ -590,6 +590,19 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
         }
     }
     uint32_t datamap = occupied & ~multi, nodemap = multi;
+    if (nodemap == 0) {
+        /* Every digit once (most nodes near the bottom): each entry goes
+         * straight to its place, with no scatter and no gather. */
+        champ_node *node = champ_bitmap_alloc(datamap, 0);
+        if (node == NULL) {
+            return NULL;
+        }
+        champ_entry *e = CHAMP_ENTRIES(node);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            e[CHAMP_INDEX(datamap, CHAMP_BIT(a[i].hash, shift))] = a[i];
+        }
+        return node;
+    }
     Py_ssize_t pos = 0;
     for (uint32_t bits = occupied; bits; bits &= bits - 1) {
         unsigned d = (unsigned)FM_CTZ32(bits);

@@ -144,6 +144,7 @@ static int
 fm_clear(PyObject *module)
 {
     fm_state *st = fm_state_of_module(module);
+    order_free_lists_clear(st);
     Py_CLEAR(st->frozendict_type);
     Py_CLEAR(st->evolver_type);
     Py_CLEAR(st->order_type);

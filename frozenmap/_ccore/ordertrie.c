@@ -1,5 +1,5 @@
 /* ordertrie.c -- the insertion-order index: a radix trie on seq (leaves of
- * 16 items, inner nodes of 8 children).
+ * 8 items, inner nodes of 16 children; the pure core's are 16 and 8).
  * Mirrors frozenmap/_pycore/ordertrie.py function by function; the essay at
  * the top of frozendict.c explains it, cfrozenmap.h has the contracts.
  *
@@ -17,6 +17,15 @@
  *    reference on its roots.)
  *  - Like keytrie.c, edits are failure-atomic: allocation first, in-place
  *    writes (only in editable nodes, which are top-closed) after.
+ *  - A node is tracked by the GC only when a reference cycle can pass through
+ *    it: a leaf holding a key or value of a GC type, an inner node with a
+ *    tracked child (as CPython untracks dicts and tuples of atomic objects).
+ *    A node over str/int/float/bytes/None items holds nothing a cycle can
+ *    come back through, and the collections that every allocation triggers
+ *    then skip it (they were ~20% of a construction).  The rule is kept
+ *    conservatively: a copy of a tracked node is tracked, and an edit that
+ *    stores a GC object or a tracked child tracks the node (order_track_if),
+ *    including in-place edits, whose parents check again on the way up.
  */
 #include "cfrozenmap.h"
 
@@ -61,19 +70,94 @@ order_digit(uint64_t seq, int shift)
 
 /* --- allocation ---------------------------------------------------------- */
 
+/* Whether a cycle can pass through o (a key, value or child): o's type is a
+ * GC type (a type object, a dict, ...), or o is a tracked node. */
+static inline int
+order_item_needs_gc(PyObject *o)
+{
+    return PyType_IS_GC(Py_TYPE(o));
+}
+
+/* Track n (not yet or already tracked) when cond says it must be. */
+static inline void
+order_track_if(order_node *n, int cond)
+{
+    if (cond && !n->gc) {
+        n->gc = 1;
+        PyObject_GC_Track(n);
+    }
+}
+
+/* n->gc mirrors PyObject_GC_IsTracked (a call) for a live node: set when
+ * it is tracked, never cleared before its deallocation. */
+static inline int
+order_is_tracked(order_node *n)
+{
+    return n->gc;
+}
+
+/* A leaf's GC need from its items: whether any slot holds a GC object. */
+static int
+order_slots_need_gc(PyObject *const *slots, int units)
+{
+    for (int i = 0; i < units; i++) {
+        if (order_item_needs_gc(slots[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Free lists: every derivation allocates a path of nodes and frees the one
+ * of the version it replaces, so a dealloc'd node is kept (per size, in the
+ * module state, up to ORDER_FREE_MAX) and the next allocation of that size
+ * takes it back: no trip through the GC allocator and its per-allocation
+ * bookkeeping (as CPython's tuples do).  A kept node holds no references
+ * (not even its type); PyObject_Init makes it an object again.  Free-
+ * threaded builds allocate every time (the lists would need a lock). */
+void
+order_free_lists_clear(fm_state *st)
+{
+#if !FM_FREE_THREADED
+    for (int i = 0; i < ORDER_FREE_SIZES; i++) {
+        while (st->order_free[i] != NULL) {
+            order_node *n = st->order_free[i];
+            st->order_free[i] = (order_node *)n->slots[0];
+            PyObject_GC_Del(n);
+        }
+        st->order_nfree[i] = 0;
+    }
+#else
+    (void)st;
+#endif
+}
+
 /* An untracked node with room for cap slots and nothing in it yet. */
 static order_node *
 order_alloc(fm_state *st, int shift, uint64_t prefix, int cap)
 {
-    order_node *n =
-        PyObject_GC_NewVar(order_node, st->order_type, (Py_ssize_t)cap * ORDER_UNITS(shift));
-    if (n == NULL) {
-        return NULL;
+    int units = cap * ORDER_UNITS(shift);
+    order_node *n;
+#if !FM_FREE_THREADED
+    n = st->order_free[units];
+    if (n != NULL) {
+        st->order_free[units] = (order_node *)n->slots[0];
+        st->order_nfree[units]--;
+        PyObject_Init((PyObject *)n, st->order_type);
+    }
+    else
+#endif
+    {
+        n = PyObject_GC_NewVar(order_node, st->order_type, (Py_ssize_t)units);
+        if (n == NULL) {
+            return NULL;
+        }
     }
     n->prefix = prefix; /* overwrites the ob_size the allocator wrote */
     n->bitmap = 0;
     n->shift = (uint8_t)shift;
     n->cap = (uint8_t)cap;
+    n->gc = 0;
     return n;
 }
 
@@ -105,7 +189,7 @@ order_copy(fm_state *st, order_node *node, int cap)
         dst[i] = Py_NewRef(src[i]);
     }
     n->bitmap = node->bitmap;
-    PyObject_GC_Track(n);
+    order_track_if(n, order_is_tracked(node));
     return n;
 }
 
@@ -120,7 +204,7 @@ order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value, uint64_t 
     n->slots[0] = Py_NewRef(key);
     n->slots[1] = Py_NewRef(value);
     n->bitmap = (uint16_t)(1u << ORDER_DIGIT(seq, 0));
-    PyObject_GC_Track(n);
+    order_track_if(n, order_item_needs_gc(key) || order_item_needs_gc(value));
     return n;
 }
 
@@ -156,7 +240,24 @@ order_dealloc(PyObject *self)
     for (int i = 0; i < units; i++) {
         Py_DECREF(n->slots[i]);
     }
-    tp->tp_free(self);
+#if !FM_FREE_THREADED
+    /* A node holds its type, the type its module (ht_module, which the
+     * type's tp_clear drops when the GC breaks the module's cycles: then,
+     * or after the module's own clear set order_type to NULL, nothing is
+     * kept). */
+    PyObject *module = ((PyHeapTypeObject *)tp)->ht_module;
+    fm_state *st = module != NULL ? (fm_state *)PyModule_GetState(module) : NULL;
+    int size = n->cap * ORDER_UNITS(n->shift);
+    if (st != NULL && st->order_type == tp && st->order_nfree[size] < ORDER_FREE_MAX) {
+        n->slots[0] = (PyObject *)st->order_free[size];
+        st->order_free[size] = n;
+        st->order_nfree[size]++;
+    }
+    else
+#endif
+    {
+        tp->tp_free(self);
+    }
     Py_DECREF(tp);
     Py_TRASHCAN_END
 }
@@ -245,7 +346,7 @@ order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
     n->slots[da < db ? 0 : 1] = (PyObject *)a;
     n->slots[da < db ? 1 : 0] = (PyObject *)b;
     n->bitmap = (uint16_t)((1u << da) | (1u << db));
-    PyObject_GC_Track(n);
+    order_track_if(n, order_is_tracked(a) || order_is_tracked(b));
     return n;
 }
 
@@ -255,6 +356,7 @@ static order_node *
 order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, uint64_t owner)
 {
     if (order_editable(node, owner)) {
+        order_track_if(node, order_is_tracked(new_child));
         Py_SETREF(node->slots[i], (PyObject *)new_child);
         return (order_node *)Py_NewRef(node);
     }
@@ -264,6 +366,7 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, u
         Py_DECREF(new_child);
         return NULL;
     }
+    order_track_if(n, order_is_tracked(new_child));
     Py_SETREF(n->slots[i], (PyObject *)new_child);
     return n;
 }
@@ -297,7 +400,8 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
         if (new_child == NULL) {
             return NULL;
         }
-        if (new_child == child) {
+        if (new_child == child) { /* edited in place: it may track now */
+            order_track_if(node, order_is_tracked(child));
             Py_DECREF(new_child);
             return (order_node *)Py_NewRef(node);
         }
@@ -331,7 +435,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
             n->slots[k + units] = Py_NewRef(node->slots[k]);
         }
         n->bitmap = node->bitmap;
-        PyObject_GC_Track(n);
+        order_track_if(n, order_is_tracked(node));
     }
     if (shift == 0) {
         n->slots[2 * i] = Py_NewRef(key);
@@ -341,6 +445,8 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
         n->slots[i] = (PyObject *)leaf;
     }
     n->bitmap |= (uint16_t)bit;
+    order_track_if(n, shift == 0 ? order_item_needs_gc(key) || order_item_needs_gc(value)
+                                 : order_is_tracked(leaf));
     return n;
 }
 
@@ -366,6 +472,7 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uin
                 return NULL;
             }
         }
+        order_track_if(n, order_item_needs_gc(value));
         Py_SETREF(n->slots[2 * i + 1], Py_NewRef(value));
         return n;
     }
@@ -374,7 +481,8 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uin
     if (new_child == NULL) {
         return NULL;
     }
-    if (new_child == child) {
+    if (new_child == child) { /* edited in place: it may track now */
+        order_track_if(node, order_is_tracked(child));
         Py_DECREF(new_child);
         return (order_node *)Py_NewRef(node);
     }
@@ -445,7 +553,7 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order
         n->slots[k - units] = Py_NewRef(node->slots[k]);
     }
     n->bitmap = node->bitmap ^ (uint16_t)bit;
-    PyObject_GC_Track(n);
+    order_track_if(n, order_is_tracked(node));
     *result = n;
     return 0;
 }
@@ -483,7 +591,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
             leaf->slots[2 * k + 1] = Py_NewRef(values[start + k]);
         }
         leaf->bitmap = (uint16_t)((1u << len) - 1);
-        PyObject_GC_Track(leaf);
+        order_track_if(leaf, order_slots_need_gc(leaf->slots, 2 * len));
         level[j] = leaf;
     }
     int shift = ORDER_LEAF_BITS;
@@ -509,13 +617,15 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
                 return NULL;
             }
             unsigned bitmap = 0;
+            int tracked = 0;
             for (int k = 0; k < len; k++) {
                 order_node *child = level[start + k];
                 bitmap |= 1u << ORDER_DIGIT(order_base(child), shift);
                 p->slots[k] = (PyObject *)child;
+                tracked |= order_is_tracked(child);
             }
             p->bitmap = (uint16_t)bitmap;
-            PyObject_GC_Track(p);
+            order_track_if(p, tracked);
             level[nparents++] = p;
         }
         nlevel = nparents;
@@ -592,6 +702,9 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
     if (node->bitmap == 0) {
         return order_fail("empty order node");
     }
+    if (node->gc != PyObject_GC_IsTracked((PyObject *)node)) {
+        return order_fail("order node's gc flag differs from the GC's state");
+    }
     if (order_capacity(node) < ORDER_COUNT(node)
         || order_capacity(node) > ORDER_FANOUT_AT(node->shift)) {
         return order_fail("order node over capacity");
@@ -608,6 +721,11 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
             if (ORDER_KEY(node, i) == NULL || ORDER_VALUE(node, i) == NULL) {
                 return order_fail("leaf slot is not a (key, value)");
             }
+            if ((order_item_needs_gc(ORDER_KEY(node, i))
+                 || order_item_needs_gc(ORDER_VALUE(node, i)))
+                && !order_is_tracked(node)) {
+                return order_fail("leaf holding a GC object is not tracked");
+            }
             if (*seen && here <= *last) {
                 return order_fail("seqs out of order");
             }
@@ -619,6 +737,9 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
             order_node *child = ORDER_CHILD(node, i);
             if (order_base(child) >> node->shift != here >> node->shift) {
                 return order_fail("child off its digit");
+            }
+            if (order_is_tracked(child) && !order_is_tracked(node)) {
+                return order_fail("node over a tracked child is not tracked");
             }
             if (order_check_node(child, node->shift, last, seen, count) < 0) {
                 return -1;

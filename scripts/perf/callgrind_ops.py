@@ -1,0 +1,281 @@
+"""Instructions per operation (callgrind) and interleaved wall ratios for the C core.
+
+README: ``python scripts/perf/callgrind_ops.py callgrind --n 100000`` runs each
+operation under ``valgrind --tool=callgrind`` twice (K and 2K repetitions on
+one map of n string keys built once) and prints instructions/op as the
+difference divided by K, for frozenmap's C core, ``immutables.Map`` and
+``dict``.  ``python scripts/perf/callgrind_ops.py wall --n 100000 --rounds 11``
+times the same loops interleaved in one process and prints, per operation,
+the median ratio against the peer (immutables for set/delete, dict for
+lookups and construction) with its spread (min..max over rounds).  Callgrind
+counts are stable on a busy machine; wall times are not, ratios of
+interleaved runs are the fair wall comparison.  ``--annotate OP`` keeps the
+callgrind output of frozenmap's larger run and prints callgrind_annotate.
+
+Every loop is ``for x in xs: <op>``; the per-op count includes the loop and
+the call (the same for every library).  "empty" is that loop alone.
+"""
+
+import argparse
+import gc
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+LIBS = ("frozenmap", "immutables", "dict")
+
+
+def make_map(lib, data):
+    if lib == "frozenmap":
+        os.environ.setdefault("FROZENMAP_REQUIRE_C", "1")
+        from frozenmap._ccore import frozendict
+
+        return frozendict(data)
+    if lib == "immutables":
+        import immutables
+
+        return immutables.Map(data)
+    return dict(data)
+
+
+def workload(n, k, seed=814):
+    rng = random.Random(seed)
+    keys = ["key%d" % i for i in range(n)]
+    data = dict(zip(keys, range(n)))
+    picks = [keys[rng.randrange(n)] for _ in range(k)]
+    misses = ["miss%d" % i for i in range(k)]
+    return data, picks, misses
+
+
+def op_loop(lib, op, m, data, picks, misses):
+    """A zero-argument function running op over its inputs once."""
+    if op == "empty":
+
+        def run():
+            for _k in picks:
+                pass
+
+    elif op == "set_existing":
+        f = m.set if lib != "dict" else None
+
+        def run():
+            for k in picks:
+                f(k, -1)
+
+    elif op == "set_new":
+        f = m.set
+
+        def run():
+            for k in misses:
+                f(k, -1)
+
+    elif op == "delete":
+        f = m.delete
+
+        def run():
+            for k in picks:
+                f(k)
+
+    elif op == "lookup_hit":
+
+        def run():
+            for k in picks:
+                m[k]
+
+    elif op == "lookup_miss":
+
+        def run():
+            for k in misses:
+                k in m
+
+    elif op == "construct":
+        if lib == "frozenmap":
+            from frozenmap._ccore import frozendict as ctor
+        elif lib == "immutables":
+            import immutables
+
+            ctor = immutables.Map
+        else:
+            ctor = dict
+
+        def run():
+            for _ in picks:
+                ctor(data)
+
+    elif op == "iterate":
+
+        def run():
+            for _ in picks:
+                for _k in m.items():
+                    pass
+
+    else:
+        raise SystemExit("unknown op %r" % op)
+    return run
+
+
+OPS = {
+    "empty": ("frozenmap", "dict"),
+    "set_existing": ("frozenmap", "immutables"),
+    "set_new": ("frozenmap", "immutables"),
+    "delete": ("frozenmap", "immutables"),
+    "lookup_hit": ("frozenmap", "dict"),
+    "lookup_miss": ("frozenmap", "dict"),
+    "construct": ("frozenmap", "dict"),
+    "iterate": ("frozenmap", "dict"),
+}
+PER_ITEM = ("construct", "iterate")
+
+
+def child(args):
+    """Runs inside valgrind: build, then the op args.k times."""
+    data, picks, misses = workload(args.n, args.kmax)
+    m = make_map(args.lib, data)
+    # The map and inputs move to the GC's permanent generation: a full
+    # collection of a million objects landing in one run and not the other
+    # would swamp the difference (it did at n = 1,000,000).
+    gc.collect()
+    gc.freeze()
+    run = op_loop(args.lib, args.op, m, data, picks[: args.k], misses[: args.k])
+    run()
+
+
+def callgrind_count(lib, op, n, k, kmax, keep=None):
+    with tempfile.TemporaryDirectory() as d:
+        out = keep or os.path.join(d, "cg.out")
+        cmd = [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=" + out,
+            sys.executable,
+            os.path.abspath(__file__),
+            "child",
+            "--lib",
+            lib,
+            "--op",
+            op,
+            "--n",
+            str(n),
+            "--k",
+            str(k),
+            "--kmax",
+            str(kmax),
+        ]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode:
+            raise SystemExit(r.stderr[-3000:])
+        for line in r.stderr.splitlines():
+            if "Collected :" in line:
+                return int(line.split(":")[-1])
+    raise SystemExit("no count in callgrind output")
+
+
+def annotate_self(path):
+    """{function: self instructions} from callgrind_annotate."""
+    r = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=100", path],
+        capture_output=True,
+        text=True,
+    )
+    out = {}
+    for line in r.stdout.splitlines():
+        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(\S+)", line)
+        if m and ":" in m.group(2):
+            fn = m.group(2).rsplit("/", 1)[-1]
+            out[fn] = out.get(fn, 0) + int(m.group(1).replace(",", ""))
+    return out
+
+
+def cmd_callgrind(args):
+    ops = args.ops.split(",") if args.ops else list(OPS)
+    print(
+        "n=%d  instructions/op (K vs 2K runs; K=%d, %d for per-item ops)"
+        % (args.n, args.k, args.kc)
+    )
+    cache = {}
+    for op in ops:
+        row = []
+        k = args.k if op not in PER_ITEM else args.kc
+        for lib in OPS[op]:
+            keep = [None, None]
+            if op in args.annotate.split(","):
+                keep = [os.path.abspath("callgrind.%s.%s.%d.out" % (op, lib, i)) for i in (1, 2)]
+            a = callgrind_count(lib, op, args.n, k, 2 * k, keep[0])
+            b = callgrind_count(lib, op, args.n, 2 * k, 2 * k, keep[1])
+            per = (b - a) / k
+            if op in PER_ITEM:
+                per /= args.n  # per item
+            cache[(op, lib)] = per
+            row.append("%s %.0f" % (lib, per))
+        ratio = cache[(op, "frozenmap")] / cache[(op, OPS[op][1])]
+        unit = "/item" if op in PER_ITEM else ""
+        print("%-13s %-40s ratio %.2f  %s" % (op, "  ".join(row), ratio, unit), flush=True)
+        if op in args.annotate.split(","):
+            for lib in OPS[op]:
+                print("  %s: instructions/op by function (self cost, 2K run minus K run)" % lib)
+                files = ["callgrind.%s.%s.%d.out" % (op, lib, i) for i in (1, 2)]
+                diff = {}
+                for sign, f in zip((-1, 1), files):
+                    for fn, ir in annotate_self(f).items():
+                        diff[fn] = diff.get(fn, 0) + sign * ir
+                top = sorted(diff.items(), key=lambda x: -x[1])[: args.top]
+                for fn, ir in top:
+                    print("    %8.1f  %s" % (ir / k, fn))
+
+
+def cmd_wall(args):
+    ops = args.ops.split(",") if args.ops else [op for op in OPS if op != "empty"]
+    data, picks, misses = workload(args.n, args.k)
+    maps = {lib: make_map(lib, data) for lib in LIBS}
+    print("n=%d  wall ratio frozenmap/peer: median [min..max] of %d rounds" % (args.n, args.rounds))
+    for op in ops:
+        libs = OPS[op]
+        k = args.k if op not in PER_ITEM else args.kc
+        loops = {lib: op_loop(lib, op, maps[lib], data, picks[:k], misses[:k]) for lib in libs}
+        ratios, per = [], {lib: [] for lib in libs}
+        for _ in range(args.rounds):
+            t = {}
+            for lib in libs:
+                t0 = time.perf_counter()
+                loops[lib]()
+                t[lib] = time.perf_counter() - t0
+                scale = k * (args.n if op in PER_ITEM else 1)
+                per[lib].append(t[lib] / scale * 1e9)
+            ratios.append(t[libs[0]] / t[libs[1]])
+        print(
+            "%-13s %.2f [%.2f..%.2f]   %s"
+            % (
+                op,
+                statistics.median(ratios),
+                min(ratios),
+                max(ratios),
+                "  ".join("%s %.1f ns" % (lib, statistics.median(per[lib])) for lib in libs),
+            ),
+            flush=True,
+        )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mode", choices=["callgrind", "wall", "child"])
+    p.add_argument("--n", type=int, default=100_000)
+    p.add_argument("--k", type=int, default=20_000, help="ops per run")
+    p.add_argument("--kmax", type=int, default=0, help="inputs generated (child)")
+    p.add_argument("--kc", type=int, default=2, help="constructions per run")
+    p.add_argument("--rounds", type=int, default=11)
+    p.add_argument("--ops", default="")
+    p.add_argument("--lib", default="frozenmap")
+    p.add_argument("--op", default="empty")
+    p.add_argument("--annotate", default="", help="ops (comma-separated) to break down")
+    p.add_argument("--top", type=int, default=30)
+    args = p.parse_args()
+    {"callgrind": cmd_callgrind, "wall": cmd_wall, "child": child}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()
