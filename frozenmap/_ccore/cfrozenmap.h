@@ -439,8 +439,8 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 /* ordertrie.c: the insertion-order index                                     */
 
 /* Leaves hold 8 items (a 3-bit digit of seq); inner nodes have 16 children
- * (4-bit digits at shifts 3, 7, ..., 63).  C-only: the pure core keeps
- * leaves of 16 and inner nodes of 8.  A derivation copies one leaf and the
+ * (4-bit digits at shifts 3, 7, ..., 63), as in the pure core
+ * (was 16 and 8).  A derivation copies one leaf and the
  * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
  * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
  * 5-11% fewer instructions for set and delete (scripts/perf/callgrind_ops.py),

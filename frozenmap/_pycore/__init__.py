@@ -8,7 +8,7 @@ with the long version):
   Deletion keeps the shape canonical, so equal maps have equal shapes and two
   versions compare (``==``, ``diff``) by a parallel walk that skips the
   subtrees they share.
-- ``ordertrie``: a path-compressed radix trie (leaves of 16, inner nodes of 8) maps each key's ``seq`` (a
+- ``ordertrie``: a path-compressed radix trie (leaves of 8, inner nodes of 16) maps each key's ``seq`` (a
   counter that only grows) to ``(key, value)``; walking it in order is
   insertion order.  Removal really removes, with no tombstones.
 - ``hashing``: ``hash(fd) == hash(frozenset(fd.items()))``, kept as an XOR
