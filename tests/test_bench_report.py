@@ -134,6 +134,25 @@ def test_factor_format(ratio, text):
     assert report._factor(ratio) == text
 
 
+def test_verdict_sets_apart_times_below_the_timers_resolution():
+    # A net time of 0 (the loop overhead ate it) makes no factor, on either side.
+    data = _data(
+        {
+            ("lookup_hit", "frozenmap:c"): 0.0,
+            ("lookup_hit", "dict"): 10e-9,
+            ("set_new", "frozenmap:c"): 1e-6,
+            ("set_new", "dict"): 0.0,
+            ("equal", "frozenmap:c"): 1e-6,
+            ("equal", "dict"): 2e-6,
+        },
+        n=10,
+    )
+    text = flat(bench.render_verdict(data))
+    assert "Too fast to tell apart at this size: lookup, hit m[k], set new key." in text
+    assert "frozenmap is best at == one edit apart (2x faster than dict)" in text
+    assert "lookup" not in text.split("Too fast")[0]
+
+
 def _result(op, lib, runs, unit="s"):
     runs = list(runs)
     value = sorted(runs)[len(runs) // 2] if runs else None

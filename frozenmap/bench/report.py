@@ -245,6 +245,7 @@ def render_verdict(data: Dict[str, Any]) -> str:
     cells = {(m.op, m.lib): m for m in results if m.n == n and m.value is not None}
     interleaved = bool(data["meta"].get("interleaved"))
     wins, losses, alone = [], [], []  # (factor, op, best peer): factor >= 1
+    unresolved = []  # a time of 0 after the loop overhead: below the timer's resolution
     for op in OPERATIONS:
         if (op.key, core) not in cells:
             continue
@@ -252,6 +253,8 @@ def render_verdict(data: Dict[str, Any]) -> str:
         ratio = best_peer_ratio(row, core, peers, interleaved)
         if ratio is None:
             alone.append(op.title)
+        elif ratio.ratio == 0 or math.isinf(ratio.ratio):
+            unresolved.append(op.title)
         elif ratio.ratio <= 1:
             wins.append((_divide(1.0, ratio.ratio), op, ratio.best))
         else:
@@ -276,6 +279,8 @@ def render_verdict(data: Dict[str, Any]) -> str:
         )
     if alone:
         text += "Only frozenmap offers %s. " % ", ".join(alone)
+    if unresolved:
+        text += "Too fast to tell apart at this size: %s. " % ", ".join(unresolved)
     if data["meta"].get("quick"):
         text += "(A quick run: factors below 2x can flip between runs; run without --quick for firm numbers.)"
     return textwrap.fill(text.strip(), width=100)
