@@ -1,11 +1,11 @@
-"""Hostile types: the cores never trust what Python code hands them (issue 15).
+"""Hostile types: the cores never trust what Python code hands them.
 
 A metaclass can make ``__name__``, ``__qualname__``, ``__module__``,
 ``__mro__`` or ``__dict__`` of a class return anything; a subclass can make
 ``__len__``, ``__iter__``, ``keys``, ``items``, ``get``, ``__getitem__``,
 ``__reduce_ex__`` or ``__missing__`` return wrong types, raise or re-enter; a
 key's hash can change after it was stored.  The first part reproduces each
-finding of issue 15 on both cores (each failed before the fix: an abort, a
+finding of a review for hostile types on both cores (each failed before the fix: an abort, a
 use after free under ASan, a ``SystemError``, a wrong answer, or two cores
 that disagreed).  The second part is a hypothesis search: hostile classes
 built from a menu of such overrides, fed to every public operation, must give

@@ -444,7 +444,7 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
  * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
  * 5-11% fewer instructions for set and delete (scripts/perf/callgrind_ops.py),
- * for ~3.5 more bytes per item (see the issue 14 notes in ordertrie.c). */
+ * for ~3.5 more bytes per item (scripts/perf/c-core-speed.md). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
 #define ORDER_WIDTH(shift) ((shift) == 0 ? ORDER_LEAF_BITS : ORDER_INNER_BITS)
