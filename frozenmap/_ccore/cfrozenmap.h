@@ -239,9 +239,25 @@ int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject 
 #define CHAMP_BITS 5
 #define CHAMP_MASK 31
 #define CHAMP_MAX_SHIFT 60
-#define CHAMP_DIGIT(h, shift) ((unsigned)(((h) >> (shift)) & CHAMP_MASK))
-#define CHAMP_BIT(h, shift) ((uint32_t)1 << CHAMP_DIGIT(h, shift))
-#define CHAMP_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit)-1))
+/* The 5-bit digit of hash h at shift, its bit in a bitmap, and the dense
+ * index of that bit among the bits set in bitmap. */
+static inline unsigned
+champ_digit(Py_uhash_t h, int shift)
+{
+    return (unsigned)((h >> shift) & CHAMP_MASK);
+}
+
+static inline uint32_t
+champ_bit(Py_uhash_t h, int shift)
+{
+    return (uint32_t)1 << champ_digit(h, shift);
+}
+
+static inline int
+champ_index(uint32_t bitmap, uint32_t bit)
+{
+    return FM_POPCOUNT32(bitmap & (bit - 1));
+}
 
 /* An entry.  key and value are BORROWED: the order trie of the same version
  * owns them (see "Who owns the keys and values" in the essay). */
@@ -372,11 +388,37 @@ typedef struct {
     champ_entry entries[1];
 } champ_collision;
 
-#define CHAMP_IS_COLLISION(n) ((n)->rc & CHAMP_RC_COLLISION)
-#define CHAMP_ENTRIES(n) (((champ_bitmap *)(n))->entries)
-#define CHAMP_NDATA(n) FM_POPCOUNT32((n)->datamap)
-#define CHAMP_NCHILD(n) FM_POPCOUNT32((n)->nodemap)
-#define CHAMP_CHILDREN(n) ((champ_node **)(CHAMP_ENTRIES(n) + CHAMP_NDATA(n)))
+static inline int
+champ_is_collision(const champ_node *n)
+{
+    return (n->rc & CHAMP_RC_COLLISION) != 0;
+}
+
+/* A bitmap node's entries (a collision node's: see champ_collision). */
+static inline champ_entry *
+champ_entries(champ_node *n)
+{
+    return ((champ_bitmap *)n)->entries;
+}
+
+static inline int
+champ_ndata(const champ_node *n)
+{
+    return FM_POPCOUNT32(n->datamap);
+}
+
+static inline int
+champ_nchild(const champ_node *n)
+{
+    return FM_POPCOUNT32(n->nodemap);
+}
+
+/* A bitmap node's children, stored after its entries. */
+static inline champ_node **
+champ_children(champ_node *n)
+{
+    return (champ_node **)(champ_entries(n) + champ_ndata(n));
+}
 
 /* A new empty root.  New ref. */
 champ_node *champ_empty_root(void);
@@ -447,8 +489,6 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * for ~3.5 more bytes per item (scripts/perf/c-core-speed.md). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
-#define ORDER_WIDTH(shift) ((shift) == 0 ? ORDER_LEAF_BITS : ORDER_INNER_BITS)
-#define ORDER_FANOUT_AT(shift) (1 << ORDER_WIDTH(shift))
 #define ORDER_MAX_SHIFT 63
 #define ORDER_MAX_DEPTH 17 /* shifts 0, 3, 7, ..., 63 */
 
@@ -487,10 +527,43 @@ fm_unique(PyObject *op)
 #endif
 }
 
-#define ORDER_COUNT(n) FM_POPCOUNT32((n)->bitmap)
-#define ORDER_CHILD(n, i) ((order_node *)(n)->slots[i])
-#define ORDER_KEY(n, i) ((n)->slots[2 * (i)])
-#define ORDER_VALUE(n, i) ((n)->slots[2 * (i) + 1])
+/* How many bits of seq a node at shift reads, and so its fan-out. */
+static inline int
+order_width(int shift)
+{
+    return shift == 0 ? ORDER_LEAF_BITS : ORDER_INNER_BITS;
+}
+
+static inline int
+order_fanout_at(int shift)
+{
+    return 1 << order_width(shift);
+}
+
+/* Occupied slots (items of a leaf, children of an inner node). */
+static inline int
+order_count(const order_node *n)
+{
+    return FM_POPCOUNT32(n->bitmap);
+}
+
+static inline order_node *
+order_child(const order_node *n, Py_ssize_t i)
+{
+    return (order_node *)n->slots[i];
+}
+
+static inline PyObject *
+order_key(const order_node *n, Py_ssize_t i)
+{
+    return n->slots[2 * i];
+}
+
+static inline PyObject *
+order_value(const order_node *n, Py_ssize_t i)
+{
+    return n->slots[2 * i + 1];
+}
 
 /* All order functions treat NULL as the empty trie. */
 /* The (key, value) at seq: 1 found (borrowed), 0 absent.  Never fails. */

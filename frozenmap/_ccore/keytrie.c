@@ -91,9 +91,9 @@ champ_bitmap_copy(champ_node *node)
     if (n == NULL) {
         return NULL;
     }
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
-    memcpy(CHAMP_ENTRIES(n), CHAMP_ENTRIES(node), nd * sizeof(champ_entry));
-    champ_node **src = CHAMP_CHILDREN(node), **dst = CHAMP_CHILDREN(n);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
+    memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
+    champ_node **src = champ_children(node), **dst = champ_children(n);
     for (int i = 0; i < nc; i++) {
         dst[i] = champ_newref(src[i]);
     }
@@ -106,13 +106,13 @@ champ_bitmap_copy(champ_node *node)
 static champ_node *
 champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
 {
-    champ_node *child = CHAMP_CHILDREN(node)[j];
+    champ_node *child = champ_children(node)[j];
     if (new_child == child) {
         champ_decref(new_child);
         return champ_newref(node);
     }
     if (champ_editable(node, owner)) {
-        CHAMP_CHILDREN(node)[j] = new_child;
+        champ_children(node)[j] = new_child;
         champ_decref(child);
         return champ_newref(node);
     }
@@ -121,16 +121,16 @@ champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
         champ_decref(new_child);
         return NULL;
     }
-    champ_setref(&CHAMP_CHILDREN(n)[j], new_child);
+    champ_setref(&champ_children(n)[j], new_child);
     return n;
 }
 
 void
 champ_free(champ_node *node)
 {
-    if (!CHAMP_IS_COLLISION(node)) {
-        int nc = CHAMP_NCHILD(node);
-        champ_node **children = CHAMP_CHILDREN(node);
+    if (!champ_is_collision(node)) {
+        int nc = champ_nchild(node);
+        champ_node **children = champ_children(node);
         for (int i = 0; i < nc; i++) {
             champ_decref(children[i]);
         }
@@ -162,9 +162,9 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
         return 0;
     }
     for (;;) {
-        uint32_t bit = CHAMP_BIT(h, shift);
+        uint32_t bit = champ_bit(h, shift);
         if (node->datamap & bit) {
-            champ_entry *e = &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)];
+            champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
             if (e->hash != h) {
                 return 0;
             }
@@ -177,9 +177,9 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
         if (!(node->nodemap & bit)) {
             return 0;
         }
-        node = CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)];
+        node = champ_children(node)[champ_index(node->nodemap, bit)];
         shift += CHAMP_BITS;
-        if (CHAMP_IS_COLLISION(node)) {
+        if (champ_is_collision(node)) {
             champ_collision *c = (champ_collision *)node;
             if (c->hash != h) {
                 return 0;
@@ -227,17 +227,17 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
     }
     int shift = 0;
     for (;;) {
-        uint32_t bit = CHAMP_BIT(*h, shift);
+        uint32_t bit = champ_bit(*h, shift);
         if (node->datamap & bit) {
-            champ_entry *e = &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)];
+            champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
             return e->key == key ? e : NULL;
         }
         if (!(node->nodemap & bit)) {
             return NULL;
         }
-        node = CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)];
+        node = champ_children(node)[champ_index(node->nodemap, bit)];
         shift += CHAMP_BITS;
-        if (CHAMP_IS_COLLISION(node)) {
+        if (champ_is_collision(node)) {
             champ_collision *c = (champ_collision *)node;
             for (Py_ssize_t i = 0; i < c->count; i++) {
                 if (c->entries[i].key == key) {
@@ -264,7 +264,7 @@ champ_pair_subtree(const champ_entry *a, const champ_entry *b, int shift)
         c->entries[1] = *b;
         return &c->head;
     }
-    unsigned da = CHAMP_DIGIT(a->hash, shift), db = CHAMP_DIGIT(b->hash, shift);
+    unsigned da = champ_digit(a->hash, shift), db = champ_digit(b->hash, shift);
     if (da == db) {
         champ_node *child = champ_pair_subtree(a, b, shift + CHAMP_BITS);
         if (child == NULL) {
@@ -275,15 +275,15 @@ champ_pair_subtree(const champ_entry *a, const champ_entry *b, int shift)
             champ_decref(child);
             return NULL;
         }
-        CHAMP_CHILDREN(n)[0] = child;
+        champ_children(n)[0] = child;
         return n;
     }
     champ_node *n = champ_bitmap_alloc(((uint32_t)1 << da) | ((uint32_t)1 << db), 0);
     if (n == NULL) {
         return NULL;
     }
-    CHAMP_ENTRIES(n)[da < db ? 0 : 1] = *a;
-    CHAMP_ENTRIES(n)[da < db ? 1 : 0] = *b;
+    champ_entries(n)[da < db ? 0 : 1] = *a;
+    champ_entries(n)[da < db ? 1 : 0] = *b;
     return n;
 }
 
@@ -292,7 +292,7 @@ static champ_node *
 champ_split_collision(champ_node *coll, const champ_entry *entry, int shift)
 {
     Py_uhash_t ch = ((champ_collision *)coll)->hash;
-    unsigned dc = CHAMP_DIGIT(ch, shift), de = CHAMP_DIGIT(entry->hash, shift);
+    unsigned dc = champ_digit(ch, shift), de = champ_digit(entry->hash, shift);
     if (dc == de) {
         champ_node *child = champ_split_collision(coll, entry, shift + CHAMP_BITS);
         if (child == NULL) {
@@ -303,15 +303,15 @@ champ_split_collision(champ_node *coll, const champ_entry *entry, int shift)
             champ_decref(child);
             return NULL;
         }
-        CHAMP_CHILDREN(n)[0] = child;
+        champ_children(n)[0] = child;
         return n;
     }
     champ_node *n = champ_bitmap_alloc((uint32_t)1 << de, (uint32_t)1 << dc);
     if (n == NULL) {
         return NULL;
     }
-    CHAMP_ENTRIES(n)[0] = *entry;
-    CHAMP_CHILDREN(n)[0] = champ_newref(coll);
+    champ_entries(n)[0] = *entry;
+    champ_children(n)[0] = champ_newref(coll);
     return n;
 }
 
@@ -358,11 +358,11 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
 {
     /* Below a node that must be copied nothing is editable. */
     owner = champ_editable(node, owner) ? owner : 0;
-    uint32_t bit = CHAMP_BIT(entry->hash, shift);
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    uint32_t bit = champ_bit(entry->hash, shift);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
     if (node->datamap & bit) {
-        int i = CHAMP_INDEX(node->datamap, bit);
-        champ_entry *current = &CHAMP_ENTRIES(node)[i];
+        int i = champ_index(node->datamap, bit);
+        champ_entry *current = &champ_entries(node)[i];
         if (current == old) {
             if (champ_editable(node, owner)) {
                 *current = *entry;
@@ -372,7 +372,7 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
             if (n == NULL) {
                 return NULL;
             }
-            CHAMP_ENTRIES(n)[i] = *entry;
+            champ_entries(n)[i] = *entry;
             return n;
         }
         /* Two keys clash at this digit: they move down into a subtree. */
@@ -385,11 +385,11 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
             champ_decref(child);
             return NULL;
         }
-        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        champ_entry *se = champ_entries(node), *de = champ_entries(n);
         memcpy(de, se, i * sizeof(champ_entry));
         memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
-        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
-        int j = CHAMP_INDEX(n->nodemap, bit);
+        champ_node **sc = champ_children(node), **dc = champ_children(n);
+        int j = champ_index(n->nodemap, bit);
         for (int k = 0; k < j; k++) {
             dc[k] = champ_newref(sc[k]);
         }
@@ -400,10 +400,10 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
         return n;
     }
     if (node->nodemap & bit) {
-        int j = CHAMP_INDEX(node->nodemap, bit);
-        champ_node *child = CHAMP_CHILDREN(node)[j];
+        int j = champ_index(node->nodemap, bit);
+        champ_node *child = champ_children(node)[j];
         champ_node *new_child;
-        if (CHAMP_IS_COLLISION(child)) {
+        if (champ_is_collision(child)) {
             new_child = champ_collision_put(child, shift + CHAMP_BITS, entry, old, owner);
         }
         else {
@@ -419,12 +419,12 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
     if (n == NULL) {
         return NULL;
     }
-    int i = CHAMP_INDEX(n->datamap, bit);
-    champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+    int i = champ_index(n->datamap, bit);
+    champ_entry *se = champ_entries(node), *de = champ_entries(n);
     memcpy(de, se, i * sizeof(champ_entry));
     de[i] = *entry;
     memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
-    champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+    champ_node **sc = champ_children(node), **dc = champ_children(n);
     for (int k = 0; k < nc; k++) {
         dc[k] = champ_newref(sc[k]);
     }
@@ -460,18 +460,18 @@ champ_node *
 champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner)
 {
     owner = champ_editable(node, owner) ? owner : 0;
-    uint32_t bit = CHAMP_BIT(old->hash, shift);
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    uint32_t bit = champ_bit(old->hash, shift);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
     if (node->datamap & bit) {
-        int i = CHAMP_INDEX(node->datamap, bit);
+        int i = champ_index(node->datamap, bit);
         champ_node *n = champ_bitmap_alloc(node->datamap ^ bit, node->nodemap);
         if (n == NULL) {
             return NULL;
         }
-        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        champ_entry *se = champ_entries(node), *de = champ_entries(n);
         memcpy(de, se, i * sizeof(champ_entry));
         memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
-        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+        champ_node **sc = champ_children(node), **dc = champ_children(n);
         for (int k = 0; k < nc; k++) {
             dc[k] = champ_newref(sc[k]);
         }
@@ -481,12 +481,12 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
         PyErr_SetString(PyExc_SystemError, "champ_remove: entry not in the trie");
         return NULL;
     }
-    int j = CHAMP_INDEX(node->nodemap, bit);
-    champ_node *child = CHAMP_CHILDREN(node)[j];
+    int j = champ_index(node->nodemap, bit);
+    champ_node *child = champ_children(node)[j];
     champ_node *new_child;
     int single;
     champ_entry lone;
-    if (CHAMP_IS_COLLISION(child)) {
+    if (champ_is_collision(child)) {
         new_child = champ_collision_remove(child, old);
         if (new_child == NULL) {
             return NULL;
@@ -503,14 +503,14 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
         }
         single = 0;
         if (new_child->nodemap == 0) {
-            single = CHAMP_NDATA(new_child) == 1;
+            single = champ_ndata(new_child) == 1;
             if (single) {
-                lone = CHAMP_ENTRIES(new_child)[0];
+                lone = champ_entries(new_child)[0];
             }
         }
-        else if (new_child->datamap == 0 && CHAMP_NCHILD(new_child) == 1) {
-            champ_node *only = CHAMP_CHILDREN(new_child)[0];
-            if (CHAMP_IS_COLLISION(only)) {
+        else if (new_child->datamap == 0 && champ_nchild(new_child) == 1) {
+            champ_node *only = champ_children(new_child)[0];
+            if (champ_is_collision(only)) {
                 /* A lone collision node moves up. */
                 champ_incref(only);
                 champ_setref(&new_child, only);
@@ -524,12 +524,12 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
         if (n == NULL) {
             return NULL;
         }
-        int i = CHAMP_INDEX(n->datamap, bit);
-        champ_entry *se = CHAMP_ENTRIES(node), *de = CHAMP_ENTRIES(n);
+        int i = champ_index(n->datamap, bit);
+        champ_entry *se = champ_entries(node), *de = champ_entries(n);
         memcpy(de, se, i * sizeof(champ_entry));
         de[i] = lone;
         memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
-        champ_node **sc = CHAMP_CHILDREN(node), **dc = CHAMP_CHILDREN(n);
+        champ_node **sc = champ_children(node), **dc = champ_children(n);
         for (int k = 0; k < j; k++) {
             dc[k] = champ_newref(sc[k]);
         }
@@ -578,7 +578,7 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
     Py_ssize_t count[32], fill[32]; /* meaningful for occupied digits only */
     uint32_t occupied = 0, multi = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned d = CHAMP_DIGIT(a[i].hash, shift);
+        unsigned d = champ_digit(a[i].hash, shift);
         uint32_t bit = (uint32_t)1 << d;
         if (occupied & bit) {
             multi |= bit;
@@ -597,9 +597,9 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
         if (node == NULL) {
             return NULL;
         }
-        champ_entry *e = CHAMP_ENTRIES(node);
+        champ_entry *e = champ_entries(node);
         for (Py_ssize_t i = 0; i < n; i++) {
-            e[CHAMP_INDEX(datamap, CHAMP_BIT(a[i].hash, shift))] = a[i];
+            e[champ_index(datamap, champ_bit(a[i].hash, shift))] = a[i];
         }
         return node;
     }
@@ -610,7 +610,7 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
         pos += count[d];
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        tmp[fill[CHAMP_DIGIT(a[i].hash, shift)]++] = a[i];
+        tmp[fill[champ_digit(a[i].hash, shift)]++] = a[i];
     }
     /* fill[d] is now the end of digit d's run in tmp. */
     champ_node *children[32];
@@ -635,12 +635,12 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
         }
         return NULL;
     }
-    champ_entry *e = CHAMP_ENTRIES(node);
+    champ_entry *e = champ_entries(node);
     int k = 0;
     for (uint32_t bits = datamap; bits; bits &= bits - 1) {
         e[k++] = tmp[fill[FM_CTZ32(bits)] - 1];
     }
-    memcpy(CHAMP_CHILDREN(node), children, nc * sizeof(champ_node *));
+    memcpy(champ_children(node), children, nc * sizeof(champ_node *));
     return node;
 }
 
@@ -665,7 +665,7 @@ champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
     if (node == NULL) {
         return 0;
     }
-    if (CHAMP_IS_COLLISION(node)) {
+    if (champ_is_collision(node)) {
         champ_collision *c = (champ_collision *)node;
         for (Py_ssize_t i = 0; i < c->count; i++) {
             int r = fn(&c->entries[i], arg);
@@ -675,15 +675,15 @@ champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
         }
         return 0;
     }
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
     for (int i = 0; i < nd; i++) {
-        int r = fn(&CHAMP_ENTRIES(node)[i], arg);
+        int r = fn(&champ_entries(node)[i], arg);
         if (r) {
             return r;
         }
     }
     for (int i = 0; i < nc; i++) {
-        int r = champ_foreach(CHAMP_CHILDREN(node)[i], fn, arg);
+        int r = champ_foreach(champ_children(node)[i], fn, arg);
         if (r) {
             return r;
         }
@@ -749,12 +749,12 @@ champ_identical(champ_node *a, champ_node *b)
     if (a == b) {
         return 1;
     }
-    if (a == NULL || b == NULL || CHAMP_IS_COLLISION(a) != CHAMP_IS_COLLISION(b)) {
+    if (a == NULL || b == NULL || champ_is_collision(a) != champ_is_collision(b)) {
         return 0;
     }
     champ_entry *ea, *eb;
     Py_ssize_t n;
-    if (CHAMP_IS_COLLISION(a)) {
+    if (champ_is_collision(a)) {
         champ_collision *ca = (champ_collision *)a, *cb = (champ_collision *)b;
         if (ca->count != cb->count) {
             return 0;
@@ -767,18 +767,18 @@ champ_identical(champ_node *a, champ_node *b)
         if (a->datamap != b->datamap || a->nodemap != b->nodemap) {
             return 0;
         }
-        ea = CHAMP_ENTRIES(a);
-        eb = CHAMP_ENTRIES(b);
-        n = CHAMP_NDATA(a);
+        ea = champ_entries(a);
+        eb = champ_entries(b);
+        n = champ_ndata(a);
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (ea[i].key != eb[i].key || ea[i].value != eb[i].value || ea[i].seq != eb[i].seq) {
             return 0;
         }
     }
-    if (!CHAMP_IS_COLLISION(a)) {
-        champ_node **xa = CHAMP_CHILDREN(a), **xb = CHAMP_CHILDREN(b);
-        for (Py_ssize_t i = 0, m = CHAMP_NCHILD(a); i < m; i++) {
+    if (!champ_is_collision(a)) {
+        champ_node **xa = champ_children(a), **xb = champ_children(b);
+        for (Py_ssize_t i = 0, m = champ_nchild(a); i < m; i++) {
             if (!champ_identical(xa[i], xb[i])) {
                 return 0;
             }
@@ -794,14 +794,14 @@ champ_equal(champ_node *a, champ_node *b)
         return 1;
     }
     if (a == NULL || b == NULL) {
-        return (a == NULL ? CHAMP_NDATA(b) + CHAMP_NCHILD(b)
-                          : CHAMP_NDATA(a) + CHAMP_NCHILD(a))
+        return (a == NULL ? champ_ndata(b) + champ_nchild(b)
+                          : champ_ndata(a) + champ_nchild(a))
                == 0;
     }
-    if (CHAMP_IS_COLLISION(a) != CHAMP_IS_COLLISION(b)) {
+    if (champ_is_collision(a) != champ_is_collision(b)) {
         return 0;
     }
-    if (CHAMP_IS_COLLISION(a)) {
+    if (champ_is_collision(a)) {
         champ_collision *ca = (champ_collision *)a, *cb = (champ_collision *)b;
         if (ca->hash != cb->hash || ca->count != cb->count) {
             return 0;
@@ -841,8 +841,8 @@ champ_equal(champ_node *a, champ_node *b)
     if (a->datamap != b->datamap || a->nodemap != b->nodemap) {
         return 0;
     }
-    int nd = CHAMP_NDATA(a), nc = CHAMP_NCHILD(a);
-    champ_entry *ea = CHAMP_ENTRIES(a), *eb = CHAMP_ENTRIES(b);
+    int nd = champ_ndata(a), nc = champ_nchild(a);
+    champ_entry *ea = champ_entries(a), *eb = champ_entries(b);
     for (int i = 0; i < nd; i++) {
         if (ea[i].key == eb[i].key && ea[i].value == eb[i].value) {
             continue;
@@ -853,7 +853,7 @@ champ_equal(champ_node *a, champ_node *b)
         }
     }
     for (int i = 0; i < nc; i++) {
-        int r = champ_equal(CHAMP_CHILDREN(a)[i], CHAMP_CHILDREN(b)[i]);
+        int r = champ_equal(champ_children(a)[i], champ_children(b)[i]);
         if (r <= 0) {
             return r;
         }
@@ -956,10 +956,10 @@ champ_subtree_entries(champ_node *node, uint32_t bit, champ_difflist *out)
 {
     if (node->datamap & bit) {
         return champ_difflist_append(out,
-                                     &CHAMP_ENTRIES(node)[CHAMP_INDEX(node->datamap, bit)]);
+                                     &champ_entries(node)[champ_index(node->datamap, bit)]);
     }
     if (node->nodemap & bit) {
-        return champ_foreach(CHAMP_CHILDREN(node)[CHAMP_INDEX(node->nodemap, bit)],
+        return champ_foreach(champ_children(node)[champ_index(node->nodemap, bit)],
                              champ_collect, out);
     }
     return 0;
@@ -972,7 +972,7 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
     if (a == b) {
         return 0;
     }
-    if (CHAMP_IS_COLLISION(a) || CHAMP_IS_COLLISION(b)) {
+    if (champ_is_collision(a) || champ_is_collision(b)) {
         champ_difflist la = {0}, lb = {0};
         int r = -1;
         if (champ_foreach(a, champ_collect, &la) == 0
@@ -988,8 +988,8 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
         uint32_t bit = bits & (~bits + 1);
         bits ^= bit;
         if ((a->nodemap & bit) && (b->nodemap & bit)) {
-            if (champ_diff(CHAMP_CHILDREN(a)[CHAMP_INDEX(a->nodemap, bit)],
-                           CHAMP_CHILDREN(b)[CHAMP_INDEX(b->nodemap, bit)], added, removed,
+            if (champ_diff(champ_children(a)[champ_index(a->nodemap, bit)],
+                           champ_children(b)[champ_index(b->nodemap, bit)], added, removed,
                            changed)
                 < 0) {
                 return -1;
@@ -997,8 +997,8 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
             continue;
         }
         if ((a->datamap & bit) && (b->datamap & bit)) {
-            champ_entry *x = &CHAMP_ENTRIES(a)[CHAMP_INDEX(a->datamap, bit)];
-            champ_entry *y = &CHAMP_ENTRIES(b)[CHAMP_INDEX(b->datamap, bit)];
+            champ_entry *x = &champ_entries(a)[champ_index(a->datamap, bit)];
+            champ_entry *y = &champ_entries(b)[champ_index(b->datamap, bit)];
             if (x->hash == y->hash && x->key == y->key && x->value == y->value
                 && x->seq == y->seq) {
                 continue;
@@ -1035,7 +1035,7 @@ champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
     if (node->rc < CHAMP_RC_ONE) {
         return champ_fail("key-trie node with no references");
     }
-    if (CHAMP_IS_COLLISION(node)) {
+    if (champ_is_collision(node)) {
         champ_collision *c = (champ_collision *)node;
         if (is_root) {
             return champ_fail("the root must be a BitmapNode");
@@ -1065,8 +1065,8 @@ champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
     if (node->datamap & node->nodemap) {
         return champ_fail("digit both inline and child");
     }
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
-    champ_entry *e = CHAMP_ENTRIES(node);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
+    champ_entry *e = champ_entries(node);
     uint32_t bits = node->datamap;
     for (int i = 0; i < nd; i++) {
         uint32_t bit = bits & (~bits + 1);
@@ -1074,7 +1074,7 @@ champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
         if ((e[i].hash & low) != prefix) {
             return champ_fail("entry hash off its path");
         }
-        if (CHAMP_BIT(e[i].hash, shift) != bit) {
+        if (champ_bit(e[i].hash, shift) != bit) {
             return champ_fail("entry at the wrong digit");
         }
         if (e[i].key == NULL || e[i].value == NULL) {
@@ -1099,14 +1099,14 @@ champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
         uint32_t bit = bits & (~bits + 1);
         bits ^= bit;
         int d = FM_POPCOUNT32(bit - 1);
-        champ_node *child = CHAMP_CHILDREN(node)[i];
+        champ_node *child = champ_children(node)[i];
         Py_ssize_t sub =
             champ_check(child, shift + CHAMP_BITS, prefix | ((Py_uhash_t)d << shift), 0);
         if (sub < 0) {
             return -1;
         }
         total += sub;
-        if (CHAMP_IS_COLLISION(child)) {
+        if (champ_is_collision(child)) {
             Py_uhash_t h = ((champ_collision *)child)->hash;
             if (distinct == 0) {
                 first_hash = h;
@@ -1140,10 +1140,10 @@ champ_node_ids(champ_node *node, PyObject *out)
         return -1;
     }
     Py_DECREF(id);
-    if (!CHAMP_IS_COLLISION(node)) {
-        int nc = CHAMP_NCHILD(node);
+    if (!champ_is_collision(node)) {
+        int nc = champ_nchild(node);
         for (int i = 0; i < nc; i++) {
-            if (champ_node_ids(CHAMP_CHILDREN(node)[i], out) < 0) {
+            if (champ_node_ids(champ_children(node)[i], out) < 0) {
                 return -1;
             }
         }
@@ -1186,7 +1186,7 @@ champ_dump(champ_node *node, int indent, PyObject *out)
 {
     char pad[80], buf[64];
     champ_pad(pad, indent);
-    if (CHAMP_IS_COLLISION(node)) {
+    if (champ_is_collision(node)) {
         champ_collision *c = (champ_collision *)node;
         PyOS_snprintf(buf, sizeof(buf), "Collision hash=0x%llx", (unsigned long long)c->hash);
         if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
@@ -1204,14 +1204,14 @@ champ_dump(champ_node *node, int indent, PyObject *out)
     if (champ_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
         return -1;
     }
-    int nd = CHAMP_NDATA(node), nc = CHAMP_NCHILD(node);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
     for (int i = 0; i < nd; i++) {
-        if (champ_dump_entry(out, indent, &CHAMP_ENTRIES(node)[i]) < 0) {
+        if (champ_dump_entry(out, indent, &champ_entries(node)[i]) < 0) {
             return -1;
         }
     }
     for (int i = 0; i < nc; i++) {
-        if (champ_dump(CHAMP_CHILDREN(node)[i], indent + 1, out) < 0) {
+        if (champ_dump(champ_children(node)[i], indent + 1, out) < 0) {
             return -1;
         }
     }

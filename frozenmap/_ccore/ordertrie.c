@@ -40,7 +40,7 @@ order_editable(order_node *node, uint64_t owner)
 static inline uint64_t
 order_prefix_of(uint64_t seq, int shift)
 {
-    int top = shift + ORDER_WIDTH(shift);
+    int top = shift + order_width(shift);
     return top >= 64 ? 0 : seq >> top;
 }
 
@@ -48,7 +48,7 @@ order_prefix_of(uint64_t seq, int shift)
 static inline uint64_t
 order_base(order_node *node)
 {
-    int top = node->shift + ORDER_WIDTH(node->shift);
+    int top = node->shift + order_width(node->shift);
     return top >= 64 ? 0 : node->prefix << top;
 }
 
@@ -61,12 +61,22 @@ order_covers(order_node *node, uint64_t seq)
 static inline unsigned
 order_digit(uint64_t seq, int shift)
 {
-    return (unsigned)(seq >> shift) & ((1u << ORDER_WIDTH(shift)) - 1);
+    return (unsigned)(seq >> shift) & ((1u << order_width(shift)) - 1);
 }
 
-#define ORDER_DIGIT(seq, shift) order_digit((seq), (shift))
-#define ORDER_INDEX(bitmap, bit) FM_POPCOUNT32((bitmap) & ((bit)-1))
-#define ORDER_UNITS(shift) ((shift) == 0 ? 2 : 1)
+/* The dense index of bit among the bits set in bitmap. */
+static inline int
+order_index(uint32_t bitmap, uint32_t bit)
+{
+    return FM_POPCOUNT32(bitmap & (bit - 1));
+}
+
+/* Pointers a slot takes: 2 in a leaf (key, value), 1 in an inner node. */
+static inline int
+order_units(int shift)
+{
+    return shift == 0 ? 2 : 1;
+}
 
 /* --- allocation ---------------------------------------------------------- */
 
@@ -136,7 +146,7 @@ order_free_lists_clear(fm_state *st)
 static order_node *
 order_alloc(fm_state *st, int shift, uint64_t prefix, int cap)
 {
-    int units = cap * ORDER_UNITS(shift);
+    int units = cap * order_units(shift);
     order_node *n;
 #if !FM_FREE_THREADED
     n = st->order_free[units];
@@ -172,7 +182,7 @@ order_capacity(order_node *n)
 static inline int
 order_new_capacity(int count, int shift, uint64_t owner)
 {
-    return owner != 0 ? ORDER_FANOUT_AT(shift) : count;
+    return owner != 0 ? order_fanout_at(shift) : count;
 }
 
 /* A copy of node with the same contents (new refs), room for cap slots. */
@@ -183,7 +193,7 @@ order_copy(fm_state *st, order_node *node, int cap)
     if (n == NULL) {
         return NULL;
     }
-    int units = ORDER_COUNT(node) * ORDER_UNITS(node->shift);
+    int units = order_count(node) * order_units(node->shift);
     PyObject **src = node->slots, **dst = n->slots;
     for (int i = 0; i < units; i++) {
         dst[i] = Py_NewRef(src[i]);
@@ -203,7 +213,7 @@ order_leaf(fm_state *st, uint64_t seq, PyObject *key, PyObject *value, uint64_t 
     }
     n->slots[0] = Py_NewRef(key);
     n->slots[1] = Py_NewRef(value);
-    n->bitmap = (uint16_t)(1u << ORDER_DIGIT(seq, 0));
+    n->bitmap = (uint16_t)(1u << order_digit(seq, 0));
     order_track_if(n, order_item_needs_gc(key) || order_item_needs_gc(value));
     return n;
 }
@@ -213,7 +223,7 @@ order_sizeof(PyObject *self, PyObject *unused)
 {
     order_node *n = (order_node *)self;
     return PyLong_FromSsize_t((Py_ssize_t)offsetof(order_node, slots)
-                              + (Py_ssize_t)n->cap * ORDER_UNITS(n->shift)
+                              + (Py_ssize_t)n->cap * order_units(n->shift)
                                     * (Py_ssize_t)sizeof(PyObject *));
 }
 
@@ -221,7 +231,7 @@ static int
 order_traverse(PyObject *self, visitproc visit, void *arg)
 {
     order_node *n = (order_node *)self;
-    int units = ORDER_COUNT(n) * ORDER_UNITS(n->shift);
+    int units = order_count(n) * order_units(n->shift);
     for (int i = 0; i < units; i++) {
         Py_VISIT(n->slots[i]);
     }
@@ -236,7 +246,7 @@ order_dealloc(PyObject *self)
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
     Py_TRASHCAN_BEGIN(self, order_dealloc)
-    int units = ORDER_COUNT(n) * ORDER_UNITS(n->shift);
+    int units = order_count(n) * order_units(n->shift);
     for (int i = 0; i < units; i++) {
         Py_DECREF(n->slots[i]);
     }
@@ -247,7 +257,7 @@ order_dealloc(PyObject *self)
      * kept). */
     PyObject *module = ((PyHeapTypeObject *)tp)->ht_module;
     fm_state *st = module != NULL ? (fm_state *)PyModule_GetState(module) : NULL;
-    int size = n->cap * ORDER_UNITS(n->shift);
+    int size = n->cap * order_units(n->shift);
     if (st != NULL && st->order_type == tp && st->order_nfree[size] < ORDER_FREE_MAX) {
         n->slots[0] = (PyObject *)st->order_free[size];
         st->order_free[size] = n;
@@ -292,17 +302,17 @@ order_get(order_node *node, uint64_t seq, PyObject **key, PyObject **value)
         if (!order_covers(node, seq)) {
             return 0;
         }
-        unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
+        unsigned bit = 1u << order_digit(seq, node->shift);
         if (!(node->bitmap & bit)) {
             return 0;
         }
-        int i = ORDER_INDEX(node->bitmap, bit);
+        int i = order_index(node->bitmap, bit);
         if (node->shift == 0) {
-            *key = ORDER_KEY(node, i);
-            *value = ORDER_VALUE(node, i);
+            *key = order_key(node, i);
+            *value = order_value(node, i);
             return 1;
         }
-        node = ORDER_CHILD(node, i);
+        node = order_child(node, i);
     }
     return 0;
 }
@@ -314,11 +324,11 @@ order_last(order_node *node, PyObject **key, PyObject **value)
         return 0;
     }
     while (node->shift) {
-        node = ORDER_CHILD(node, ORDER_COUNT(node) - 1);
+        node = order_child(node, order_count(node) - 1);
     }
-    int i = ORDER_COUNT(node) - 1;
-    *key = ORDER_KEY(node, i);
-    *value = ORDER_VALUE(node, i);
+    int i = order_count(node) - 1;
+    *key = order_key(node, i);
+    *value = order_value(node, i);
     return 1;
 }
 
@@ -335,7 +345,7 @@ order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
         top < ORDER_LEAF_BITS
             ? 0
             : ORDER_LEAF_BITS + (top - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS;
-    unsigned da = ORDER_DIGIT(sa, shift), db = ORDER_DIGIT(sb, shift);
+    unsigned da = order_digit(sa, shift), db = order_digit(sb, shift);
     order_node *n = order_alloc(st, shift, order_prefix_of(sa, shift),
                                 order_new_capacity(2, shift, owner));
     if (n == NULL) {
@@ -361,7 +371,7 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, u
         return (order_node *)Py_NewRef(node);
     }
     order_node *n =
-        order_copy(st, node, order_new_capacity(ORDER_COUNT(node), node->shift, owner));
+        order_copy(st, node, order_new_capacity(order_count(node), node->shift, owner));
     if (n == NULL) {
         Py_DECREF(new_child);
         return NULL;
@@ -388,14 +398,14 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
         return order_join(st, (order_node *)Py_NewRef(node), leaf, owner);
     }
     int shift = node->shift;
-    unsigned bit = 1u << ORDER_DIGIT(seq, shift);
-    int i = ORDER_INDEX(node->bitmap, bit);
+    unsigned bit = 1u << order_digit(seq, shift);
+    int i = order_index(node->bitmap, bit);
     if (node->bitmap & bit) {
         if (shift == 0) {
             PyErr_SetString(PyExc_SystemError, "order_insert: seq already present");
             return NULL;
         }
-        order_node *child = ORDER_CHILD(node, i);
+        order_node *child = order_child(node, i);
         order_node *new_child = order_insert(st, child, seq, key, value, owner);
         if (new_child == NULL) {
             return NULL;
@@ -415,7 +425,7 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
             return NULL;
         }
     }
-    int count = ORDER_COUNT(node), units = ORDER_UNITS(shift);
+    int count = order_count(node), units = order_units(shift);
     order_node *n;
     if (order_editable(node, owner) && order_capacity(node) > count) {
         n = (order_node *)Py_NewRef(node);
@@ -455,8 +465,8 @@ order_node *
 order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uint64_t owner)
 {
     owner = order_editable(node, owner) ? owner : 0;
-    unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
-    int i = ORDER_INDEX(node->bitmap, bit);
+    unsigned bit = 1u << order_digit(seq, node->shift);
+    int i = order_index(node->bitmap, bit);
     if (!(node->bitmap & bit) || !order_covers(node, seq)) {
         PyErr_SetString(PyExc_SystemError, "order_replace: seq absent");
         return NULL;
@@ -467,7 +477,7 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uin
             n = (order_node *)Py_NewRef(node);
         }
         else {
-            n = order_copy(st, node, order_new_capacity(ORDER_COUNT(node), 0, owner));
+            n = order_copy(st, node, order_new_capacity(order_count(node), 0, owner));
             if (n == NULL) {
                 return NULL;
             }
@@ -476,7 +486,7 @@ order_replace(fm_state *st, order_node *node, uint64_t seq, PyObject *value, uin
         Py_SETREF(n->slots[2 * i + 1], Py_NewRef(value));
         return n;
     }
-    order_node *child = ORDER_CHILD(node, i);
+    order_node *child = order_child(node, i);
     order_node *new_child = order_replace(st, child, seq, value, owner);
     if (new_child == NULL) {
         return NULL;
@@ -494,9 +504,9 @@ int
 order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order_node **result)
 {
     owner = order_editable(node, owner) ? owner : 0;
-    unsigned bit = 1u << ORDER_DIGIT(seq, node->shift);
-    int i = ORDER_INDEX(node->bitmap, bit);
-    int count = ORDER_COUNT(node), units = ORDER_UNITS(node->shift);
+    unsigned bit = 1u << order_digit(seq, node->shift);
+    int i = order_index(node->bitmap, bit);
+    int count = order_count(node), units = order_units(node->shift);
     if (!(node->bitmap & bit) || !order_covers(node, seq)) {
         PyErr_SetString(PyExc_SystemError, "order_remove: seq absent");
         return -1;
@@ -508,7 +518,7 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order
         }
     }
     else {
-        order_node *child = ORDER_CHILD(node, i);
+        order_node *child = order_child(node, i);
         order_node *new_child;
         if (order_remove(st, child, seq, owner, &new_child) < 0) {
             return -1;
@@ -567,7 +577,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
     if (n == 0) {
         return NULL;
     }
-    const int leaf_fanout = ORDER_FANOUT_AT(0), inner_fanout = ORDER_FANOUT_AT(1);
+    const int leaf_fanout = order_fanout_at(0), inner_fanout = order_fanout_at(1);
     Py_ssize_t nlevel = (n + leaf_fanout - 1) / leaf_fanout;
     order_node **level = PyMem_Malloc(nlevel * sizeof(order_node *));
     if (level == NULL) {
@@ -620,7 +630,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
             int tracked = 0;
             for (int k = 0; k < len; k++) {
                 order_node *child = level[start + k];
-                bitmap |= 1u << ORDER_DIGIT(order_base(child), shift);
+                bitmap |= 1u << order_digit(order_base(child), shift);
                 p->slots[k] = (PyObject *)child;
                 tracked |= order_is_tracked(child);
             }
@@ -648,7 +658,7 @@ order_cursor_init(order_cursor *c, order_node *root, int reverse)
     }
     c->depth = 0;
     c->stack[0] = root;
-    c->pos[0] = (int8_t)(reverse ? ORDER_COUNT(root) - 1 : 0);
+    c->pos[0] = (int8_t)(reverse ? order_count(root) - 1 : 0);
 }
 
 FM_POPCNT_CLONES
@@ -658,20 +668,20 @@ order_cursor_next(order_cursor *c, PyObject **key, PyObject **value)
     while (c->depth >= 0) {
         order_node *n = c->stack[c->depth];
         int p = c->pos[c->depth];
-        if (p < 0 || p >= ORDER_COUNT(n)) {
+        if (p < 0 || p >= order_count(n)) {
             c->depth--;
             continue;
         }
         c->pos[c->depth] = (int8_t)(c->reverse ? p - 1 : p + 1);
         if (n->shift == 0) {
-            *key = ORDER_KEY(n, p);
-            *value = ORDER_VALUE(n, p);
+            *key = order_key(n, p);
+            *value = order_value(n, p);
             return 1;
         }
-        order_node *child = ORDER_CHILD(n, p);
+        order_node *child = order_child(n, p);
         c->depth++;
         c->stack[c->depth] = child;
-        c->pos[c->depth] = (int8_t)(c->reverse ? ORDER_COUNT(child) - 1 : 0);
+        c->pos[c->depth] = (int8_t)(c->reverse ? order_count(child) - 1 : 0);
     }
     return 0;
 }
@@ -705,24 +715,24 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
     if (node->gc != PyObject_GC_IsTracked((PyObject *)node)) {
         return order_fail("order node's gc flag differs from the GC's state");
     }
-    if (order_capacity(node) < ORDER_COUNT(node)
-        || order_capacity(node) > ORDER_FANOUT_AT(node->shift)) {
+    if (order_capacity(node) < order_count(node)
+        || order_capacity(node) > order_fanout_at(node->shift)) {
         return order_fail("order node over capacity");
     }
-    if (node->shift && ORDER_COUNT(node) < 2) {
+    if (node->shift && order_count(node) < 2) {
         return order_fail("inner node with one child (must be collapsed)");
     }
     unsigned bits = node->bitmap;
-    for (int i = 0; i < ORDER_COUNT(node); i++) {
+    for (int i = 0; i < order_count(node); i++) {
         unsigned bit = bits & (~bits + 1);
         bits ^= bit;
         uint64_t here = order_base(node) | ((uint64_t)FM_POPCOUNT32(bit - 1) << node->shift);
         if (node->shift == 0) {
-            if (ORDER_KEY(node, i) == NULL || ORDER_VALUE(node, i) == NULL) {
+            if (order_key(node, i) == NULL || order_value(node, i) == NULL) {
                 return order_fail("leaf slot is not a (key, value)");
             }
-            if ((order_item_needs_gc(ORDER_KEY(node, i))
-                 || order_item_needs_gc(ORDER_VALUE(node, i)))
+            if ((order_item_needs_gc(order_key(node, i))
+                 || order_item_needs_gc(order_value(node, i)))
                 && !order_is_tracked(node)) {
                 return order_fail("leaf holding a GC object is not tracked");
             }
@@ -734,7 +744,7 @@ order_check_node(order_node *node, int parent_shift, uint64_t *last, int *seen,
             (*count)++;
         }
         else {
-            order_node *child = ORDER_CHILD(node, i);
+            order_node *child = order_child(node, i);
             if (order_base(child) >> node->shift != here >> node->shift) {
                 return order_fail("child off its digit");
             }
@@ -774,8 +784,8 @@ order_node_ids(order_node *node, PyObject *out)
     }
     Py_DECREF(id);
     if (node->shift) {
-        for (int i = 0; i < ORDER_COUNT(node); i++) {
-            if (order_node_ids(ORDER_CHILD(node, i), out) < 0) {
+        for (int i = 0; i < order_count(node); i++) {
+            if (order_node_ids(order_child(node, i), out) < 0) {
                 return -1;
             }
         }
@@ -810,16 +820,16 @@ order_dump(order_node *node, int indent, PyObject *out)
     if (order_dump_line(out, PyUnicode_FromFormat("%s%s", pad, buf)) < 0) {
         return -1;
     }
-    for (int i = 0; i < ORDER_COUNT(node); i++) {
+    for (int i = 0; i < order_count(node); i++) {
         if (node->shift == 0) {
             if (order_dump_line(out,
-                                PyUnicode_FromFormat("%s  (%R, %R)", pad, ORDER_KEY(node, i),
-                                                     ORDER_VALUE(node, i)))
+                                PyUnicode_FromFormat("%s  (%R, %R)", pad, order_key(node, i),
+                                                     order_value(node, i)))
                 < 0) {
                 return -1;
             }
         }
-        else if (order_dump(ORDER_CHILD(node, i), indent + 1, out) < 0) {
+        else if (order_dump(order_child(node, i), indent + 1, out) < 0) {
             return -1;
         }
     }
