@@ -103,6 +103,7 @@ champ_bitmap_copy(champ_node *node)
 /* node with its child j replaced by new_child (stolen): node itself when
  * the child was edited in place or node is editable, else a copy.  New ref
  * or NULL (new_child released). */
+FM_POPCNT_CLONES
 static champ_node *
 champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
 {
@@ -116,12 +117,22 @@ champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
         champ_decref(child);
         return champ_newref(node);
     }
-    champ_node *n = champ_bitmap_copy(node);
+    /* A copy taking new refs on every child but the one replaced. */
+    champ_node *n = champ_bitmap_alloc(node->datamap, node->nodemap);
     if (n == NULL) {
         champ_decref(new_child);
         return NULL;
     }
-    champ_setref(&champ_children(n)[j], new_child);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
+    memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
+    champ_node **src = champ_children(node), **dst = champ_children(n);
+    for (int k = 0; k < j; k++) {
+        dst[k] = champ_newref(src[k]);
+    }
+    dst[j] = new_child;
+    for (int k = j + 1; k < nc; k++) {
+        dst[k] = champ_newref(src[k]);
+    }
     return n;
 }
 

@@ -239,16 +239,24 @@ order_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
+/* No trashcan: a node's own recursion is bounded by the trie's depth
+ * (ORDER_MAX_DEPTH levels), and an item released here that starts a deep
+ * chain of deallocations (a frozendict value, a list, ...) goes through its
+ * own type's trashcan.  The trashcan's bookkeeping was ~2% of a derivation.
+ * Untracked nodes (the common case, see order_track_if) skip the call that
+ * untracks. */
 static void
 order_dealloc(PyObject *self)
 {
     order_node *n = (order_node *)self;
     PyTypeObject *tp = Py_TYPE(self);
-    PyObject_GC_UnTrack(self);
-    Py_TRASHCAN_BEGIN(self, order_dealloc)
+    if (n->gc) {
+        PyObject_GC_UnTrack(self);
+    }
     int units = order_count(n) * order_units(n->shift);
+    PyObject **slots = n->slots;
     for (int i = 0; i < units; i++) {
-        Py_DECREF(n->slots[i]);
+        Py_DECREF(slots[i]);
     }
 #if !FM_FREE_THREADED
     /* A node holds its type, the type its module (ht_module, which the
@@ -269,7 +277,6 @@ order_dealloc(PyObject *self)
         tp->tp_free(self);
     }
     Py_DECREF(tp);
-    Py_TRASHCAN_END
 }
 
 static PyMethodDef order_node_methods[] = {
@@ -370,14 +377,25 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, u
         Py_SETREF(node->slots[i], (PyObject *)new_child);
         return (order_node *)Py_NewRef(node);
     }
-    order_node *n =
-        order_copy(st, node, order_new_capacity(order_count(node), node->shift, owner));
+    /* A copy that takes new refs on every child but the one replaced (no
+     * incref and decref of the old child). */
+    order_node *n = order_alloc(st, node->shift, node->prefix,
+                                order_new_capacity(order_count(node), node->shift, owner));
     if (n == NULL) {
         Py_DECREF(new_child);
         return NULL;
     }
-    order_track_if(n, order_is_tracked(new_child));
-    Py_SETREF(n->slots[i], (PyObject *)new_child);
+    int count = order_count(node);
+    PyObject **src = node->slots, **dst = n->slots;
+    for (int k = 0; k < i; k++) {
+        dst[k] = Py_NewRef(src[k]);
+    }
+    dst[i] = (PyObject *)new_child;
+    for (int k = i + 1; k < count; k++) {
+        dst[k] = Py_NewRef(src[k]);
+    }
+    n->bitmap = node->bitmap;
+    order_track_if(n, order_is_tracked(node) || order_is_tracked(new_child));
     return n;
 }
 

@@ -1030,6 +1030,29 @@ transient_version_exact(fm_state *st, PyObject *op)
                                  acc, acc_valid);
 }
 
+/* transient_publish for a private one-shot transient whose roots nobody
+ * else will use: the new exact version takes t's references over (t is left
+ * without roots), saving a pair of increfs and decrefs per trie.  t holds
+ * the roots while the version is allocated (which can run the GC).  New ref
+ * or NULL (t unchanged). */
+static PyObject *
+transient_version_take(fm_state *st, transient *t)
+{
+    PyTypeObject *tp = st->frozendict_type;
+    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->root = t->root;
+    self->order = t->order;
+    t->root = NULL;
+    t->order = NULL;
+    self->len = t->len;
+    self->next_seq = t->next_seq;
+    self->hash = t->acc_valid ? hashing_finalize(t->acc, t->len) : -1;
+    return (PyObject *)self;
+}
+
 PyObject *
 transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 {
@@ -1041,7 +1064,7 @@ transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *valu
     PyObject *result = NULL;
     fm_edit r = transient_assoc(st, &t, key, value);
     if (r == FM_CHANGED) {
-        result = transient_publish(st, &t, st->frozendict_type);
+        result = transient_version_take(st, &t);
     }
     else if (r == FM_UNCHANGED) {
         result = transient_version_exact(st, op);
@@ -1062,7 +1085,7 @@ transient_version_without(PyObject *op, PyObject *key, int missing_ok)
     PyObject *result = NULL;
     fm_lookup r = transient_dissoc(st, &t, key, NULL);
     if (r == FM_FOUND) {
-        result = transient_publish(st, &t, st->frozendict_type);
+        result = transient_version_take(st, &t);
     }
     else if (r == FM_MISSING) {
         if (missing_ok) {
