@@ -442,6 +442,27 @@ champ_node *champ_put(champ_node *node, int shift, const champ_entry *entry,
 /* Return node without the entry old (as returned by champ_find), keeping the
  * canonical shape.  New ref or NULL on MemoryError (nothing changed). */
 champ_node *champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner);
+/* The path a lookup took, for a one-shot derivation that then copies it
+ * without walking again: nodes[0] is the root, nodes[i] (at shift
+ * 5 * i) the bitmap node reached through child index child[i - 1]; the walk
+ * stopped at nodes[depth - 1] (the entry is there, or in a collision child
+ * of it, or would go there).  Pointers are borrowed: valid while the trie
+ * is (a version's trie never changes). */
+#define CHAMP_MAX_DEPTH 13 /* shifts 0, 5, ..., 60 */
+typedef struct {
+    champ_node *nodes[CHAMP_MAX_DEPTH];
+    uint8_t child[CHAMP_MAX_DEPTH];
+    int depth;
+} champ_path;
+/* champ_find from a non-NULL root, recording the path; same results. */
+int champ_find_path(champ_node *root, Py_uhash_t h, PyObject *key, champ_path *path,
+                    champ_entry **out);
+/* champ_put / champ_remove (owner 0: every node on the path copied) along
+ * a path recorded by champ_find_path for entry's key (old as it returned).
+ * New ref or NULL on MemoryError (nothing changed). */
+champ_node *champ_put_path(const champ_path *path, const champ_entry *entry,
+                           const champ_entry *old);
+champ_node *champ_remove_path(const champ_path *path, const champ_entry *old);
 /* Whether two tries holding the same number of entries hold equal items:
  * 1, 0 or -1.  Skips subtrees shared by identity. */
 int champ_equal(champ_node *a, champ_node *b);

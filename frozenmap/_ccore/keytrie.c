@@ -164,15 +164,20 @@ champ_keys_equal(PyObject *stored, PyObject *key)
     return r;
 }
 
-FM_POPCNT_CLONES
-int
-champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
+/* champ_find, recording in path (when not NULL) the bitmap nodes it
+ * passes and the child index it takes below each (see champ_path). */
+static inline int
+champ_walk(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out, champ_path *path)
 {
-    int shift = 0;
+    int shift = 0, depth = 0;
     if (node == NULL) {
         return 0;
     }
     for (;;) {
+        if (path != NULL) {
+            path->nodes[depth] = node;
+            path->depth = depth + 1;
+        }
         uint32_t bit = champ_bit(h, shift);
         if (node->datamap & bit) {
             champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
@@ -188,7 +193,8 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
         if (!(node->nodemap & bit)) {
             return 0;
         }
-        node = champ_children(node)[champ_index(node->nodemap, bit)];
+        int j = champ_index(node->nodemap, bit);
+        node = champ_children(node)[j];
         shift += CHAMP_BITS;
         if (champ_is_collision(node)) {
             champ_collision *c = (champ_collision *)node;
@@ -206,7 +212,25 @@ champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
             }
             return 0;
         }
+        if (path != NULL) {
+            path->child[depth++] = (uint8_t)j;
+        }
     }
+}
+
+FM_POPCNT_CLONES
+int
+champ_find(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out)
+{
+    return champ_walk(node, h, key, out, NULL);
+}
+
+FM_POPCNT_CLONES
+int
+champ_find_path(champ_node *root, Py_uhash_t h, PyObject *key, champ_path *path,
+                champ_entry **out)
+{
+    return champ_walk(root, h, key, out, path);
 }
 
 typedef struct {
@@ -442,6 +466,22 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
     return n;
 }
 
+FM_POPCNT_CLONES
+champ_node *
+champ_put_path(const champ_path *path, const champ_entry *entry, const champ_entry *old)
+{
+    /* The walk stopped where the entry is, or would go (its digit free or
+     * held by another entry, or a collision child): champ_put places it
+     * there without descending further (except into that collision node). */
+    int d = path->depth - 1;
+    champ_node *n = champ_put(path->nodes[d], d * CHAMP_BITS, entry, old, 0);
+    while (n != NULL && d > 0) {
+        d--;
+        n = champ_with_child(path->nodes[d], path->child[d], n, 0);
+    }
+    return n;
+}
+
 /* --- removal ------------------------------------------------------------- */
 
 /* Always a new node (see the file comment); may hold a single entry, which
@@ -464,6 +504,62 @@ champ_collision_remove(champ_node *node, const champ_entry *old)
     }
     PyErr_SetString(PyExc_SystemError, "champ_remove: old entry not in its collision node");
     return NULL;
+}
+
+/* node with its child j (at digit bit) replaced by new_child (stolen), what
+ * a removal below left of that child, keeping the shape canonical: a child
+ * left with a single entry is inlined into node, a bitmap child left holding
+ * only a collision node is replaced by it.  New ref or NULL. */
+FM_POPCNT_CLONES
+static champ_node *
+champ_remove_merge(champ_node *node, uint32_t bit, int j, champ_node *new_child,
+                   uint64_t owner)
+{
+    int single = 0;
+    champ_entry lone;
+    if (champ_is_collision(new_child)) {
+        single = ((champ_collision *)new_child)->count == 1;
+        if (single) {
+            lone = ((champ_collision *)new_child)->entries[0];
+        }
+    }
+    else if (new_child->nodemap == 0) {
+        single = champ_ndata(new_child) == 1;
+        if (single) {
+            lone = champ_entries(new_child)[0];
+        }
+    }
+    else if (new_child->datamap == 0 && champ_nchild(new_child) == 1) {
+        champ_node *only = champ_children(new_child)[0];
+        if (champ_is_collision(only)) {
+            /* A lone collision node moves up. */
+            champ_incref(only);
+            champ_setref(&new_child, only);
+        }
+    }
+    if (!single) {
+        return champ_with_child(node, j, new_child, owner);
+    }
+    /* Inline the child's last entry into this node. */
+    champ_decref(new_child);
+    int nd = champ_ndata(node), nc = champ_nchild(node);
+    champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap ^ bit);
+    if (n == NULL) {
+        return NULL;
+    }
+    int i = champ_index(n->datamap, bit);
+    champ_entry *se = champ_entries(node), *de = champ_entries(n);
+    memcpy(de, se, i * sizeof(champ_entry));
+    de[i] = lone;
+    memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
+    champ_node **sc = champ_children(node), **dc = champ_children(n);
+    for (int k = 0; k < j; k++) {
+        dc[k] = champ_newref(sc[k]);
+    }
+    for (int k = j + 1; k < nc; k++) {
+        dc[k - 1] = champ_newref(sc[k]);
+    }
+    return n;
 }
 
 FM_POPCNT_CLONES
@@ -495,61 +591,32 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
     int j = champ_index(node->nodemap, bit);
     champ_node *child = champ_children(node)[j];
     champ_node *new_child;
-    int single;
-    champ_entry lone;
     if (champ_is_collision(child)) {
         new_child = champ_collision_remove(child, old);
-        if (new_child == NULL) {
-            return NULL;
-        }
-        single = ((champ_collision *)new_child)->count == 1;
-        if (single) {
-            lone = ((champ_collision *)new_child)->entries[0];
-        }
     }
     else {
         new_child = champ_remove(child, shift + CHAMP_BITS, old, owner);
-        if (new_child == NULL) {
-            return NULL;
-        }
-        single = 0;
-        if (new_child->nodemap == 0) {
-            single = champ_ndata(new_child) == 1;
-            if (single) {
-                lone = champ_entries(new_child)[0];
-            }
-        }
-        else if (new_child->datamap == 0 && champ_nchild(new_child) == 1) {
-            champ_node *only = champ_children(new_child)[0];
-            if (champ_is_collision(only)) {
-                /* A lone collision node moves up. */
-                champ_incref(only);
-                champ_setref(&new_child, only);
-            }
-        }
     }
-    if (single) {
-        /* Inline the child's last entry into this node. */
-        champ_decref(new_child);
-        champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap ^ bit);
-        if (n == NULL) {
-            return NULL;
-        }
-        int i = champ_index(n->datamap, bit);
-        champ_entry *se = champ_entries(node), *de = champ_entries(n);
-        memcpy(de, se, i * sizeof(champ_entry));
-        de[i] = lone;
-        memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
-        champ_node **sc = champ_children(node), **dc = champ_children(n);
-        for (int k = 0; k < j; k++) {
-            dc[k] = champ_newref(sc[k]);
-        }
-        for (int k = j + 1; k < nc; k++) {
-            dc[k - 1] = champ_newref(sc[k]);
-        }
-        return n;
+    if (new_child == NULL) {
+        return NULL;
     }
-    return champ_with_child(node, j, new_child, owner);
+    return champ_remove_merge(node, bit, j, new_child, owner);
+}
+
+FM_POPCNT_CLONES
+champ_node *
+champ_remove_path(const champ_path *path, const champ_entry *old)
+{
+    /* The walk stopped at the node holding the entry, or at the parent of
+     * the collision node holding it: champ_remove goes no deeper. */
+    int d = path->depth - 1;
+    champ_node *n = champ_remove(path->nodes[d], d * CHAMP_BITS, old, 0);
+    while (n != NULL && d > 0) {
+        d--;
+        n = champ_remove_merge(path->nodes[d], champ_bit(old->hash, d * CHAMP_BITS),
+                               path->child[d], n, 0);
+    }
+    return n;
 }
 
 /* --- bulk build ---------------------------------------------------------- */

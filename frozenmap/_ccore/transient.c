@@ -1053,22 +1053,65 @@ transient_version_take(fm_state *st, transient *t)
     return (PyObject *)self;
 }
 
+/* set and delete of a version: one lookup that records the path
+ * (champ_find_path), the user code (the value hashes for the hash
+ * accumulator), then both tries copied along their paths; the key trie
+ * along the recorded one, without a second walk.  t holds the version's
+ * roots throughout, so the recorded path and the entry found stay valid
+ * (a version's nodes never change); nothing is edited in place (owner 0). */
 PyObject *
 transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
 {
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return NULL;
+    }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
     PyObject *result = NULL;
-    fm_edit r = transient_assoc(st, &t, key, value);
-    if (r == FM_CHANGED) {
-        result = transient_version_take(st, &t);
+    champ_path path;
+    champ_entry *found = NULL;
+    int r = champ_find_path(t.root, h, key, &path, &found);
+    if (r < 0) {
+        goto done;
     }
-    else if (r == FM_UNCHANGED) {
-        result = transient_version_exact(st, op);
+    champ_entry entry = {h, t.next_seq, key, value};
+    order_node *order;
+    if (r == 0) {
+        if (hashing_acc_replace(&t.acc, &t.acc_valid, h, NULL, value) < 0) {
+            goto done;
+        }
+        order = order_insert(st, t.order, entry.seq, key, value, 0);
+        t.len++;
+        t.next_seq++;
     }
+    else {
+        champ_entry old = *found;
+        if (old.value == value) {
+            result = transient_version_exact(st, op);
+            goto done;
+        }
+        entry.seq = old.seq;
+        entry.key = old.key; /* the first key stays */
+        if (hashing_acc_replace(&t.acc, &t.acc_valid, h, old.value, value) < 0) {
+            goto done;
+        }
+        order = order_replace(st, t.order, old.seq, value, 0);
+    }
+    if (order == NULL) {
+        goto done;
+    }
+    champ_node *root = champ_put_path(&path, &entry, found);
+    if (root == NULL) {
+        Py_DECREF(order);
+        goto done;
+    }
+    transient_install(&t, root, order);
+    result = transient_version_take(st, &t);
+done:
     transient_clear(&t);
     return result;
 }
@@ -1077,24 +1120,47 @@ PyObject *
 transient_version_without(PyObject *op, PyObject *key, int missing_ok)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return NULL;
+    }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
         return NULL;
     }
     t.owner = 0;
     PyObject *result = NULL;
-    fm_lookup r = transient_dissoc(st, &t, key, NULL);
-    if (r == FM_FOUND) {
-        result = transient_version_take(st, &t);
-    }
-    else if (r == FM_MISSING) {
-        if (missing_ok) {
-            result = transient_version_exact(st, op);
+    champ_path path;
+    champ_entry *found;
+    int r = champ_find_path(t.root, h, key, &path, &found);
+    if (r <= 0) {
+        if (r == 0) {
+            if (missing_ok) {
+                result = transient_version_exact(st, op);
+            }
+            else {
+                fm_set_key_error(key);
+            }
         }
-        else {
-            fm_set_key_error(key);
-        }
+        goto done;
     }
+    champ_entry old = *found;
+    if (hashing_acc_replace(&t.acc, &t.acc_valid, old.hash, old.value, NULL) < 0) {
+        goto done;
+    }
+    champ_node *root = champ_remove_path(&path, found);
+    if (root == NULL) {
+        goto done;
+    }
+    order_node *order;
+    if (order_remove(st, t.order, old.seq, 0, &order) < 0) {
+        champ_decref(root);
+        goto done;
+    }
+    t.len--;
+    transient_install(&t, root, order);
+    result = transient_version_take(st, &t);
+done:
     transient_clear(&t);
     return result;
 }
