@@ -101,6 +101,17 @@ fm_clz64_portable(uint64_t x)
 #  define FM_POPCNT_CLONES
 #endif
 
+/* Unroll the loops that take or drop a reference on each child or item of
+ * a node being copied or freed (a derivation runs ~170 of them): the loop's
+ * own counter, compare and branch were a third of their instructions. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#  define FM_UNROLL4 _Pragma("GCC unroll 4")
+#elif defined(__clang__)
+#  define FM_UNROLL4 _Pragma("unroll 4")
+#else
+#  define FM_UNROLL4
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 

@@ -46,6 +46,7 @@ champ_alloc_raw(size_t size, Py_ssize_t rc)
 
 /* A bitmap node with room for the given maps; entries and children are left
  * for the caller to fill (children must all be set before it is released). */
+FM_POPCNT_CLONES
 static champ_node *
 champ_bitmap_alloc(uint32_t datamap, uint32_t nodemap)
 {
@@ -94,6 +95,7 @@ champ_bitmap_copy(champ_node *node)
     int nd = champ_ndata(node), nc = champ_nchild(node);
     memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
     champ_node **src = champ_children(node), **dst = champ_children(n);
+    FM_UNROLL4
     for (int i = 0; i < nc; i++) {
         dst[i] = champ_newref(src[i]);
     }
@@ -126,22 +128,26 @@ champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
     int nd = champ_ndata(node), nc = champ_nchild(node);
     memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
     champ_node **src = champ_children(node), **dst = champ_children(n);
+    FM_UNROLL4
     for (int k = 0; k < j; k++) {
         dst[k] = champ_newref(src[k]);
     }
     dst[j] = new_child;
+    FM_UNROLL4
     for (int k = j + 1; k < nc; k++) {
         dst[k] = champ_newref(src[k]);
     }
     return n;
 }
 
+FM_POPCNT_CLONES
 void
 champ_free(champ_node *node)
 {
     if (!champ_is_collision(node)) {
         int nc = champ_nchild(node);
         champ_node **children = champ_children(node);
+        FM_UNROLL4
         for (int i = 0; i < nc; i++) {
             champ_decref(children[i]);
         }

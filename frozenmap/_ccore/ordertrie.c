@@ -186,6 +186,7 @@ order_new_capacity(int count, int shift, uint64_t owner)
 }
 
 /* A copy of node with the same contents (new refs), room for cap slots. */
+FM_POPCNT_CLONES
 static order_node *
 order_copy(fm_state *st, order_node *node, int cap)
 {
@@ -195,6 +196,7 @@ order_copy(fm_state *st, order_node *node, int cap)
     }
     int units = order_count(node) * order_units(node->shift);
     PyObject **src = node->slots, **dst = n->slots;
+    FM_UNROLL4
     for (int i = 0; i < units; i++) {
         dst[i] = Py_NewRef(src[i]);
     }
@@ -245,6 +247,7 @@ order_traverse(PyObject *self, visitproc visit, void *arg)
  * own type's trashcan.  The trashcan's bookkeeping was ~2% of a derivation.
  * Untracked nodes (the common case, see order_track_if) skip the call that
  * untracks. */
+FM_POPCNT_CLONES
 static void
 order_dealloc(PyObject *self)
 {
@@ -255,6 +258,7 @@ order_dealloc(PyObject *self)
     }
     int units = order_count(n) * order_units(n->shift);
     PyObject **slots = n->slots;
+    FM_UNROLL4
     for (int i = 0; i < units; i++) {
         Py_DECREF(slots[i]);
     }
@@ -369,6 +373,7 @@ order_join(fm_state *st, order_node *a, order_node *b, uint64_t owner)
 
 /* node (which must be editable or is copied) with slot i replaced by
  * new_child (stolen). */
+FM_POPCNT_CLONES
 static order_node *
 order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, uint64_t owner)
 {
@@ -387,10 +392,12 @@ order_with_child(fm_state *st, order_node *node, int i, order_node *new_child, u
     }
     int count = order_count(node);
     PyObject **src = node->slots, **dst = n->slots;
+    FM_UNROLL4
     for (int k = 0; k < i; k++) {
         dst[k] = Py_NewRef(src[k]);
     }
     dst[i] = (PyObject *)new_child;
+    FM_UNROLL4
     for (int k = i + 1; k < count; k++) {
         dst[k] = Py_NewRef(src[k]);
     }
@@ -456,9 +463,11 @@ order_insert(fm_state *st, order_node *node, uint64_t seq, PyObject *key, PyObje
             Py_XDECREF(leaf);
             return NULL;
         }
+        FM_UNROLL4
         for (int k = 0; k < i * units; k++) {
             n->slots[k] = Py_NewRef(node->slots[k]);
         }
+        FM_UNROLL4
         for (int k = i * units; k < count * units; k++) {
             n->slots[k + units] = Py_NewRef(node->slots[k]);
         }
@@ -574,9 +583,11 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order
     if (n == NULL) {
         return -1;
     }
+    FM_UNROLL4
     for (int k = 0; k < i * units; k++) {
         n->slots[k] = Py_NewRef(node->slots[k]);
     }
+    FM_UNROLL4
     for (int k = (i + 1) * units; k < count * units; k++) {
         n->slots[k - units] = Py_NewRef(node->slots[k]);
     }
