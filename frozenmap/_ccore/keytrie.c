@@ -16,6 +16,10 @@
  *    top-closed set (the parent of an editable node is editable), so an allocation that fails
  *    happens before any in-place write on the path and the trie is left
  *    exactly as it was.
+ *  - A one-shot derivation (set/delete of a version) walks the trie once:
+ *    champ_find_path records the nodes it passes, champ_put_path and
+ *    champ_remove_path copy along that record (the pure core walks again;
+ *    the result is the same trie).
  */
 #include "cfrozenmap.h"
 
