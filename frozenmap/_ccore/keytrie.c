@@ -706,6 +706,24 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
             multi |= (uint32_t)(count[d] > 1) << d;
         }
     }
+    else if (n <= 6) {
+        /* A few entries (most nodes, near the bottom), most often at
+         * distinct digits: the maps first, with no branch and no counts,
+         * which only a node with a child needs. */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t bit = champ_bit(a[i].hash, shift);
+            multi |= occupied & bit;
+            occupied |= bit;
+        }
+        if (multi != 0) {
+            for (uint32_t bits = occupied; bits; bits &= bits - 1) {
+                count[FM_CTZ32(bits)] = 0;
+            }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                count[champ_digit(a[i].hash, shift)]++;
+            }
+        }
+    }
     else {
         for (Py_ssize_t i = 0; i < n; i++) {
             unsigned d = champ_digit(a[i].hash, shift);
