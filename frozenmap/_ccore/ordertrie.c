@@ -569,7 +569,7 @@ order_build_release(const champ_entry *entries, Py_ssize_t from, Py_ssize_t n)
 }
 
 order_node *
-order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, uint64_t owner)
+order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, uint64_t owner)
 {
     if (n == 0) {
         return NULL;
@@ -596,14 +596,18 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, uint64_t own
             return NULL;
         }
         const champ_entry *e = entries + start;
-        int gc = 0;
         for (int k = 0; k < len; k++) {
             leaf->slots[2 * k] = e[k].key; /* the caller's references */
             leaf->slots[2 * k + 1] = e[k].value;
-            gc |= order_item_needs_gc(e[k].key) | order_item_needs_gc(e[k].value);
         }
         leaf->bitmap = (uint16_t)((1u << len) - 1);
-        order_track_if(leaf, gc);
+        if (may_gc) {
+            int gc = 0;
+            for (int k = 0; k < len; k++) {
+                gc |= order_item_needs_gc(e[k].key) | order_item_needs_gc(e[k].value);
+            }
+            order_track_if(leaf, gc);
+        }
         level[j] = leaf;
     }
     int shift = ORDER_LEAF_BITS;

@@ -413,16 +413,23 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         PyErr_NoMemory();
         return -1;
     }
+    /* One pass over the dict (its items' heads are touched here once, when
+     * increfed): the references, the hashes that are known, and whether any
+     * item is a GC object (order leaves over none skip that check). */
     Py_ssize_t got = 0, pos = 0;
     PyObject *k, *v;
+    int unhashed = 0, may_gc = 0;
 #if PY_VERSION_HEX < 0x030D0000 && !FM_FREE_THREADED
     /* _PyDict_Next (exported until 3.12) also gives the stored hash. */
     Py_hash_t dh;
     while (got < n && _PyDict_Next(source, &pos, &k, &v, &dh)) {
         entries[got].hash = (Py_uhash_t)dh;
+        unhashed |= !transient_stored_hash_is_pure(k);
 #else
     while (got < n && PyDict_Next(source, &pos, &k, &v)) {
+        unhashed = 1;
 #endif
+        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(v));
         entries[got].seq = (uint64_t)got;
         entries[got].key = Py_NewRef(k);
         entries[got].value = Py_NewRef(v);
@@ -432,7 +439,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < n; i++) { /* may raise: nothing built yet */
+    for (Py_ssize_t i = 0; unhashed && i < n; i++) { /* may raise: nothing built yet */
 #if PY_VERSION_HEX < 0x030D0000 && !FM_FREE_THREADED
         if (FM_LIKELY(transient_stored_hash_is_pure(entries[i].key))) {
             continue;
@@ -442,7 +449,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
             goto fail;
         }
     }
-    order_node *order = order_build(st, entries, n, t->owner); /* takes the refs */
+    order_node *order = order_build(st, entries, n, may_gc, t->owner); /* takes the refs */
     if (order == NULL) {
         PyMem_Free(entries);
         return -1;
