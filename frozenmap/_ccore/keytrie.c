@@ -577,10 +577,31 @@ champ_build_collision(champ_entry *a, Py_ssize_t n, champ_node **out)
 #define CHAMP_WIDE_MIN 2048
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
+FM_POPCNT_CLONES
 static champ_node *
 champ_build_child(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     champ_node *c;
+    if (n <= 6) {
+        /* Most children (near the bottom): a few entries at distinct
+         * digits, placed straight into a node of data only. */
+        uint32_t occupied = 0, multi = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t bit = champ_bit(a[i].hash, shift);
+            multi |= occupied & bit;
+            occupied |= bit;
+        }
+        if (multi == 0) {
+            c = champ_bitmap_alloc(occupied, 0);
+            if (c != NULL) {
+                champ_entry *e = champ_entries(c);
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    e[champ_index(occupied, champ_bit(a[i].hash, shift))] = a[i];
+                }
+            }
+            return c;
+        }
+    }
     if (champ_build_collision(a, n, &c)) {
         return c;
     }
@@ -704,24 +725,6 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
         for (unsigned d = 0; d < 32; d++) {
             occupied |= (uint32_t)(count[d] != 0) << d;
             multi |= (uint32_t)(count[d] > 1) << d;
-        }
-    }
-    else if (n <= 6) {
-        /* A few entries (most nodes, near the bottom), most often at
-         * distinct digits: the maps first, with no branch and no counts,
-         * which only a node with a child needs. */
-        for (Py_ssize_t i = 0; i < n; i++) {
-            uint32_t bit = champ_bit(a[i].hash, shift);
-            multi |= occupied & bit;
-            occupied |= bit;
-        }
-        if (multi != 0) {
-            for (uint32_t bits = occupied; bits; bits &= bits - 1) {
-                count[FM_CTZ32(bits)] = 0;
-            }
-            for (Py_ssize_t i = 0; i < n; i++) {
-                count[champ_digit(a[i].hash, shift)]++;
-            }
         }
     }
     else {
