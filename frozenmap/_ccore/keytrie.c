@@ -574,7 +574,7 @@ champ_build_collision(champ_entry *a, Py_ssize_t n, champ_node **out)
 }
 
 /* Below this many entries a node is built by one-digit partitions only. */
-#define CHAMP_WIDE_MIN 2048
+#define CHAMP_WIDE_MIN 512
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
 FM_POPCNT_CLONES
