@@ -582,9 +582,10 @@ static champ_node *
 champ_build_child(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     champ_node *c;
-    if (n <= 6) {
+    if (n <= 6 && shift < 64) {
         /* Most children (near the bottom): a few entries at distinct
-         * digits, placed straight into a node of data only. */
+         * digits, placed straight into a node of data only.  (Past the
+         * last digit, shift 65, the entries share one hash: a collision.) */
         uint32_t occupied = 0, multi = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             uint32_t bit = champ_bit(a[i].hash, shift);
