@@ -582,10 +582,9 @@ static champ_node *
 champ_build_child(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     champ_node *c;
-    if (n <= 6 && shift < 64) {
+    if (n <= 6) {
         /* Most children (near the bottom): a few entries at distinct
-         * digits, placed straight into a node of data only.  (Past the
-         * last digit, shift 65, the entries share one hash: a collision.) */
+         * digits, placed straight into a node of data only. */
         uint32_t occupied = 0, multi = 0;
         for (Py_ssize_t i = 0; i < n; i++) {
             uint32_t bit = champ_bit(a[i].hash, shift);
@@ -771,8 +770,13 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
     for (uint32_t bits = nodemap; bits; bits &= bits - 1) {
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
-        champ_node *c =
-            champ_build_child(tmp + start, a + start, count[d], shift + CHAMP_BITS);
+        champ_node *c;
+        if (shift + CHAMP_BITS >= 64) { /* past the last digit: one hash */
+            champ_build_collision(tmp + start, count[d], &c);
+        }
+        else {
+            c = champ_build_child(tmp + start, a + start, count[d], shift + CHAMP_BITS);
+        }
         if (c == NULL) {
             while (nc > 0) {
                 champ_decref(children[--nc]);
