@@ -618,10 +618,13 @@ int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
                  order_node **result);
 /* The last item (borrowed); 0 when empty. */
 int order_last(order_node *root, PyObject **key, PyObject **value);
-/* Build the trie holding (keys[i], values[i]) at seq i, bottom-up; takes new
- * refs.  New ref, NULL with no error when n == 0, NULL with error. */
-order_node *order_build(fm_state *st, PyObject *const *keys, PyObject *const *values,
-                        Py_ssize_t n, uint64_t owner);
+/* Build the trie holding (entries[i].key, entries[i].value) at seq i,
+ * bottom-up.  Steals those references, also on failure (then released).
+ * may_gc 0: the caller saw no GC object among them (no leaf is tracked,
+ * none is checked).  New ref, NULL with no error when n == 0, NULL with
+ * error. */
+order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc,
+                        uint64_t owner);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
 /* Release the free lists of order nodes (module clear). */
 void order_free_lists_clear(fm_state *st);

@@ -633,26 +633,164 @@ champ_remove_path(const champ_path *path, const champ_entry *old)
 
 static champ_node *champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n,
                                       int shift);
+static champ_node *champ_build_wide(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift);
+
+/* The two digits at shift and shift + 5 as one bucket number, the first
+ * digit (read first by the trie) ranking higher. */
+static inline unsigned
+champ_digit_pair(Py_uhash_t h, int shift)
+{
+    return (champ_digit(h, shift) << CHAMP_BITS) | champ_digit(h, shift + CHAMP_BITS);
+}
+
+/* A collision node holding a[0:n] when they all have one hash (n >= 2):
+ * *out = the node (NULL on MemoryError) and 1; else 0. */
+static int
+champ_build_collision(champ_entry *a, Py_ssize_t n, champ_node **out)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        if (a[i].hash != a[0].hash) {
+            return 0;
+        }
+    }
+    champ_collision *c = champ_collision_alloc(a[0].hash, n);
+    if (c != NULL) {
+        memcpy(c->entries, a, n * sizeof(champ_entry));
+    }
+    *out = c != NULL ? &c->head : NULL;
+    return 1;
+}
+
+/* Below this many entries a node is built by one-digit partitions only. */
+#define CHAMP_WIDE_MIN 512
 
 /* The canonical child for n >= 2 entries sharing the digits above shift. */
+FM_POPCNT_CLONES
 static champ_node *
 champ_build_child(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
-    Py_ssize_t i;
-    for (i = 1; i < n; i++) {
-        if (a[i].hash != a[0].hash) {
-            break;
+    champ_node *c;
+    if (n <= 6) {
+        /* Most children (near the bottom): a few entries at distinct
+         * digits, placed straight into a node of data only. */
+        uint32_t occupied = 0, multi = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint32_t bit = champ_bit(a[i].hash, shift);
+            multi |= occupied & bit;
+            occupied |= bit;
+        }
+        if (multi == 0) {
+            c = champ_bitmap_alloc(occupied, 0);
+            if (c != NULL) {
+                champ_entry *e = champ_entries(c);
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    e[champ_index(occupied, champ_bit(a[i].hash, shift))] = a[i];
+                }
+            }
+            return c;
         }
     }
-    if (i == n) {
-        champ_collision *c = champ_collision_alloc(a[0].hash, n);
-        if (c == NULL) {
-            return NULL;
-        }
-        memcpy(c->entries, a, n * sizeof(champ_entry));
-        return &c->head;
+    if (champ_build_collision(a, n, &c)) {
+        return c;
+    }
+    if (n >= CHAMP_WIDE_MIN && shift + 2 * CHAMP_BITS < 64) {
+        return champ_build_wide(a, tmp, n, shift);
     }
     return champ_build_bitmap(a, tmp, n, shift);
+}
+
+/* Release children[0:nc] (a build failed). */
+static void
+champ_build_drop(champ_node **children, int nc)
+{
+    while (nc > 0) {
+        champ_decref(children[--nc]);
+    }
+}
+
+/* The node with the entries *singles[0:popcount(datamap)] and the children
+ * (references handed over, released on failure), in digit order.  New ref
+ * or NULL. */
+static champ_node *
+champ_build_node(uint32_t datamap, uint32_t nodemap, champ_entry *const *singles,
+                 champ_node **children)
+{
+    int ns = FM_POPCOUNT32(datamap), nc = FM_POPCOUNT32(nodemap);
+    champ_node *node = champ_bitmap_alloc(datamap, nodemap);
+    if (node == NULL) {
+        champ_build_drop(children, nc);
+        return NULL;
+    }
+    champ_entry *e = champ_entries(node);
+    for (int k = 0; k < ns; k++) {
+        e[k] = *singles[k];
+    }
+    memcpy(champ_children(node), children, nc * sizeof(champ_node *));
+    return node;
+}
+
+/* The node at shift over the 32 buckets base + d * stride (d a digit) of
+ * a two-digit partition: bucket k is a[ends[k - 1]:ends[k]] (from 0 for
+ * k == 0), tmp the scratch at the same offsets.  stride 32: the upper node
+ * (each of its digits covers 32 buckets, a child one level down); stride 1:
+ * one of those children. */
+static champ_node *
+champ_build_buckets(champ_entry *a, champ_entry *tmp, const Py_ssize_t *ends, int base,
+                    int stride, int shift)
+{
+    champ_node *children[32];
+    champ_entry *singles[32];
+    uint32_t datamap = 0, nodemap = 0;
+    int nc = 0, ns = 0;
+    for (unsigned d = 0; d < 32; d++) {
+        int k = base + (int)d * stride;
+        Py_ssize_t start = k ? ends[k - 1] : 0, count = ends[k + stride - 1] - start;
+        if (count == 1) {
+            datamap |= (uint32_t)1 << d;
+            singles[ns++] = &a[start];
+        }
+        else if (count > 1) {
+            champ_node *c;
+            if (stride == 1) {
+                c = champ_build_child(a + start, tmp + start, count, shift + CHAMP_BITS);
+            }
+            else if (!champ_build_collision(a + start, count, &c)) {
+                c = champ_build_buckets(a, tmp, ends, k, 1, shift + CHAMP_BITS);
+            }
+            if (c == NULL) {
+                champ_build_drop(children, nc);
+                return NULL;
+            }
+            nodemap |= (uint32_t)1 << d;
+            children[nc++] = c;
+        }
+    }
+    return champ_build_node(datamap, nodemap, singles, children);
+}
+
+/* A bitmap node at shift over many entries a[0:n] (tmp: scratch of the same
+ * size): one radix partition by two digits (1,024 buckets: one pass counts,
+ * one scatters) places every entry for this level and the next, where
+ * one-digit partitions would move each entry twice. */
+static champ_node *
+champ_build_wide(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
+{
+    Py_ssize_t ends[1 << (2 * CHAMP_BITS)];
+    memset(ends, 0, sizeof(ends));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ends[champ_digit_pair(a[i].hash, shift)]++;
+    }
+    Py_ssize_t pos = 0;
+    for (int k = 0; k < (1 << (2 * CHAMP_BITS)); k++) {
+        Py_ssize_t c = ends[k];
+        ends[k] = pos;
+        pos += c;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        tmp[ends[champ_digit_pair(a[i].hash, shift)]++] = a[i];
+    }
+    /* ends[k] is now the end of bucket k in tmp. */
+    return champ_build_buckets(tmp, a, ends, 0, 32, shift);
 }
 
 /* A bitmap node at shift over a[0:n]; tmp is scratch of the same size.  An
@@ -665,16 +803,30 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
 {
     Py_ssize_t count[32], fill[32]; /* meaningful for occupied digits only */
     uint32_t occupied = 0, multi = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned d = champ_digit(a[i].hash, shift);
-        uint32_t bit = (uint32_t)1 << d;
-        if (occupied & bit) {
-            multi |= bit;
-            count[d]++;
+    if (n >= 64) {
+        /* Many entries: plain counting (no branch per entry), then the
+         * maps from the 32 counts. */
+        memset(count, 0, sizeof(count));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            count[champ_digit(a[i].hash, shift)]++;
         }
-        else {
-            occupied |= bit;
-            count[d] = 1;
+        for (unsigned d = 0; d < 32; d++) {
+            occupied |= (uint32_t)(count[d] != 0) << d;
+            multi |= (uint32_t)(count[d] > 1) << d;
+        }
+    }
+    else {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            unsigned d = champ_digit(a[i].hash, shift);
+            uint32_t bit = (uint32_t)1 << d;
+            if (occupied & bit) {
+                multi |= bit;
+                count[d]++;
+            }
+            else {
+                occupied |= bit;
+                count[d] = 1;
+            }
         }
     }
     uint32_t datamap = occupied & ~multi, nodemap = multi;
@@ -706,8 +858,13 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
     for (uint32_t bits = nodemap; bits; bits &= bits - 1) {
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
-        champ_node *c =
-            champ_build_child(tmp + start, a + start, count[d], shift + CHAMP_BITS);
+        champ_node *c;
+        if (shift + CHAMP_BITS >= 64) { /* past the last digit: one hash */
+            champ_build_collision(tmp + start, count[d], &c);
+        }
+        else {
+            c = champ_build_child(tmp + start, a + start, count[d], shift + CHAMP_BITS);
+        }
         if (c == NULL) {
             while (nc > 0) {
                 champ_decref(children[--nc]);
@@ -740,7 +897,8 @@ champ_build(champ_entry *entries, Py_ssize_t n)
         PyErr_NoMemory();
         return NULL;
     }
-    champ_node *root = champ_build_bitmap(entries, tmp, n, 0);
+    champ_node *root = n >= CHAMP_WIDE_MIN ? champ_build_wide(entries, tmp, n, 0)
+                                           : champ_build_bitmap(entries, tmp, n, 0);
     PyMem_Free(tmp);
     return root;
 }

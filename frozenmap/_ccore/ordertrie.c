@@ -106,18 +106,6 @@ order_is_tracked(order_node *n)
     return n->gc;
 }
 
-/* A leaf's GC need from its items: whether any slot holds a GC object. */
-static int
-order_slots_need_gc(PyObject *const *slots, int units)
-{
-    for (int i = 0; i < units; i++) {
-        if (order_item_needs_gc(slots[i])) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Free lists: every derivation allocates a path of nodes and frees the one
  * of the version it replaces, so a dealloc'd node is kept (per size, in the
  * module state, up to ORDER_FREE_MAX) and the next allocation of that size
@@ -599,9 +587,18 @@ order_remove(fm_state *st, order_node *node, uint64_t seq, uint64_t owner, order
 
 /* --- bulk build ---------------------------------------------------------- */
 
+/* Release the references of entries[from:n] (order_build failed). */
+static void
+order_build_release(const champ_entry *entries, Py_ssize_t from, Py_ssize_t n)
+{
+    for (Py_ssize_t i = from; i < n; i++) {
+        Py_DECREF(entries[i].key);
+        Py_DECREF(entries[i].value);
+    }
+}
+
 order_node *
-order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssize_t n,
-            uint64_t owner)
+order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, uint64_t owner)
 {
     if (n == 0) {
         return NULL;
@@ -610,6 +607,7 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
     Py_ssize_t nlevel = (n + leaf_fanout - 1) / leaf_fanout;
     order_node **level = PyMem_Malloc(nlevel * sizeof(order_node *));
     if (level == NULL) {
+        order_build_release(entries, 0, n);
         PyErr_NoMemory();
         return NULL;
     }
@@ -619,18 +617,26 @@ order_build(fm_state *st, PyObject *const *keys, PyObject *const *values, Py_ssi
         order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0),
                                        order_new_capacity(len, 0, owner));
         if (leaf == NULL) {
+            order_build_release(entries, start, n);
             while (j > 0) {
                 Py_DECREF(level[--j]);
             }
             PyMem_Free(level);
             return NULL;
         }
+        const champ_entry *e = entries + start;
         for (int k = 0; k < len; k++) {
-            leaf->slots[2 * k] = Py_NewRef(keys[start + k]);
-            leaf->slots[2 * k + 1] = Py_NewRef(values[start + k]);
+            leaf->slots[2 * k] = e[k].key; /* the caller's references */
+            leaf->slots[2 * k + 1] = e[k].value;
         }
         leaf->bitmap = (uint16_t)((1u << len) - 1);
-        order_track_if(leaf, order_slots_need_gc(leaf->slots, 2 * len));
+        if (may_gc) {
+            int gc = 0;
+            for (int k = 0; k < len; k++) {
+                gc |= order_item_needs_gc(e[k].key) | order_item_needs_gc(e[k].value);
+            }
+            order_track_if(leaf, gc);
+        }
         level[j] = leaf;
     }
     int shift = ORDER_LEAF_BITS;

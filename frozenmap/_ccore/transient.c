@@ -385,9 +385,22 @@ transient_sequence_error(Py_ssize_t index)
     return exc;
 }
 
+/* The hash the dict stored for key, when it is what hash(key) returns now
+ * and computing it would run no Python code (exact str, int, float, bytes,
+ * and the default identity hash): using it is then unobservable. */
+static inline int
+transient_stored_hash_is_pure(PyObject *key)
+{
+    PyTypeObject *tp = Py_TYPE(key);
+    return tp == &PyUnicode_Type || tp == &PyLong_Type || tp == &PyFloat_Type
+           || tp == &PyBytes_Type || tp->tp_hash == PyBaseObject_Type.tp_hash;
+}
+
 /* Fill an empty transient from an exact dict, whose keys are distinct: the
- * order trie is built bottom-up and the key trie by one radix partition,
- * with no lookups and no __eq__ calls. */
+ * order trie is built bottom-up and the key trie by one radix sort, with no
+ * lookups and no __eq__ calls.  The references taken while reading the dict
+ * (no allocation, so no user code, runs during the read) are handed to the
+ * order trie, which owns them; the key trie's entries borrow them. */
 static int
 transient_bulk_load(fm_state *st, transient *t, PyObject *source)
 {
@@ -395,61 +408,70 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
     if (n == 0) {
         return 0;
     }
-    PyObject **objs = PyMem_Malloc(2 * n * sizeof(PyObject *));
     champ_entry *entries = PyMem_Malloc(n * sizeof(champ_entry));
-    Py_ssize_t got = 0;
-    int result = -1;
-    if (objs == NULL || entries == NULL) {
+    if (entries == NULL) {
         PyErr_NoMemory();
-        goto done;
+        return -1;
     }
-    {
-        Py_ssize_t pos = 0;
-        PyObject *k, *v;
-        while (got < n && PyDict_Next(source, &pos, &k, &v)) {
-            objs[got] = Py_NewRef(k);
-            objs[n + got] = Py_NewRef(v);
-            got++;
-        }
+    /* One pass over the dict (its items' heads are touched here once, when
+     * increfed): the references, the hashes that are known, and whether any
+     * item is a GC object (order leaves over none skip that check). */
+    Py_ssize_t got = 0, pos = 0;
+    PyObject *k, *v;
+    int unhashed = 0, may_gc = 0;
+#if PY_VERSION_HEX < 0x030D0000 && !FM_FREE_THREADED
+    /* _PyDict_Next (exported until 3.12) also gives the stored hash. */
+    Py_hash_t dh;
+    while (got < n && _PyDict_Next(source, &pos, &k, &v, &dh)) {
+        entries[got].hash = (Py_uhash_t)dh;
+        unhashed |= !transient_stored_hash_is_pure(k);
+#else
+    while (got < n && PyDict_Next(source, &pos, &k, &v)) {
+        unhashed = 1;
+#endif
+        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(v));
+        entries[got].seq = (uint64_t)got;
+        entries[got].key = Py_NewRef(k);
+        entries[got].value = Py_NewRef(v);
+        got++;
     }
     if (got != n) {
         PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
-        goto done;
+        goto fail;
     }
-    for (Py_ssize_t i = 0; i < n; i++) { /* may raise: nothing built yet */
-        Py_uhash_t h;
-        if (hashing_key_hash_fast(objs[i], &h) < 0) {
-            goto done;
+    for (Py_ssize_t i = 0; unhashed && i < n; i++) { /* may raise: nothing built yet */
+#if PY_VERSION_HEX < 0x030D0000 && !FM_FREE_THREADED
+        if (FM_LIKELY(transient_stored_hash_is_pure(entries[i].key))) {
+            continue;
         }
-        entries[i].hash = h;
-        entries[i].seq = (uint64_t)i;
-        entries[i].key = objs[i];
-        entries[i].value = objs[n + i];
+#endif
+        if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
+            goto fail;
+        }
     }
-    order_node *order = order_build(st, objs, objs + n, n, t->owner);
+    order_node *order = order_build(st, entries, n, may_gc, t->owner); /* takes the refs */
     if (order == NULL) {
-        goto done;
+        PyMem_Free(entries);
+        return -1;
     }
     champ_node *root = champ_build(entries, n);
+    PyMem_Free(entries);
     if (root == NULL) {
         Py_DECREF(order);
-        goto done;
+        return -1;
     }
     t->len = n;
     t->next_seq = (uint64_t)n;
     t->acc_valid = 0; /* unknown until someone hashes the result */
     transient_install(t, root, order);
-    result = 0;
-done:
-    if (objs != NULL) {
-        for (Py_ssize_t i = 0; i < got; i++) {
-            Py_DECREF(objs[i]);
-            Py_DECREF(objs[n + i]);
-        }
+    return 0;
+fail:
+    for (Py_ssize_t i = 0; i < got; i++) {
+        Py_DECREF(entries[i].key);
+        Py_DECREF(entries[i].value);
     }
-    PyMem_Free(objs);
     PyMem_Free(entries);
-    return result;
+    return -1;
 }
 
 /* for key, value in iterable_of_pairs: assoc */
