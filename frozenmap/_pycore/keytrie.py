@@ -9,16 +9,22 @@ the tuple ``(hash, seq, key, value)``: the stored hash means a key is never
 re-hashed; the ``seq`` is its position in the order trie.
 
 A node is one flat Python list (the cheapest object to build, copy and index
-in the interpreter): ``[datamap, nodemap, owner, entries..., children...]``,
-the entries in digit order from index ``FIRST`` on and the children in
-*reverse* digit order at the end, so child ``j`` is ``node[-1 - j]`` and no
-popcount of the other bitmap is needed (the C core keeps the same two dense
-arrays).  A copy along a path is one list slice.
+in the interpreter): ``[datamap, nodemap, owner, index, entries...,
+children...]``, the entries in digit order from index ``FIRST`` on and the
+children in *reverse* digit order at the end, so child ``j`` is ``node[-1 - j]``
+and no popcount of the other bitmap is needed (the C core keeps the same two
+dense arrays).  A copy along a path is one list slice.  ``index`` is what
+only the pure core has: 32 bytes, the position in the node of each digit's
+entry or child (0 if empty, which lands on the datamap, an int), so a lookup
+level is ``node[node[3][digit]]`` and a test of the slot's type (a tuple is an
+entry, a list a child) instead of two bitmap tests and a popcount.  Edits keep
+it with ``bytes.translate`` (see ``_UP``); a node copied along a path shares
+its parent version's index object.
 
 Two entries whose digits clash go into a child built canonically: equal full
-hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, entries...]``,
-compared as a set; both bitmaps are 0, so a lookup that reaches one falls
-through to the miss branch, and only there asks for its type); otherwise a
+hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, _NO_INDEX,
+entries...]``, compared as a set; both bitmaps are 0 and its index empty, so a
+lookup never walks into one, and asks for its type only there); otherwise a
 bitmap node at the next shift.  Deletion undoes exactly that: a non-root child
 left with one entry is inlined into its parent, and a non-root bitmap node
 left holding only a ``CollisionNode`` is replaced by it.  The shape is
@@ -69,21 +75,69 @@ DIGIT_MASK = 31
 MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
 
 # A node's fixed fields, then its payload from FIRST on.  (The hot loops
-# write them as the literals 0, 1, 2, 3: a global read per use costs time.)
+# write them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
 DATAMAP = 0
 NODEMAP = 1
 OWNER = 2
-FIRST = 3
+INDEX = 3
+FIRST = 4
+
+# The digit -> slot index: ``bytes`` of 32, byte d the position in the node of
+# digit d's entry or child, 0 for an empty digit (position 0 holds the datamap,
+# an int: a lookup that lands there finds neither an entry, a tuple, nor a
+# child, a list).  A lookup reads one object per level instead of two bitmaps
+# and a popcount; an edit derives the new index from the old one with
+# ``bytes.translate`` (positions at or above ``lo`` moved up or down by one:
+# _UP[lo], _DOWN[lo]) and one byte stored (_with).  Collision nodes and the
+# empty root hold _NO_INDEX.
+_NO_INDEX = bytes(32)
+_MAX_POS = FIRST + 32
+_UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_BYTE = [bytes((b,)) for b in range(256)]
+_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
+"""The index of a node whose one slot is at digit d."""
 
 Node = List[Any]
 Path = List[Tuple[Node, int]]
 """A walk down the trie: (parent, index of the child taken) per level."""
 BitmapNode = List[Any]
-"""``[datamap, nodemap, owner, entries..., children in reverse digit order...]``."""
+"""``[datamap, nodemap, owner, index, entries..., children in reverse digit order...]``."""
+
+
+def _with(index: bytes, d: int, pos: int) -> bytes:
+    """``index`` with digit ``d`` at position ``pos`` (0: empty)."""
+    return index[:d] + _BYTE[pos] + index[d + 1 :]
+
+
+def _pair_index(d1: int, d2: int) -> bytes:
+    """The index of a node with two slots: digit ``d1`` first, then ``d2``."""
+    return _with(_SOLO[d1], d2, FIRST + 1)
+
+
+def _index_of(datamap: int, nodemap: int) -> bytes:
+    """The index of a node with these bitmaps, built from scratch (checks)."""
+    index = bytearray(32)
+    pos = FIRST
+    bits = datamap
+    while bits:
+        low = bits & -bits
+        index[low.bit_length() - 1] = pos
+        pos += 1
+        bits ^= low
+    pos = FIRST + datamap.bit_count() + nodemap.bit_count() - 1
+    bits = nodemap
+    while bits:
+        low = bits & -bits
+        index[low.bit_length() - 1] = pos
+        pos -= 1
+        bits ^= low
+    return bytes(index)
 
 
 class CollisionNode(List[Any]):
-    """``[0, 0, owner, entries...]``: two or more entries whose full hashes are equal."""
+    """``[0, 0, owner, _NO_INDEX, entries...]``: two or more entries whose full
+    hashes are equal."""
 
     __slots__ = ()
 
@@ -96,12 +150,13 @@ def _collision(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
     node.append(0)
     node.append(0)
     node.append(owner)
+    node.append(_NO_INDEX)
     for entry in entries:
         node.append(entry)
     return node
 
 
-EMPTY_ROOT: BitmapNode = [0, 0, None]
+EMPTY_ROOT: BitmapNode = [0, 0, None, _NO_INDEX]
 """The root of every empty version; never edited (its owner is None)."""
 
 
@@ -124,26 +179,30 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     node = root
     hh = h
     while True:
-        bit = 1 << (hh & 31)
-        bitmap = node[0]
-        if bitmap & bit:
-            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-            if entry[0] == h:
-                k = entry[2]
+        slot = node[node[3][hh & 31]]
+        kind = type(slot)
+        if kind is tuple:
+            if slot[0] == h:
+                k = slot[2]
                 if k is key or k == key:
-                    return entry
+                    return slot  # type: ignore[no-any-return]
             return None
-        bitmap = node[1]
-        if bitmap & bit:
-            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+        if kind is list:
+            node = slot
             hh >>= 5
             continue
-        if type(node) is CollisionNode and node[3][0] == h:
-            for entry in node[3:]:
-                k = entry[2]
-                if k is key or k == key:
-                    return entry
-        return None
+        if kind is CollisionNode:
+            return _collision_find(slot, h, key)
+        return None  # an empty digit: the slot is the datamap
+
+
+def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
+    if node[4][0] == h:
+        for entry in node[4:]:
+            k = entry[2]
+            if k is key or k == key:
+                return entry  # type: ignore[no-any-return]
+    return None
 
 
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
@@ -159,19 +218,17 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
     else:
         node = root
         while True:
-            bit = 1 << (h & 31)
-            bitmap = node[0]
-            if bitmap & bit:
-                entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-                return entry if entry[2] is key else None
-            bitmap = node[1]
-            if bitmap & bit:
-                node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+            slot = node[node[3][h & 31]]
+            kind = type(slot)
+            if kind is tuple:
+                return slot if slot[2] is key else None
+            if kind is list:
+                node = slot
                 h >>= 5
                 continue
-            if type(node) is not CollisionNode:
+            if kind is not CollisionNode:
                 return None
-            entries = iter(node[FIRST:])
+            entries = iter(slot[FIRST:])
             break
     for entry in entries:
         if entry[2] is key:
@@ -189,10 +246,10 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        return [0, 1 << da, owner, _pair_subtree(a, b, shift + BITS, owner)]
+        return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
-        return [(1 << da) | (1 << db), 0, owner, a, b]
-    return [(1 << da) | (1 << db), 0, owner, b, a]
+        return [(1 << da) | (1 << db), 0, owner, _pair_index(da, db), a, b]
+    return [(1 << da) | (1 << db), 0, owner, _pair_index(db, da), b, a]
 
 
 def _split_collision(
@@ -202,8 +259,8 @@ def _split_collision(
     dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        return [0, 1 << dc, owner, _split_collision(coll, entry, shift + BITS, owner)]
-    return [1 << de, 1 << dc, owner, entry, coll]
+        return [0, 1 << dc, owner, _SOLO[dc], _split_collision(coll, entry, shift + BITS, owner)]
+    return [1 << de, 1 << dc, owner, _pair_index(de, dc), entry, coll]
 
 
 def _collision_put(
@@ -249,13 +306,12 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
     or would hold, an entry of that hash inline (a collision node's bitmaps
     are 0: it stops there too); append each step to ``path``."""
     while True:
-        bit = 1 << ((h >> shift) & 31)
-        nodemap = node[1]
-        if node[0] & bit or not nodemap & bit:
+        j = node[3][(h >> shift) & 31]
+        child = node[j]
+        if not j or type(child) is tuple:
             return node, shift
-        j = -1 - (nodemap & (bit - 1)).bit_count()
         path.append((node, j))
-        node = node[j]
+        node = child
         shift += BITS
 
 
@@ -264,15 +320,20 @@ def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[
     child taken) per level, for ``champ_put_at``.  The path stays valid while
     none of its nodes can be edited: always for a published version's trie.
     """
-    node, shift = _descend(root, 0, h, path)
-    if type(node) is CollisionNode:
-        return champ_find(node, h, key)  # (its bitmaps are 0: it scans the entries)
-    bit = 1 << ((h >> shift) & 31)
-    bitmap = node[0]
-    if not bitmap & bit:
-        return None
-    entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-    return entry if entry[0] == h and _same_key(entry[2], key) else None
+    node = root
+    hh = h
+    while True:
+        j = node[3][hh & 31]
+        slot = node[j]
+        if type(slot) is tuple:
+            return slot if slot[0] == h and _same_key(slot[2], key) else None
+        if not j:
+            return None  # an empty digit
+        path.append((node, j))
+        if type(slot) is not list:
+            return _collision_find(slot, h, key)
+        node = slot
+        hh >>= 5
 
 
 def _same_key(stored: Any, key: Any) -> bool:
@@ -298,19 +359,23 @@ def _put_at(
         if new is node:
             return path[0][0]
     else:
-        bit = 1 << ((entry[0] >> shift) & 31)
+        d = (entry[0] >> shift) & 31
+        bit = 1 << d
         bitmap = node[0]
-        i = 3 + (bitmap & (bit - 1)).bit_count()
         if not bitmap & bit:
+            i = 4 + (bitmap & (bit - 1)).bit_count()
+            index = _with(node[3].translate(_UP[i]), d, i)
             if owner is not None and node[2] is owner:
-                node.insert(i, entry)  # one step, then a store
+                node.insert(i, entry)  # one step, then stores
                 node[0] = bitmap | bit
+                node[3] = index
                 return path[0][0] if path else node
             new = node[:]
             new.insert(i, entry)
             new[0] = bitmap | bit
             new[2] = owner
-        elif node[i] is old:
+            new[3] = index
+        elif node[i := node[3][d]] is old:
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -318,13 +383,17 @@ def _put_at(
             new[2] = owner
             new[i] = entry
         else:
+            # The entry gives way to a child: positions above it move down
+            # one, and those from the child's on move back up.
             child = _pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
             new = node[:i] + node[i + 1 :]
-            new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
+            c = len(new) - (nodemap & (bit - 1)).bit_count()
+            new.insert(c, child)
             new[0] = bitmap ^ bit
             new[1] = nodemap
             new[2] = owner
+            new[3] = _with(node[3].translate(_DOWN[i + 1]).translate(_UP[c]), d, c)
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
@@ -385,7 +454,7 @@ def _remove_at(
     reached along ``path``) and of the nodes above it.
 
     Going up, what replaces the child at each level is either ``new`` (a node)
-    or, when ``single`` is set, the one entry ``new[3]`` left in it, which the
+    or, when ``single`` is set, the one entry ``new[4]`` left in it, which the
     parent takes inline.  A non-root node left with no entries and a lone
     collision node child gives way to that child.
     """
@@ -393,29 +462,33 @@ def _remove_at(
     if type(node) is CollisionNode:
         new = _collision_remove(node, old, owner)  # (never the root)
     else:
-        bitmap = node[0]
-        bit = 1 << ((old[0] >> shift) & 31)
-        i = 3 + (bitmap & (bit - 1)).bit_count()
+        d = (old[0] >> shift) & 31
+        bitmap = node[0] ^ (1 << d)
+        i = node[3][d]
+        index = _with(node[3].translate(_DOWN[i + 1]), d, 0)
         if not path:
             if owner is not None and node[2] is owner:
-                del node[i]  # one step, then a store
-                node[0] = bitmap ^ bit
+                del node[i]  # one step, then stores
+                node[0] = bitmap
+                node[3] = index
                 return node
             new = node[:i] + node[i + 1 :]
-            new[0] = bitmap ^ bit
+            new[0] = bitmap
             new[2] = owner
+            new[3] = index
             return new
         new = node[:i] + node[i + 1 :]  # below the root: always a new node
-        new[0] = bitmap ^ bit
+        new[0] = bitmap
         new[2] = owner
+        new[3] = index
     base = shift - BITS * len(path)  # the shift of path[0]'s node
     for k in range(len(path) - 1, -1, -1):
-        if len(new) == 4:
+        if len(new) == 5:
             if type(new) is CollisionNode or not new[1]:
                 single = True  # one entry and no children
-            elif type(new[3]) is CollisionNode:
+            elif type(new[4]) is CollisionNode:
                 single = False
-                new = new[3]  # a lone collision node moves up
+                new = new[4]  # a lone collision node moves up
             else:
                 single = False
         else:
@@ -423,20 +496,24 @@ def _remove_at(
         parent, j = path[k]
         if single:
             # Inline the child's last entry into the parent: a new list first.
-            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
+            # Positions from the entry's up to the child's move up one.
+            d = (old[0] >> (base + BITS * k)) & 31
+            bit = 1 << d
             bitmap = parent[0] | bit
+            e = 4 + (bitmap & (bit - 1)).bit_count()
             rebuilt = parent[:]
             del rebuilt[j]
-            rebuilt.insert(3 + (bitmap & (bit - 1)).bit_count(), new[3])
+            rebuilt.insert(e, new[4])
             rebuilt[0] = bitmap
             rebuilt[1] ^= bit
             rebuilt[2] = owner
+            rebuilt[3] = _with(parent[3].translate(_UP[e]).translate(_DOWN[j + 1]), d, e)
             if k == 0 and owner is not None and parent[2] is owner:
                 parent[:] = rebuilt  # one step
                 return parent
             new = rebuilt
             continue
-        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 4:
+        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 5:
             continue  # the parent would hold only it: it moves up again
         if owner is not None and parent[2] is owner:
             parent[j] = new  # its own parent is owned too and keeps it
@@ -649,6 +726,7 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     if type(node) is CollisionNode:
         assert not is_root, "the root must be a bitmap node"
         assert node[DATAMAP] == 0 and node[NODEMAP] == 0, "collision node with bitmaps"
+        assert node[INDEX] == _NO_INDEX, "collision node with an index"
         entries = node[FIRST:]
         assert len(entries) >= 2, "collision node with %d entries" % len(entries)
         for e in entries:
@@ -665,6 +743,8 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
         "bitmaps/payload mismatch"
     )
+    index = node[INDEX]
+    assert type(index) is bytes and index == _index_of(datamap, nodemap), "index off the bitmaps"
     entries, children = _split(node)
     digits = []
     for e in entries:
