@@ -192,6 +192,8 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
 
     Cost: O(log n) new nodes.
     """
+    if owner is None:
+        return _replace_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -212,6 +214,30 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
         new[3] = owner
         new[i] = item
         return _reattach(path, new, owner)
+
+
+def _replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
+    """``order_replace`` with no owner: the path is copied top-down, each copy
+    stored into the copy above it (no path list, no second walk; nothing is
+    reachable from outside until the new root is returned).  A full node's
+    slot is its digit (no popcount): dense seqs fill every node but the last
+    ones."""
+    root = new = node[:]
+    new[3] = None
+    shift = new[0]
+    while shift:
+        d = (seq >> shift) & (INNER_SIZE - 1)
+        bitmap = new[2]
+        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        child = new[i][:]
+        child[3] = None
+        new[i] = child
+        new = child
+        shift = new[0]
+    d = seq & (LEAF_SIZE - 1)
+    bitmap = new[2]
+    new[4 + (d if bitmap == 0xFF else (bitmap & ((1 << d) - 1)).bit_count())] = item
+    return root
 
 
 def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional[OrderNode]:
