@@ -14,20 +14,19 @@ children...]``, the entries in digit order from index ``FIRST`` on and the
 children in *reverse* digit order at the end, so child ``j`` is ``node[-1 - j]``
 and no popcount of the other bitmap is needed (the C core keeps the same two
 dense arrays).  A copy along a path is one list slice.  ``index`` is what
-only the pure core has: 32 bytes, the position in the node of each digit's
-entry or child (0 if empty, which lands on the datamap, an int), so a lookup
-level is ``node[node[3][digit]]`` and a test of the slot's type (a tuple is an
-entry, a list a child) instead of two bitmap tests and a popcount.  Edits keep
-it with ``bytes.translate`` (see ``_UP``); a node copied along a path shares
-its parent version's index object.
+only the pure core has: 64 bytes, the position in the node of each digit's
+child (bytes 0-31) and of its entry (bytes ``ENTRY + d``), 0 for none, so a
+lookup level is ``node[index[digit]]`` with no bitmap test, popcount or type
+test.  Edits keep it with ``bytes.translate`` (see ``_UP``); a node copied
+along a path shares its parent version's index object.
 
 Two entries whose digits clash go into a child built canonically: equal full
 hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, _NO_INDEX,
 entries...]``, compared as a set; both bitmaps are 0 and its index empty, so a
-lookup never walks into one, and asks for its type only there); otherwise a
-bitmap node at the next shift.  Deletion undoes exactly that: a non-root child
-left with one entry is inlined into its parent, and a non-root bitmap node
-left holding only a ``CollisionNode`` is replaced by it.  The shape is
+lookup that reaches one finds no slot, and only then asks for its type);
+otherwise a bitmap node at the next shift.  Deletion undoes exactly that: a
+non-root child left with one entry is inlined into its parent, and a non-root
+bitmap node left holding only a ``CollisionNode`` is replaced by it.  The shape is
 therefore a function of the set of hashes alone, never of history, which is
 what lets ``champ_equal`` and ``champ_diff`` compare two versions position by
 position and skip subtrees they share (``is``).
@@ -82,21 +81,21 @@ OWNER = 2
 INDEX = 3
 FIRST = 4
 
-# The digit -> slot index: ``bytes`` of 32, byte d the position in the node of
-# digit d's entry or child, 0 for an empty digit (position 0 holds the datamap,
-# an int: a lookup that lands there finds neither an entry, a tuple, nor a
-# child, a list).  A lookup reads one object per level instead of two bitmaps
-# and a popcount; an edit derives the new index from the old one with
+# The digit -> slot index: ``bytes`` of 64, byte d the position in the node of
+# digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
+# lookup reads one object per level instead of two bitmaps and a popcount,
+# and needs no type test; an edit derives the new index from the old one with
 # ``bytes.translate`` (positions at or above ``lo`` moved up or down by one:
-# _UP[lo], _DOWN[lo]) and one byte stored (_with).  Collision nodes and the
-# empty root hold _NO_INDEX.
-_NO_INDEX = bytes(32)
+# _UP[lo], _DOWN[lo]) and one or two bytes stored (_with, _with2).  Collision
+# nodes and the empty root hold _NO_INDEX.
+ENTRY = 32
+_NO_INDEX = bytes(64)
 _MAX_POS = FIRST + 32
 _UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _BYTE = [bytes((b,)) for b in range(256)]
 _SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
-"""The index of a node whose one slot is at digit d."""
+"""The index of a node whose one slot is a child at digit d."""
 
 Node = List[Any]
 Path = List[Tuple[Node, int]]
@@ -105,24 +104,32 @@ BitmapNode = List[Any]
 """``[datamap, nodemap, owner, index, entries..., children in reverse digit order...]``."""
 
 
-def _with(index: bytes, d: int, pos: int) -> bytes:
-    """``index`` with digit ``d`` at position ``pos`` (0: empty)."""
-    return index[:d] + _BYTE[pos] + index[d + 1 :]
+def _with(index: bytes, b: int, pos: int) -> bytes:
+    """``index`` with byte ``b`` (``d`` or ``ENTRY + d``) set to ``pos``."""
+    return index[:b] + _BYTE[pos] + index[b + 1 :]
 
 
-def _pair_index(d1: int, d2: int) -> bytes:
-    """The index of a node with two slots: digit ``d1`` first, then ``d2``."""
-    return _with(_SOLO[d1], d2, FIRST + 1)
+def _with2(index: bytes, d: int, child: int, entry: int) -> bytes:
+    """``index`` with digit ``d``'s child position ``child``, entry position
+    ``entry`` (one of them 0)."""
+    return (
+        index[:d] + _BYTE[child] + index[d + 1 : ENTRY + d] + _BYTE[entry] + index[ENTRY + d + 1 :]
+    )
+
+
+def _pair_index(b1: int, b2: int) -> bytes:
+    """The index of a node with two slots: byte ``b1`` at FIRST, then ``b2``."""
+    return _with(_with(_NO_INDEX, b1, FIRST), b2, FIRST + 1)
 
 
 def _index_of(datamap: int, nodemap: int) -> bytes:
     """The index of a node with these bitmaps, built from scratch (checks)."""
-    index = bytearray(32)
+    index = bytearray(64)
     pos = FIRST
     bits = datamap
     while bits:
         low = bits & -bits
-        index[low.bit_length() - 1] = pos
+        index[ENTRY + low.bit_length() - 1] = pos
         pos += 1
         bits ^= low
     pos = FIRST + datamap.bit_count() + nodemap.bit_count() - 1
@@ -179,21 +186,24 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     node = root
     hh = h
     while True:
-        slot = node[node[3][hh & 31]]
-        kind = type(slot)
-        if kind is tuple:
-            if slot[0] == h:
-                k = slot[2]
-                if k is key or k == key:
-                    return slot  # type: ignore[no-any-return]
-            return None
-        if kind is list:
-            node = slot
+        index = node[3]
+        d = hh & 31
+        j = index[d]
+        if j:
+            node = node[j]
             hh >>= 5
             continue
-        if kind is CollisionNode:
-            return _collision_find(slot, h, key)
-        return None  # an empty digit: the slot is the datamap
+        j = index[32 + d]
+        if j:
+            entry = node[j]
+            if entry[0] == h:
+                k = entry[2]
+                if k is key or k == key:
+                    return entry  # type: ignore[no-any-return]
+            return None
+        if type(node) is CollisionNode:
+            return _collision_find(node, h, key)
+        return None
 
 
 def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
@@ -218,17 +228,19 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
     else:
         node = root
         while True:
-            slot = node[node[3][h & 31]]
-            kind = type(slot)
-            if kind is tuple:
-                return slot if slot[2] is key else None
-            if kind is list:
-                node = slot
+            index = node[3]
+            j = index[h & 31]
+            if j:
+                node = node[j]
                 h >>= 5
                 continue
-            if kind is not CollisionNode:
+            j = index[32 + (h & 31)]
+            if j:
+                entry: Entry = node[j]
+                return entry if entry[2] is key else None
+            if type(node) is not CollisionNode:
                 return None
-            entries = iter(slot[FIRST:])
+            entries = iter(node[FIRST:])
             break
     for entry in entries:
         if entry[2] is key:
@@ -248,8 +260,8 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     if da == db:
         return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
-        return [(1 << da) | (1 << db), 0, owner, _pair_index(da, db), a, b]
-    return [(1 << da) | (1 << db), 0, owner, _pair_index(db, da), b, a]
+        return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + da, ENTRY + db), a, b]
+    return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + db, ENTRY + da), b, a]
 
 
 def _split_collision(
@@ -260,7 +272,7 @@ def _split_collision(
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
         return [0, 1 << dc, owner, _SOLO[dc], _split_collision(coll, entry, shift + BITS, owner)]
-    return [1 << de, 1 << dc, owner, _pair_index(de, dc), entry, coll]
+    return [1 << de, 1 << dc, owner, _pair_index(ENTRY + de, dc), entry, coll]
 
 
 def _collision_put(
@@ -307,11 +319,10 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
     are 0: it stops there too); append each step to ``path``."""
     while True:
         j = node[3][(h >> shift) & 31]
-        child = node[j]
-        if not j or type(child) is tuple:
+        if not j:
             return node, shift
         path.append((node, j))
-        node = child
+        node = node[j]
         shift += BITS
 
 
@@ -323,17 +334,20 @@ def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[
     node = root
     hh = h
     while True:
-        j = node[3][hh & 31]
-        slot = node[j]
-        if type(slot) is tuple:
-            return slot if slot[0] == h and _same_key(slot[2], key) else None
+        index = node[3]
+        j = index[hh & 31]
         if not j:
-            return None  # an empty digit
+            break
         path.append((node, j))
-        if type(slot) is not list:
-            return _collision_find(slot, h, key)
-        node = slot
+        node = node[j]
         hh >>= 5
+    j = index[32 + (hh & 31)]
+    if j:
+        entry: Entry = node[j]
+        return entry if entry[0] == h and _same_key(entry[2], key) else None
+    if type(node) is CollisionNode:
+        return _collision_find(node, h, key)
+    return None
 
 
 def _same_key(stored: Any, key: Any) -> bool:
@@ -364,7 +378,7 @@ def _put_at(
         bitmap = node[0]
         if not bitmap & bit:
             i = 4 + (bitmap & (bit - 1)).bit_count()
-            index = _with(node[3].translate(_UP[i]), d, i)
+            index = _with(node[3].translate(_UP[i]), ENTRY + d, i)
             if owner is not None and node[2] is owner:
                 node.insert(i, entry)  # one step, then stores
                 node[0] = bitmap | bit
@@ -375,7 +389,7 @@ def _put_at(
             new[0] = bitmap | bit
             new[2] = owner
             new[3] = index
-        elif node[i := node[3][d]] is old:
+        elif node[i := node[3][ENTRY + d]] is old:
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -393,7 +407,7 @@ def _put_at(
             new[0] = bitmap ^ bit
             new[1] = nodemap
             new[2] = owner
-            new[3] = _with(node[3].translate(_DOWN[i + 1]).translate(_UP[c]), d, c)
+            new[3] = _with2(node[3].translate(_DOWN[i + 1]).translate(_UP[c]), d, c, 0)
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
@@ -464,8 +478,8 @@ def _remove_at(
     else:
         d = (old[0] >> shift) & 31
         bitmap = node[0] ^ (1 << d)
-        i = node[3][d]
-        index = _with(node[3].translate(_DOWN[i + 1]), d, 0)
+        i = node[3][ENTRY + d]
+        index = _with(node[3].translate(_DOWN[i + 1]), ENTRY + d, 0)
         if not path:
             if owner is not None and node[2] is owner:
                 del node[i]  # one step, then stores
@@ -507,7 +521,7 @@ def _remove_at(
             rebuilt[0] = bitmap
             rebuilt[1] ^= bit
             rebuilt[2] = owner
-            rebuilt[3] = _with(parent[3].translate(_UP[e]).translate(_DOWN[j + 1]), d, e)
+            rebuilt[3] = _with2(parent[3].translate(_UP[e]).translate(_DOWN[j + 1]), d, 0, e)
             if k == 0 and owner is not None and parent[2] is owner:
                 parent[:] = rebuilt  # one step
                 return parent
