@@ -411,13 +411,26 @@ def _put_at(
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
+    if owner is None:
+        return _copy_path(path, new)
     for k in range(len(path) - 1, -1, -1):
         parent, j = path[k]
-        if owner is not None and parent[2] is owner:
+        if parent[2] is owner:
             parent[j] = new
             return path[0][0]
         copy = parent[:]
         copy[2] = owner
+        copy[j] = new
+        new = copy
+    return new
+
+
+def _copy_path(path: Path, new: Node) -> BitmapNode:
+    """The new root when no node is owned: ``new`` stored into a copy of each
+    node along ``path``, bottom-up."""
+    for parent, j in reversed(path):
+        copy = parent[:]
+        copy[2] = None
         copy[j] = new
         new = copy
     return new
@@ -529,7 +542,11 @@ def _remove_at(
             continue
         if k and type(new) is CollisionNode and not parent[0] and len(parent) == 5:
             continue  # the parent would hold only it: it moves up again
-        if owner is not None and parent[2] is owner:
+        if owner is None:
+            # From here up every level is a plain copy: this parent's copy
+            # holds more than a lone collision node, and stays.
+            return _copy_path(path[: k + 1], new)
+        if parent[2] is owner:
             parent[j] = new  # its own parent is owned too and keeps it
             return path[0][0]
         copy = parent[:]
