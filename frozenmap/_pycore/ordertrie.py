@@ -101,6 +101,13 @@ def _reattach(path: Path, new: OrderNode, owner: Optional[object]) -> OrderNode:
     """Install ``new`` in place of the last node taken along ``path`` (a list of
     (parent, slot index)), copying the parents the caller does not own; return
     the root.  Only stores into owned nodes, which happen after every copy."""
+    if owner is None:
+        for parent, i in reversed(path):
+            copy = parent[:]
+            copy[3] = None
+            copy[i] = new
+            new = copy
+        return new
     for k in range(len(path) - 1, -1, -1):
         parent, i = path[k]
         if owner is not None and parent[OWNER] is owner:
@@ -249,8 +256,9 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     root = node
     path: Path = []
     while node[0]:
-        bit = 1 << ((seq >> node[0]) & (INNER_SIZE - 1))
-        i = 4 + (node[2] & (bit - 1)).bit_count()
+        d = (seq >> node[0]) & (INNER_SIZE - 1)
+        bitmap = node[2]
+        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
         path.append((node, i))
         node = node[i]
     bit = 1 << (seq & (LEAF_SIZE - 1))
