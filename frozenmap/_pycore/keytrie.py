@@ -186,14 +186,12 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     node = root
     hh = h
     while True:
-        index = node[3]
-        d = hh & 31
-        j = index[d]
+        j = node[3][hh & 31]
         if j:
             node = node[j]
             hh >>= 5
             continue
-        j = index[32 + d]
+        j = node[3][32 + (hh & 31)]
         if j:
             entry = node[j]
             if entry[0] == h:
