@@ -399,7 +399,8 @@ def _put_at(
             # one, and those from the child's on move back up.
             child = _pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
-            new = node[:i] + node[i + 1 :]
+            new = node[:]  # (one copy, cheaper than two slices and a concatenation)
+            del new[i]
             c = len(new) - (nodemap & (bit - 1)).bit_count()
             new.insert(c, child)
             new[0] = bitmap ^ bit
@@ -497,15 +498,13 @@ def _remove_at(
                 node[0] = bitmap
                 node[3] = index
                 return node
-            new = node[:i] + node[i + 1 :]
-            new[0] = bitmap
-            new[2] = owner
-            new[3] = index
-            return new
-        new = node[:i] + node[i + 1 :]  # below the root: always a new node
+        new = node[:]  # below the root: always a new node
+        del new[i]
         new[0] = bitmap
         new[2] = owner
         new[3] = index
+        if not path:
+            return new
     base = shift - BITS * len(path)  # the shift of path[0]'s node
     for k in range(len(path) - 1, -1, -1):
         if len(new) == 5:

@@ -277,7 +277,8 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
         del node[i]  # one step, then a store
         node[2] = bitmap ^ bit
         return root
-    new = node[:i] + node[i + 1 :]
+    new = node[:]
+    del new[i]
     new[2] = bitmap ^ bit
     new[3] = owner
     return _reattach(path, new, owner)
