@@ -111,15 +111,20 @@ def _with(index: bytes, b: int, pos: int) -> bytes:
 
 def _with2(index: bytes, d: int, child: int, entry: int) -> bytes:
     """``index`` with digit ``d``'s child position ``child``, entry position
-    ``entry`` (one of them 0)."""
-    return (
-        index[:d] + _BYTE[child] + index[d + 1 : ENTRY + d] + _BYTE[entry] + index[ENTRY + d + 1 :]
-    )
+    ``entry`` (one of them 0).  (Through a bytearray: fewer objects than
+    slices for two bytes.)"""
+    new = bytearray(index)
+    new[d] = child
+    new[ENTRY + d] = entry
+    return bytes(new)
 
 
 def _pair_index(b1: int, b2: int) -> bytes:
     """The index of a node with two slots: byte ``b1`` at FIRST, then ``b2``."""
-    return _with(_with(_NO_INDEX, b1, FIRST), b2, FIRST + 1)
+    new = bytearray(64)
+    new[b1] = FIRST
+    new[b2] = FIRST + 1
+    return bytes(new)
 
 
 def _index_of(datamap: int, nodemap: int) -> bytes:
