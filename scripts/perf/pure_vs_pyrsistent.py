@@ -18,6 +18,12 @@ picks the modes to compare against: ``c`` (as installed) and/or ``pure``
 (``PYRSISTENT_NO_C_EXTENSION=1``, which ``pyrsistent._pvector`` reads once at
 import, so each mode runs in its own subprocess of this script).  With both,
 a summary puts the two ratios side by side.
+
+``--against REV`` times the working tree's pure core against commit REV's
+instead, both in one process (the old one imported under another package
+name), interleaved the same way: ratio tree / REV.  On a shared machine that
+is the fairest before/after; even so, one median of 15 rounds moves by up to
+±20% (an A/B of two identical trees gave 0.84 to 1.22).
 """
 
 from __future__ import annotations
@@ -106,6 +112,71 @@ def timed(fn: Callable[[], None], count: int, repeat: int = 3) -> float:
 
 
 Result = Dict[str, Any]
+Times = Dict[Tuple[str, str], List[float]]
+
+
+def interleave(
+    libs: Dict[str, Dict[str, Tuple[Callable[[], None], int]]],
+    a: str,
+    b: str,
+    rounds: int,
+    ops: List[str],
+) -> Tuple[Times, Dict[str, List[float]]]:
+    """Time each operation on ``a`` and ``b`` back to back, the order
+    alternating between rounds; return the times and the ratios a / b."""
+    times: Times = {}
+    ratios: Dict[str, List[float]] = {op: [] for op in ops}
+    for r in range(rounds):
+        for op in ops:
+            got = {}
+            for lib in (a, b) if r % 2 == 0 else (b, a):
+                fn, count = libs[lib][op]
+                got[lib] = timed(fn, count)
+                times.setdefault((lib, op), []).append(got[lib])
+            ratios[op].append(got[a] / got[b])
+    return times, ratios
+
+
+def run_against(rev: str, sizes: List[int], rounds: int, ops: List[str]) -> None:
+    """The working tree's pure core against commit ``rev``'s, in one process
+    (``git archive`` of its ``frozenmap`` imported as ``frozenmap_base``):
+    the fairest before/after on a noisy machine."""
+    import io
+    import tarfile
+    import tempfile
+
+    tar = subprocess.run(
+        ["git", "-C", ROOT, "archive", "--format=tar", rev, "frozenmap"],
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
+    with tempfile.TemporaryDirectory(prefix="frozenmap_base_") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            archive.extractall(tmp)
+        os.rename(os.path.join(tmp, "frozenmap"), os.path.join(tmp, "frozenmap_base"))
+        sys.path.insert(0, tmp)
+        # (imported while the directory exists: the operations timed import nothing later)
+        from frozenmap_base._pycore.frozendict import frozendict as old  # type: ignore
+
+        sys.path.remove(tmp)
+    from frozenmap._pycore.frozendict import frozendict as new
+
+    print("Python %s; the working tree / commit %s, pure cores" % (sys.version.split()[0], rev))
+    for n in sizes:
+        data = {"key%d" % i: i for i in range(n)}
+        libs = {
+            "tree": make_ops(new(data), "frozenmap", data, random.Random(814)),
+            rev: make_ops(old(data), "frozenmap", data, random.Random(814)),
+        }
+        ratios = interleave(libs, "tree", rev, rounds, ops)[1]
+        print("n=%d\n%-14s %8s %16s" % (n, "operation", "ratio", "spread"))
+        for op in ops:
+            rs = ratios[op]
+            print(
+                "%-14s %7.3fx %7.2f..%-7.2f" % (op, statistics.median(rs), min(rs), max(rs)),
+                flush=True,
+            )
+        print()
 
 
 def pyrsistent_mode() -> str:
@@ -136,17 +207,7 @@ def run(n: int, rounds: int, ops: List[str]) -> Result:
         "frozenmap": make_ops(fm, "frozenmap", data, random.Random(814)),
         "pyrsistent": make_ops(pm, "pyrsistent", data, random.Random(814)),
     }
-    times: Dict[Tuple[str, str], List[float]] = {}
-    ratios: Dict[str, List[float]] = {op: [] for op in ops}
-    for r in range(rounds):
-        for op in ops:
-            order = ["frozenmap", "pyrsistent"] if r % 2 == 0 else ["pyrsistent", "frozenmap"]
-            got = {}
-            for lib in order:
-                fn, count = libs[lib][op]
-                got[lib] = timed(fn, count)
-                times.setdefault((lib, op), []).append(got[lib])
-            ratios[op].append(got["frozenmap"] / got["pyrsistent"])
+    times, ratios = interleave(libs, "frozenmap", "pyrsistent", rounds, ops)
     print(
         "%-14s %12s %12s %8s %16s" % ("operation", "frozenmap µs", "pyrsist. µs", "ratio", "spread")
     )
@@ -207,6 +268,11 @@ def main() -> None:
         default="c,pure",
         help="pyrsistent modes to compare against: c (C pvector, as installed), pure",
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="instead: the working tree's pure core against commit REV's (ratio tree / REV)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     ops = args.ops.split(",")
@@ -214,6 +280,9 @@ def main() -> None:
         if op not in OPS:
             parser.error("unknown operation %r (one of %s)" % (op, ", ".join(OPS)))
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.against:
+        run_against(args.against, sizes, args.rounds, ops)
+        return
     if args.child:
         results = [run(n, args.rounds, ops) for n in sizes]
         print(json.dumps(results))
