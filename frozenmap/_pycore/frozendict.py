@@ -27,7 +27,15 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
-from .hashing import acc_replace, hash_finalize, key_hash, pair_hash, shuffle_bits
+from .hashing import (
+    MASK,
+    acc_replace,
+    hash_finalize,
+    key_hash,
+    pair_hash,
+    shuffle_bits,
+    unhashable,
+)
 from .keytrie import (
     BitmapNode,
     Entry,
@@ -229,7 +237,11 @@ class frozendict:
         return order_items_reversed(self._order)
 
     def __getitem__(self, key: Any) -> Any:
-        entry = champ_find(self._root, key_hash(key), key)
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
+        entry = champ_find(self._root, h, key)
         if entry is not None:
             return entry[3]
         if type(self) is not frozendict:
@@ -253,13 +265,21 @@ class frozendict:
             raise _call_error(
                 frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
             )
-        entry = champ_find(self._root, key_hash(key), key)
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
+        entry = champ_find(self._root, h, key)
         return default if entry is None else entry[3]
 
     get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
     def __contains__(self, key: object) -> bool:
-        return champ_find(self._root, key_hash(key), key) is not None
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
+        return champ_find(self._root, h, key) is not None
 
     def __len__(self) -> int:
         return self._len
@@ -404,7 +424,10 @@ class frozendict:
         # locate (the keys' __eq__), then the accumulator (the value's
         # __hash__), then new paths in both tries (no user code, no node of
         # a published version edited: the owner is None).
-        h = key_hash(key)
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
         path: List[Tuple[Any, int]] = []  # the walk, not repeated by the edit
         old = champ_find_path(self._root, h, key, path)
         acc = self._acc
@@ -431,8 +454,12 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
         path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, key_hash(key), key, path)
+        old = champ_find_path(self._root, h, key, path)
         if old is None:
             raise KeyError(key)
         return self._without(old, path)
@@ -443,8 +470,12 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
+        try:
+            h = hash(key) & MASK  # key_hash, inlined
+        except TypeError as exc:
+            unhashable(key, exc)
         path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, key_hash(key), key, path)
+        old = champ_find_path(self._root, h, key, path)
         if old is None:
             return self._exact()
         return self._without(old, path)

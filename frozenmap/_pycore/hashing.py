@@ -16,13 +16,14 @@ Mirrors ``frozenmap/_ccore/hashing.c``.
 from __future__ import annotations
 
 import sys
-from typing import Any, Optional
+from typing import Any, NoReturn, Optional
 
 from .._typeinfo import type_fullname, type_lookup
 
 __all__ = [
     "MASK",
     "key_hash",
+    "unhashable",
     "pure_key_hash",
     "pair_hash",
     "shuffle_bits",
@@ -46,15 +47,23 @@ def key_hash(key: Any) -> int:
 
     Only an exact ``TypeError`` from ``__hash__`` is rewritten (as the builtin
     does); every other exception, TypeError subclasses included, passes through.
+    (The hot paths of ``frozendict`` inline this: ``hash(key) & MASK``, and
+    ``unhashable`` on a TypeError.)
     """
     try:
         return hash(key) & MASK
     except TypeError as exc:
-        if type(exc) is not TypeError:
-            raise
-        raise TypeError(
-            "cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc)
-        ) from None
+        unhashable(key, exc)
+
+
+def unhashable(key: Any, exc: TypeError) -> NoReturn:
+    """Raise what ``key_hash`` raises when ``hash(key)`` raised ``exc``; called
+    in the ``except`` clause (the rewritten error's context is ``exc``)."""
+    if type(exc) is not TypeError:
+        raise exc
+    raise TypeError(
+        "cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc)
+    ) from None
 
 
 def _hash_slot(cls: type) -> Any:

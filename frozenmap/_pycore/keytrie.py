@@ -9,19 +9,24 @@ the tuple ``(hash, seq, key, value)``: the stored hash means a key is never
 re-hashed; the ``seq`` is its position in the order trie.
 
 A node is one flat Python list (the cheapest object to build, copy and index
-in the interpreter): ``[datamap, nodemap, owner, entries..., children...]``,
-the entries in digit order from index ``FIRST`` on and the children in
-*reverse* digit order at the end, so child ``j`` is ``node[-1 - j]`` and no
-popcount of the other bitmap is needed (the C core keeps the same two dense
-arrays).  A copy along a path is one list slice.
+in the interpreter): ``[datamap, nodemap, owner, index, entries...,
+children...]``, the entries in digit order from index ``FIRST`` on and the
+children in *reverse* digit order at the end, so child ``j`` is ``node[-1 - j]``
+and no popcount of the other bitmap is needed (the C core keeps the same two
+dense arrays).  A copy along a path is one list slice.  ``index`` is what
+only the pure core has: 64 bytes, the position in the node of each digit's
+child (bytes 0-31) and of its entry (bytes ``ENTRY + d``), 0 for none, so a
+lookup level is ``node[index[digit]]`` with no bitmap test, popcount or type
+test.  Edits keep it with ``bytes.translate`` (see ``_UP``); a node copied
+along a path shares its parent version's index object.
 
 Two entries whose digits clash go into a child built canonically: equal full
-hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, entries...]``,
-compared as a set; both bitmaps are 0, so a lookup that reaches one falls
-through to the miss branch, and only there asks for its type); otherwise a
-bitmap node at the next shift.  Deletion undoes exactly that: a non-root child
-left with one entry is inlined into its parent, and a non-root bitmap node
-left holding only a ``CollisionNode`` is replaced by it.  The shape is
+hashes make a ``CollisionNode`` (a list subclass ``[0, 0, owner, _NO_INDEX,
+entries...]``, compared as a set; both bitmaps are 0 and its index empty, so a
+lookup that reaches one finds no slot, and only then asks for its type);
+otherwise a bitmap node at the next shift.  Deletion undoes exactly that: a
+non-root child left with one entry is inlined into its parent, and a non-root
+bitmap node left holding only a ``CollisionNode`` is replaced by it.  The shape is
 therefore a function of the set of hashes alone, never of history, which is
 what lets ``champ_equal`` and ``champ_diff`` compare two versions position by
 position and skip subtrees they share (``is``).
@@ -69,21 +74,82 @@ DIGIT_MASK = 31
 MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
 
 # A node's fixed fields, then its payload from FIRST on.  (The hot loops
-# write them as the literals 0, 1, 2, 3: a global read per use costs time.)
+# write them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
 DATAMAP = 0
 NODEMAP = 1
 OWNER = 2
-FIRST = 3
+INDEX = 3
+FIRST = 4
+
+# The digit -> slot index: ``bytes`` of 64, byte d the position in the node of
+# digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
+# lookup reads one object per level instead of two bitmaps and a popcount,
+# and needs no type test; an edit derives the new index from the old one with
+# ``bytes.translate`` (positions at or above ``lo`` moved up or down by one:
+# _UP[lo], _DOWN[lo]) and one or two bytes stored (_with, _with2).  Collision
+# nodes and the empty root hold _NO_INDEX.
+ENTRY = 32
+_NO_INDEX = bytes(64)
+_MAX_POS = FIRST + 32
+_UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_BYTE = [bytes((b,)) for b in range(256)]
+_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
+"""The index of a node whose one slot is a child at digit d."""
 
 Node = List[Any]
 Path = List[Tuple[Node, int]]
 """A walk down the trie: (parent, index of the child taken) per level."""
 BitmapNode = List[Any]
-"""``[datamap, nodemap, owner, entries..., children in reverse digit order...]``."""
+"""``[datamap, nodemap, owner, index, entries..., children in reverse digit order...]``."""
+
+
+def _with(index: bytes, b: int, pos: int) -> bytes:
+    """``index`` with byte ``b`` (``d`` or ``ENTRY + d``) set to ``pos``."""
+    return index[:b] + _BYTE[pos] + index[b + 1 :]
+
+
+def _with2(index: bytes, d: int, child: int, entry: int) -> bytes:
+    """``index`` with digit ``d``'s child position ``child``, entry position
+    ``entry`` (one of them 0).  (Through a bytearray: fewer objects than
+    slices for two bytes.)"""
+    new = bytearray(index)
+    new[d] = child
+    new[ENTRY + d] = entry
+    return bytes(new)
+
+
+def _pair_index(b1: int, b2: int) -> bytes:
+    """The index of a node with two slots: byte ``b1`` at FIRST, then ``b2``."""
+    new = bytearray(64)
+    new[b1] = FIRST
+    new[b2] = FIRST + 1
+    return bytes(new)
+
+
+def _index_of(datamap: int, nodemap: int) -> bytes:
+    """The index of a node with these bitmaps, built from scratch (checks)."""
+    index = bytearray(64)
+    pos = FIRST
+    bits = datamap
+    while bits:
+        low = bits & -bits
+        index[ENTRY + low.bit_length() - 1] = pos
+        pos += 1
+        bits ^= low
+    pos = FIRST + datamap.bit_count() + nodemap.bit_count() - 1
+    bits = nodemap
+    while bits:
+        low = bits & -bits
+        index[low.bit_length() - 1] = pos
+        pos -= 1
+        bits ^= low
+    return bytes(index)
 
 
 class CollisionNode(List[Any]):
-    """``[0, 0, owner, entries...]``: two or more entries whose full hashes are equal."""
+    """``[0, 0, owner, _NO_INDEX, entries...]``: two or more entries whose full
+    hashes are equal."""
 
     __slots__ = ()
 
@@ -96,12 +162,13 @@ def _collision(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
     node.append(0)
     node.append(0)
     node.append(owner)
+    node.append(_NO_INDEX)
     for entry in entries:
         node.append(entry)
     return node
 
 
-EMPTY_ROOT: BitmapNode = [0, 0, None]
+EMPTY_ROOT: BitmapNode = [0, 0, None, _NO_INDEX]
 """The root of every empty version; never edited (its owner is None)."""
 
 
@@ -124,26 +191,31 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     node = root
     hh = h
     while True:
-        bit = 1 << (hh & 31)
-        bitmap = node[0]
-        if bitmap & bit:
-            entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
+        j = node[3][hh & 31]
+        if j:
+            node = node[j]
+            hh >>= 5
+            continue
+        j = node[3][32 + (hh & 31)]
+        if j:
+            entry = node[j]
             if entry[0] == h:
                 k = entry[2]
                 if k is key or k == key:
-                    return entry
+                    return entry  # type: ignore[no-any-return]
             return None
-        bitmap = node[1]
-        if bitmap & bit:
-            node = node[-1 - (bitmap & (bit - 1)).bit_count()]
-            hh >>= 5
-            continue
-        if type(node) is CollisionNode and node[3][0] == h:
-            for entry in node[3:]:
-                k = entry[2]
-                if k is key or k == key:
-                    return entry
+        if type(node) is CollisionNode:
+            return _collision_find(node, h, key)
         return None
+
+
+def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
+    if node[4][0] == h:
+        for entry in node[4:]:
+            k = entry[2]
+            if k is key or k == key:
+                return entry  # type: ignore[no-any-return]
+    return None
 
 
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
@@ -159,16 +231,16 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
     else:
         node = root
         while True:
-            bit = 1 << (h & 31)
-            bitmap = node[0]
-            if bitmap & bit:
-                entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-                return entry if entry[2] is key else None
-            bitmap = node[1]
-            if bitmap & bit:
-                node = node[-1 - (bitmap & (bit - 1)).bit_count()]
+            index = node[3]
+            j = index[h & 31]
+            if j:
+                node = node[j]
                 h >>= 5
                 continue
+            j = index[32 + (h & 31)]
+            if j:
+                entry: Entry = node[j]
+                return entry if entry[2] is key else None
             if type(node) is not CollisionNode:
                 return None
             entries = iter(node[FIRST:])
@@ -189,10 +261,10 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        return [0, 1 << da, owner, _pair_subtree(a, b, shift + BITS, owner)]
+        return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
-        return [(1 << da) | (1 << db), 0, owner, a, b]
-    return [(1 << da) | (1 << db), 0, owner, b, a]
+        return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + da, ENTRY + db), a, b]
+    return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + db, ENTRY + da), b, a]
 
 
 def _split_collision(
@@ -202,8 +274,8 @@ def _split_collision(
     dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        return [0, 1 << dc, owner, _split_collision(coll, entry, shift + BITS, owner)]
-    return [1 << de, 1 << dc, owner, entry, coll]
+        return [0, 1 << dc, owner, _SOLO[dc], _split_collision(coll, entry, shift + BITS, owner)]
+    return [1 << de, 1 << dc, owner, _pair_index(ENTRY + de, dc), entry, coll]
 
 
 def _collision_put(
@@ -249,11 +321,9 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
     or would hold, an entry of that hash inline (a collision node's bitmaps
     are 0: it stops there too); append each step to ``path``."""
     while True:
-        bit = 1 << ((h >> shift) & 31)
-        nodemap = node[1]
-        if node[0] & bit or not nodemap & bit:
+        j = node[3][(h >> shift) & 31]
+        if not j:
             return node, shift
-        j = -1 - (nodemap & (bit - 1)).bit_count()
         path.append((node, j))
         node = node[j]
         shift += BITS
@@ -264,15 +334,23 @@ def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[
     child taken) per level, for ``champ_put_at``.  The path stays valid while
     none of its nodes can be edited: always for a published version's trie.
     """
-    node, shift = _descend(root, 0, h, path)
+    node = root
+    hh = h
+    while True:
+        index = node[3]
+        j = index[hh & 31]
+        if not j:
+            break
+        path.append((node, j))
+        node = node[j]
+        hh >>= 5
+    j = index[32 + (hh & 31)]
+    if j:
+        entry: Entry = node[j]
+        return entry if entry[0] == h and _same_key(entry[2], key) else None
     if type(node) is CollisionNode:
-        return champ_find(node, h, key)  # (its bitmaps are 0: it scans the entries)
-    bit = 1 << ((h >> shift) & 31)
-    bitmap = node[0]
-    if not bitmap & bit:
-        return None
-    entry: Entry = node[3 + (bitmap & (bit - 1)).bit_count()]
-    return entry if entry[0] == h and _same_key(entry[2], key) else None
+        return _collision_find(node, h, key)
+    return None
 
 
 def _same_key(stored: Any, key: Any) -> bool:
@@ -298,19 +376,23 @@ def _put_at(
         if new is node:
             return path[0][0]
     else:
-        bit = 1 << ((entry[0] >> shift) & 31)
+        d = (entry[0] >> shift) & 31
+        bit = 1 << d
         bitmap = node[0]
-        i = 3 + (bitmap & (bit - 1)).bit_count()
         if not bitmap & bit:
+            i = 4 + (bitmap & (bit - 1)).bit_count()
+            index = _with(node[3].translate(_UP[i]), ENTRY + d, i)
             if owner is not None and node[2] is owner:
-                node.insert(i, entry)  # one step, then a store
+                node.insert(i, entry)  # one step, then stores
                 node[0] = bitmap | bit
+                node[3] = index
                 return path[0][0] if path else node
             new = node[:]
             new.insert(i, entry)
             new[0] = bitmap | bit
             new[2] = owner
-        elif node[i] is old:
+            new[3] = index
+        elif node[i := node[3][ENTRY + d]] is old:
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -318,23 +400,41 @@ def _put_at(
             new[2] = owner
             new[i] = entry
         else:
+            # The entry gives way to a child: positions above it move down
+            # one, and those from the child's on move back up.
             child = _pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
-            new = node[:i] + node[i + 1 :]
-            new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
+            new = node[:]  # (one copy, cheaper than two slices and a concatenation)
+            del new[i]
+            c = len(new) - (nodemap & (bit - 1)).bit_count()
+            new.insert(c, child)
             new[0] = bitmap ^ bit
             new[1] = nodemap
             new[2] = owner
+            new[3] = _with2(node[3].translate(_DOWN[i + 1]).translate(_UP[c]), d, c, 0)
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
+    if owner is None:
+        return _copy_path(path, new)
     for k in range(len(path) - 1, -1, -1):
         parent, j = path[k]
-        if owner is not None and parent[2] is owner:
+        if parent[2] is owner:
             parent[j] = new
             return path[0][0]
         copy = parent[:]
         copy[2] = owner
+        copy[j] = new
+        new = copy
+    return new
+
+
+def _copy_path(path: Path, new: Node) -> BitmapNode:
+    """The new root when no node is owned: ``new`` stored into a copy of each
+    node along ``path``, bottom-up."""
+    for parent, j in reversed(path):
+        copy = parent[:]
+        copy[2] = None
         copy[j] = new
         new = copy
     return new
@@ -385,7 +485,7 @@ def _remove_at(
     reached along ``path``) and of the nodes above it.
 
     Going up, what replaces the child at each level is either ``new`` (a node)
-    or, when ``single`` is set, the one entry ``new[3]`` left in it, which the
+    or, when ``single`` is set, the one entry ``new[4]`` left in it, which the
     parent takes inline.  A non-root node left with no entries and a lone
     collision node child gives way to that child.
     """
@@ -393,29 +493,31 @@ def _remove_at(
     if type(node) is CollisionNode:
         new = _collision_remove(node, old, owner)  # (never the root)
     else:
-        bitmap = node[0]
-        bit = 1 << ((old[0] >> shift) & 31)
-        i = 3 + (bitmap & (bit - 1)).bit_count()
+        d = (old[0] >> shift) & 31
+        bitmap = node[0] ^ (1 << d)
+        i = node[3][ENTRY + d]
+        index = _with(node[3].translate(_DOWN[i + 1]), ENTRY + d, 0)
         if not path:
             if owner is not None and node[2] is owner:
-                del node[i]  # one step, then a store
-                node[0] = bitmap ^ bit
+                del node[i]  # one step, then stores
+                node[0] = bitmap
+                node[3] = index
                 return node
-            new = node[:i] + node[i + 1 :]
-            new[0] = bitmap ^ bit
-            new[2] = owner
-            return new
-        new = node[:i] + node[i + 1 :]  # below the root: always a new node
-        new[0] = bitmap ^ bit
+        new = node[:]  # below the root: always a new node
+        del new[i]
+        new[0] = bitmap
         new[2] = owner
+        new[3] = index
+        if not path:
+            return new
     base = shift - BITS * len(path)  # the shift of path[0]'s node
     for k in range(len(path) - 1, -1, -1):
-        if len(new) == 4:
+        if len(new) == 5:
             if type(new) is CollisionNode or not new[1]:
                 single = True  # one entry and no children
-            elif type(new[3]) is CollisionNode:
+            elif type(new[4]) is CollisionNode:
                 single = False
-                new = new[3]  # a lone collision node moves up
+                new = new[4]  # a lone collision node moves up
             else:
                 single = False
         else:
@@ -423,22 +525,30 @@ def _remove_at(
         parent, j = path[k]
         if single:
             # Inline the child's last entry into the parent: a new list first.
-            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
+            # Positions from the entry's up to the child's move up one.
+            d = (old[0] >> (base + BITS * k)) & 31
+            bit = 1 << d
             bitmap = parent[0] | bit
+            e = 4 + (bitmap & (bit - 1)).bit_count()
             rebuilt = parent[:]
             del rebuilt[j]
-            rebuilt.insert(3 + (bitmap & (bit - 1)).bit_count(), new[3])
+            rebuilt.insert(e, new[4])
             rebuilt[0] = bitmap
             rebuilt[1] ^= bit
             rebuilt[2] = owner
+            rebuilt[3] = _with2(parent[3].translate(_UP[e]).translate(_DOWN[j + 1]), d, 0, e)
             if k == 0 and owner is not None and parent[2] is owner:
                 parent[:] = rebuilt  # one step
                 return parent
             new = rebuilt
             continue
-        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 4:
+        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 5:
             continue  # the parent would hold only it: it moves up again
-        if owner is not None and parent[2] is owner:
+        if owner is None:
+            # From here up every level is a plain copy: this parent's copy
+            # holds more than a lone collision node, and stays.
+            return _copy_path(path[: k + 1], new)
+        if parent[2] is owner:
             parent[j] = new  # its own parent is owned too and keeps it
             return path[0][0]
         copy = parent[:]
@@ -649,6 +759,7 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     if type(node) is CollisionNode:
         assert not is_root, "the root must be a bitmap node"
         assert node[DATAMAP] == 0 and node[NODEMAP] == 0, "collision node with bitmaps"
+        assert node[INDEX] == _NO_INDEX, "collision node with an index"
         entries = node[FIRST:]
         assert len(entries) >= 2, "collision node with %d entries" % len(entries)
         for e in entries:
@@ -665,6 +776,8 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
         "bitmaps/payload mismatch"
     )
+    index = node[INDEX]
+    assert type(index) is bytes and index == _index_of(datamap, nodemap), "index off the bitmaps"
     entries, children = _split(node)
     digits = []
     for e in entries:

@@ -101,6 +101,13 @@ def _reattach(path: Path, new: OrderNode, owner: Optional[object]) -> OrderNode:
     """Install ``new`` in place of the last node taken along ``path`` (a list of
     (parent, slot index)), copying the parents the caller does not own; return
     the root.  Only stores into owned nodes, which happen after every copy."""
+    if owner is None:
+        for parent, i in reversed(path):
+            copy = parent[:]
+            copy[3] = None
+            copy[i] = new
+            new = copy
+        return new
     for k in range(len(path) - 1, -1, -1):
         parent, i = path[k]
         if owner is not None and parent[OWNER] is owner:
@@ -192,6 +199,8 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
 
     Cost: O(log n) new nodes.
     """
+    if owner is None:
+        return _replace_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -214,6 +223,30 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
         return _reattach(path, new, owner)
 
 
+def _replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
+    """``order_replace`` with no owner: the path is copied top-down, each copy
+    stored into the copy above it (no path list, no second walk; nothing is
+    reachable from outside until the new root is returned).  A full node's
+    slot is its digit (no popcount): dense seqs fill every node but the last
+    ones."""
+    root = new = node[:]
+    new[3] = None
+    shift = new[0]
+    while shift:
+        d = (seq >> shift) & (INNER_SIZE - 1)
+        bitmap = new[2]
+        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        child = new[i][:]
+        child[3] = None
+        new[i] = child
+        new = child
+        shift = new[0]
+    d = seq & (LEAF_SIZE - 1)
+    bitmap = new[2]
+    new[4 + (d if bitmap == 0xFF else (bitmap & ((1 << d) - 1)).bit_count())] = item
+    return root
+
+
 def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional[OrderNode]:
     """Return the trie without the item at ``seq`` (which must exist), or None.
 
@@ -223,8 +256,9 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     root = node
     path: Path = []
     while node[0]:
-        bit = 1 << ((seq >> node[0]) & (INNER_SIZE - 1))
-        i = 4 + (node[2] & (bit - 1)).bit_count()
+        d = (seq >> node[0]) & (INNER_SIZE - 1)
+        bitmap = node[2]
+        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
         path.append((node, i))
         node = node[i]
     bit = 1 << (seq & (LEAF_SIZE - 1))
@@ -243,7 +277,8 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
         del node[i]  # one step, then a store
         node[2] = bitmap ^ bit
         return root
-    new = node[:i] + node[i + 1 :]
+    new = node[:]
+    del new[i]
     new[2] = bitmap ^ bit
     new[3] = owner
     return _reattach(path, new, owner)
