@@ -858,7 +858,7 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
     for (uint32_t bits = nodemap; bits; bits &= bits - 1) {
         unsigned d = (unsigned)FM_CTZ32(bits);
         Py_ssize_t start = fill[d] - count[d];
-        champ_node *c = NULL; /* the collision call always sets it here */
+        champ_node *c = NULL;           /* the collision call always sets it here */
         if (shift + CHAMP_BITS >= 64) { /* past the last digit: one hash */
             champ_build_collision(tmp + start, count[d], &c);
         }
