@@ -271,3 +271,60 @@ def test_dump_is_deterministic(core):
     fd = core.frozendict((k, 0) for k in canonical_keys())
     assert fd._dump() == fd._dump()
     assert isinstance(fd._dump(), str)
+
+
+def test_a_derived_version_outlives_the_versions_it_was_derived_from(core):
+    """In the C core a derived node borrows the children it shares with the
+    node it was copied from (a loan) and keeps that node alive instead; a
+    version must stay whole after every version before it is gone, through
+    chains of sets, inserts and deletes (``_check`` verifies every loan)."""
+    import gc
+    import random
+
+    rng = random.Random(11)
+    model = {key(i): i for i in range(5_000)}
+    cur = core.frozendict(model)
+    for step in range(3_000):
+        k = key(rng.randrange(6_000))
+        if k in model and step % 3 == 0:
+            del model[k]
+            cur = cur.delete(k)
+        else:
+            model[k] = step
+            cur = cur.set(k, step)
+        if step % 500 == 0:
+            gc.collect()
+            cur._check()
+    gc.collect()
+    cur._check()
+    assert dict(cur) == model
+    assert list(cur.items()) == list(model.items())
+
+
+def test_an_evolver_over_a_derived_version_never_writes_into_what_it_shares(core):
+    """A derived version shares (in the C core: borrows) most of its children
+    with the version it came from.  An evolver started on it owns the root
+    only; every node it reaches through a shared child must be copied, not
+    edited, whatever that child's own reference count says."""
+    base = core.frozendict({key(i): i for i in range(2_000)})
+    derived = base.set(key(5), "five").delete(key(6))
+    del base  # the derived version's nodes now hold the only loans on base's nodes
+    snapshot = list(derived.items())
+
+    def edit(mapping):
+        for i in range(0, 2_000, 3):
+            mapping[key(i)] = -i
+        for i in range(1, 2_000, 7):
+            mapping.pop(key(i), None)
+        for i in range(2_000, 2_300):
+            mapping[key(i)] = i
+
+    e = derived.evolve()
+    edit(e)
+    frozen = e.freeze()
+    derived._check()
+    frozen._check()
+    assert list(derived.items()) == snapshot
+    expected = dict(snapshot)
+    edit(expected)
+    assert dict(frozen) == expected

@@ -283,8 +283,9 @@ typedef struct {
  * Python objects: they hold no strong reference to any Python object (keys
  * and values are borrowed from the order trie), so the GC never needs to see
  * them, and a 16-byte head instead of a 32-byte object head saves ~5 bytes
- * per item.  rc holds twice the reference count, plus 1 on a collision node
- * (the kind bit: an empty root has both maps 0 like a collision node).
+ * per item.  rc holds four times the reference count plus two flag bits:
+ * 1 on a collision node (the kind bit: an empty root has both maps 0 like a
+ * collision node), 2 on a bitmap node with a loan (champ_loan below).
  *
  * In-place edits: a transient (owner != 0) edits a key-trie node in place
  * when the node and every node above it on the path have a reference count
@@ -300,8 +301,9 @@ typedef struct {
     uint32_t nodemap;
 } champ_node;
 
-#define CHAMP_RC_ONE 2
+#define CHAMP_RC_ONE 4
 #define CHAMP_RC_COLLISION 1
+#define CHAMP_RC_LOAN 2
 
 /* Frees node (its count reached 0), releasing its children. */
 void champ_free(champ_node *node);
@@ -322,7 +324,7 @@ champ_decref(champ_node *n)
 static inline int
 champ_unique(champ_node *n)
 {
-    return (__atomic_load_n(&n->rc, __ATOMIC_ACQUIRE) >> 1) == 1;
+    return (__atomic_load_n(&n->rc, __ATOMIC_ACQUIRE) >> 2) == 1;
 }
 #else
 static inline void
@@ -340,7 +342,7 @@ champ_decref(champ_node *n)
 static inline int
 champ_unique(champ_node *n)
 {
-    return (n->rc >> 1) == 1;
+    return (n->rc >> 2) == 1;
 }
 #endif
 
@@ -429,6 +431,43 @@ static inline champ_node **
 champ_children(champ_node *n)
 {
     return (champ_node **)(champ_entries(n) + champ_ndata(n));
+}
+
+/* A loan: how a copied node avoids a reference per child.  A path copy
+ * (a set or delete of a version) used to take a reference on every child of
+ * every node it copied, ~32 per level, and the old version's release dropped
+ * as many: the largest single cost of a derivation, and one memory touch per
+ * sibling.  A node derived from a node L may instead borrow L's children: it
+ * takes one reference on L (the lender) and owns references only on the
+ * children it changed (owned, by digit); every other child is L's at the same
+ * digit, kept alive by L.  Lenders never borrow (a copy of a borrower borrows
+ * from the same lender and owns what its source owned), so there are no
+ * chains; a copy owning so much that fewer than CHAMP_LOAN_MIN children
+ * would be borrowed takes full references instead and drops the loan.
+ *
+ * The loan sits after the children, so lookups, iteration, comparisons and
+ * everything else that reads children see the same layout as before.  A
+ * lender is never edited in place: whoever holds a loan holds a reference on
+ * it, so its count is 2 or more wherever it also sits in a trie, and nothing
+ * walks to it through the loan.  What a lender keeps alive beyond the
+ * borrower's own children are key-trie nodes only (the children the borrower
+ * replaced, with their borrowed entries never read again): no key or value
+ * object lives longer.  See "Loans" in keytrie.c for the memory bound. */
+typedef struct {
+    champ_node *lender;
+    uint32_t owned;
+} champ_loan;
+
+static inline int
+champ_has_loan(const champ_node *n)
+{
+    return (n->rc & CHAMP_RC_LOAN) != 0;
+}
+
+static inline champ_loan *
+champ_loan_of(champ_node *n)
+{
+    return (champ_loan *)(champ_children(n) + champ_nchild(n));
 }
 
 /* A new empty root.  New ref. */

@@ -20,6 +20,9 @@
  *    champ_find_path records the nodes it passes, champ_put_path and
  *    champ_remove_path copy along that record (the pure core walks again;
  *    the result is the same trie).
+ *  - Loans (champ_loan in cfrozenmap.h): a copy borrows the children it
+ *    shares with its source instead of taking a reference on each.  The pure
+ *    core needs no such thing (a list slice is one C call either way).
  */
 #include "cfrozenmap.h"
 
@@ -32,6 +35,18 @@ static inline int
 champ_editable(champ_node *node, uint64_t owner)
 {
     return owner != 0 && champ_unique(node);
+}
+
+/* The owner a walk passes on to node's child at digit bit: none when node
+ * borrows that child, whose count then does not include node's reference
+ * (so a count of 1 there says nothing about who else reaches it). */
+static inline uint64_t
+champ_child_owner(champ_node *node, uint32_t bit, uint64_t owner)
+{
+    if (owner != 0 && champ_has_loan(node) && !(champ_loan_of(node)->owned & bit)) {
+        return 0;
+    }
+    return owner;
 }
 
 /* --- allocation ---------------------------------------------------------- */
@@ -65,6 +80,98 @@ champ_bitmap_alloc(uint32_t datamap, uint32_t nodemap)
     return n;
 }
 
+/* --- loans ---------------------------------------------------------------
+ *
+ * Every node a derivation makes from an existing node src is allocated by
+ * champ_derive_alloc and completed by champ_adopt: the caller copies the
+ * entries and the child pointers it keeps from src (plain copies, no
+ * references taken), stores the children it brings (fresh: the digits of
+ * those, references it hands over), then champ_adopt takes the references
+ * the node needs: one on the lender if the node borrows, else one on each
+ * kept child.
+ *
+ * Memory: a borrower keeps its lender alive, and the lender the children the
+ * borrower replaced.  Lenders are nodes of older versions; when those
+ * versions are gone, what stays is at most the old node on each path that
+ * changed since it lent, with what hung below it then: in the worst case
+ * (a long chain of derivations that drops every old version) about one old
+ * key trie, 40 bytes or so per entry, and no key or value object.  A borrower
+ * that comes to own all but CHAMP_LOAN_MIN - 1 of its children stops
+ * borrowing, which ends that lender's life as far as it is concerned. */
+
+#define CHAMP_LOAN_MIN 4
+#ifndef CHAMP_LOAN_MAX_OWNED
+#  define CHAMP_LOAN_MAX_OWNED 4
+#endif
+
+/* A bitmap node with maps (datamap, nodemap) derived from src (a bitmap
+ * node): its children at the digits of nodemap outside fresh (at most one
+ * digit) are src's at the same digits.  With a loan when that spares at
+ * least CHAMP_LOAN_MIN references, unless owner is nonzero: src is a
+ * transient's, editable, and released as soon as the new node replaces it,
+ * so a loan would only keep it alive.  NULL with MemoryError. */
+FM_POPCNT_CLONES
+static champ_node *
+champ_derive_alloc(champ_node *src, uint32_t datamap, uint32_t nodemap, uint32_t fresh,
+                   uint64_t owner)
+{
+    if (owner != 0) {
+        return champ_bitmap_alloc(datamap, nodemap);
+    }
+    uint32_t kept = nodemap & ~fresh;
+    champ_node *lender = src;
+    uint32_t owned = fresh;
+    if (champ_has_loan(src)) {
+        champ_loan *l = champ_loan_of(src);
+        lender = l->lender;
+        owned |= l->owned & kept;
+    }
+    if (FM_POPCOUNT32(owned) > CHAMP_LOAN_MAX_OWNED
+        || FM_POPCOUNT32(kept & ~owned) < CHAMP_LOAN_MIN) {
+        return champ_bitmap_alloc(datamap, nodemap);
+    }
+    Py_ssize_t units = FM_POPCOUNT32(datamap) * ENTRY_UNITS + FM_POPCOUNT32(nodemap);
+    champ_node *n = champ_alloc_raw(offsetof(champ_bitmap, entries)
+                                        + (size_t)units * sizeof(void *) + sizeof(champ_loan),
+                                    CHAMP_RC_ONE | CHAMP_RC_LOAN);
+    if (n == NULL) {
+        return NULL;
+    }
+    n->datamap = datamap;
+    n->nodemap = nodemap;
+    champ_loan *l = champ_loan_of(n);
+    l->lender = lender;
+    l->owned = owned;
+    return n;
+}
+
+/* The references n (from champ_derive_alloc, children in place) needs on
+ * what it shares with its source.  Cannot fail. */
+FM_POPCNT_CLONES
+static void
+champ_adopt(champ_node *n, uint32_t fresh)
+{
+    champ_node **c = champ_children(n);
+    if (champ_has_loan(n)) {
+        champ_loan *l = champ_loan_of(n);
+        champ_incref(l->lender);
+        for (uint32_t m = l->owned & ~fresh; m != 0; m &= m - 1) {
+            champ_incref(c[champ_index(n->nodemap, m & (~m + 1))]);
+        }
+        return;
+    }
+    int nc = champ_nchild(n);
+    int skip = fresh ? champ_index(n->nodemap, fresh) : nc;
+    FM_UNROLL4
+    for (int k = 0; k < skip; k++) {
+        champ_incref(c[k]);
+    }
+    FM_UNROLL4
+    for (int k = skip + 1; k < nc; k++) {
+        champ_incref(c[k]);
+    }
+}
+
 static champ_collision *
 champ_collision_alloc(Py_uhash_t hash, Py_ssize_t count)
 {
@@ -92,27 +199,25 @@ FM_POPCNT_CLONES
 static champ_node *
 champ_bitmap_copy(champ_node *node)
 {
-    champ_node *n = champ_bitmap_alloc(node->datamap, node->nodemap);
+    champ_node *n = champ_derive_alloc(node, node->datamap, node->nodemap, 0, 0);
     if (n == NULL) {
         return NULL;
     }
     int nd = champ_ndata(node), nc = champ_nchild(node);
     memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
-    champ_node **src = champ_children(node), **dst = champ_children(n);
-    FM_UNROLL4
-    for (int i = 0; i < nc; i++) {
-        dst[i] = champ_newref(src[i]);
-    }
+    memcpy(champ_children(n), champ_children(node), nc * sizeof(champ_node *));
+    champ_adopt(n, 0);
     return n;
 }
 
-/* node with its child j replaced by new_child (stolen): node itself when
- * the child was edited in place or node is editable, else a copy.  New ref
- * or NULL (new_child released). */
+/* node with its child at digit bit replaced by new_child (stolen): node
+ * itself when the child was edited in place or node is editable, else a
+ * copy.  New ref or NULL (new_child released). */
 FM_POPCNT_CLONES
 static champ_node *
-champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
+champ_with_child(champ_node *node, uint32_t bit, champ_node *new_child, uint64_t owner)
 {
+    int j = champ_index(node->nodemap, bit);
     champ_node *child = champ_children(node)[j];
     if (new_child == child) {
         champ_decref(new_child);
@@ -120,27 +225,27 @@ champ_with_child(champ_node *node, int j, champ_node *new_child, uint64_t owner)
     }
     if (champ_editable(node, owner)) {
         champ_children(node)[j] = new_child;
-        champ_decref(child);
+        if (champ_has_loan(node) && !(champ_loan_of(node)->owned & bit)) {
+            /* The old child was the lender's: now this node owns the digit. */
+            champ_loan_of(node)->owned |= bit;
+        }
+        else {
+            champ_decref(child);
+        }
         return champ_newref(node);
     }
-    /* A copy taking new refs on every child but the one replaced. */
-    champ_node *n = champ_bitmap_alloc(node->datamap, node->nodemap);
+    /* A copy sharing every child but the one replaced. */
+    champ_node *n = champ_derive_alloc(node, node->datamap, node->nodemap, bit, 0);
     if (n == NULL) {
         champ_decref(new_child);
         return NULL;
     }
     int nd = champ_ndata(node), nc = champ_nchild(node);
     memcpy(champ_entries(n), champ_entries(node), nd * sizeof(champ_entry));
-    champ_node **src = champ_children(node), **dst = champ_children(n);
-    FM_UNROLL4
-    for (int k = 0; k < j; k++) {
-        dst[k] = champ_newref(src[k]);
-    }
+    champ_node **dst = champ_children(n);
+    memcpy(dst, champ_children(node), nc * sizeof(champ_node *));
     dst[j] = new_child;
-    FM_UNROLL4
-    for (int k = j + 1; k < nc; k++) {
-        dst[k] = champ_newref(src[k]);
-    }
+    champ_adopt(n, bit);
     return n;
 }
 
@@ -148,7 +253,15 @@ FM_POPCNT_CLONES
 void
 champ_free(champ_node *node)
 {
-    if (!champ_is_collision(node)) {
+    if (champ_has_loan(node)) {
+        champ_loan *l = champ_loan_of(node);
+        champ_node **children = champ_children(node);
+        for (uint32_t m = l->owned; m != 0; m &= m - 1) {
+            champ_decref(children[champ_index(node->nodemap, m & (~m + 1))]);
+        }
+        champ_decref(l->lender);
+    }
+    else if (!champ_is_collision(node)) {
         int nc = champ_nchild(node);
         champ_node **children = champ_children(node);
         FM_UNROLL4
@@ -425,7 +538,8 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
         if (child == NULL) {
             return NULL;
         }
-        champ_node *n = champ_bitmap_alloc(node->datamap ^ bit, node->nodemap | bit);
+        champ_node *n =
+            champ_derive_alloc(node, node->datamap ^ bit, node->nodemap | bit, bit, owner);
         if (n == NULL) {
             champ_decref(child);
             return NULL;
@@ -435,32 +549,30 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
         memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
         champ_node **sc = champ_children(node), **dc = champ_children(n);
         int j = champ_index(n->nodemap, bit);
-        for (int k = 0; k < j; k++) {
-            dc[k] = champ_newref(sc[k]);
-        }
+        memcpy(dc, sc, j * sizeof(champ_node *));
         dc[j] = child;
-        for (int k = j; k < nc; k++) {
-            dc[k + 1] = champ_newref(sc[k]);
-        }
+        memcpy(dc + j + 1, sc + j, (nc - j) * sizeof(champ_node *));
+        champ_adopt(n, bit);
         return n;
     }
     if (node->nodemap & bit) {
         int j = champ_index(node->nodemap, bit);
         champ_node *child = champ_children(node)[j];
         champ_node *new_child;
+        uint64_t below = champ_child_owner(node, bit, owner);
         if (champ_is_collision(child)) {
-            new_child = champ_collision_put(child, shift + CHAMP_BITS, entry, old, owner);
+            new_child = champ_collision_put(child, shift + CHAMP_BITS, entry, old, below);
         }
         else {
-            new_child = champ_put(child, shift + CHAMP_BITS, entry, old, owner);
+            new_child = champ_put(child, shift + CHAMP_BITS, entry, old, below);
         }
         if (new_child == NULL) {
             return NULL;
         }
-        return champ_with_child(node, j, new_child, owner);
+        return champ_with_child(node, bit, new_child, owner);
     }
     /* A free digit: the entry goes in inline. */
-    champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap);
+    champ_node *n = champ_derive_alloc(node, node->datamap | bit, node->nodemap, 0, owner);
     if (n == NULL) {
         return NULL;
     }
@@ -469,10 +581,8 @@ champ_put(champ_node *node, int shift, const champ_entry *entry, const champ_ent
     memcpy(de, se, i * sizeof(champ_entry));
     de[i] = *entry;
     memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
-    champ_node **sc = champ_children(node), **dc = champ_children(n);
-    for (int k = 0; k < nc; k++) {
-        dc[k] = champ_newref(sc[k]);
-    }
+    memcpy(champ_children(n), champ_children(node), nc * sizeof(champ_node *));
+    champ_adopt(n, 0);
     return n;
 }
 
@@ -487,7 +597,7 @@ champ_put_path(const champ_path *path, const champ_entry *entry, const champ_ent
     champ_node *n = champ_put(path->nodes[d], d * CHAMP_BITS, entry, old, 0);
     while (n != NULL && d > 0) {
         d--;
-        n = champ_with_child(path->nodes[d], path->child[d], n, 0);
+        n = champ_with_child(path->nodes[d], champ_bit(entry->hash, d * CHAMP_BITS), n, 0);
     }
     return n;
 }
@@ -548,12 +658,13 @@ champ_remove_merge(champ_node *node, uint32_t bit, int j, champ_node *new_child,
         }
     }
     if (!single) {
-        return champ_with_child(node, j, new_child, owner);
+        return champ_with_child(node, bit, new_child, owner);
     }
     /* Inline the child's last entry into this node. */
     champ_decref(new_child);
     int nd = champ_ndata(node), nc = champ_nchild(node);
-    champ_node *n = champ_bitmap_alloc(node->datamap | bit, node->nodemap ^ bit);
+    champ_node *n =
+        champ_derive_alloc(node, node->datamap | bit, node->nodemap ^ bit, 0, owner);
     if (n == NULL) {
         return NULL;
     }
@@ -563,12 +674,9 @@ champ_remove_merge(champ_node *node, uint32_t bit, int j, champ_node *new_child,
     de[i] = lone;
     memcpy(de + i + 1, se + i, (nd - i) * sizeof(champ_entry));
     champ_node **sc = champ_children(node), **dc = champ_children(n);
-    for (int k = 0; k < j; k++) {
-        dc[k] = champ_newref(sc[k]);
-    }
-    for (int k = j + 1; k < nc; k++) {
-        dc[k - 1] = champ_newref(sc[k]);
-    }
+    memcpy(dc, sc, j * sizeof(champ_node *));
+    memcpy(dc + j, sc + j + 1, (nc - j - 1) * sizeof(champ_node *));
+    champ_adopt(n, 0);
     return n;
 }
 
@@ -581,17 +689,15 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
     int nd = champ_ndata(node), nc = champ_nchild(node);
     if (node->datamap & bit) {
         int i = champ_index(node->datamap, bit);
-        champ_node *n = champ_bitmap_alloc(node->datamap ^ bit, node->nodemap);
+        champ_node *n = champ_derive_alloc(node, node->datamap ^ bit, node->nodemap, 0, owner);
         if (n == NULL) {
             return NULL;
         }
         champ_entry *se = champ_entries(node), *de = champ_entries(n);
         memcpy(de, se, i * sizeof(champ_entry));
         memcpy(de + i, se + i + 1, (nd - i - 1) * sizeof(champ_entry));
-        champ_node **sc = champ_children(node), **dc = champ_children(n);
-        for (int k = 0; k < nc; k++) {
-            dc[k] = champ_newref(sc[k]);
-        }
+        memcpy(champ_children(n), champ_children(node), nc * sizeof(champ_node *));
+        champ_adopt(n, 0);
         return n;
     }
     if (!(node->nodemap & bit)) {
@@ -605,7 +711,8 @@ champ_remove(champ_node *node, int shift, const champ_entry *old, uint64_t owner
         new_child = champ_collision_remove(child, old);
     }
     else {
-        new_child = champ_remove(child, shift + CHAMP_BITS, old, owner);
+        new_child =
+            champ_remove(child, shift + CHAMP_BITS, old, champ_child_owner(node, bit, owner));
     }
     if (new_child == NULL) {
         return NULL;
@@ -1325,6 +1432,30 @@ champ_check(champ_node *node, int shift, Py_uhash_t prefix, int is_root)
         }
         if (e[i].key == NULL || e[i].value == NULL) {
             return champ_fail("malformed entry");
+        }
+    }
+    if (champ_has_loan(node)) {
+        champ_loan *l = champ_loan_of(node);
+        champ_node *lender = l->lender;
+        if (lender == NULL || lender->rc < CHAMP_RC_ONE) {
+            return champ_fail("loan from a freed node");
+        }
+        if (champ_is_collision(lender) || champ_has_loan(lender)) {
+            return champ_fail("a lender must be a bitmap node without a loan");
+        }
+        if ((l->owned & ~node->nodemap) != 0) {
+            return champ_fail("loan owns a digit that holds no child");
+        }
+        uint32_t lent = node->nodemap & ~l->owned;
+        if ((lent & ~lender->nodemap) != 0) {
+            return champ_fail("borrowed child missing from the lender");
+        }
+        for (uint32_t m = lent; m != 0; m &= m - 1) {
+            uint32_t bit = m & (~m + 1);
+            if (champ_children(node)[champ_index(node->nodemap, bit)]
+                != champ_children(lender)[champ_index(lender->nodemap, bit)]) {
+                return champ_fail("borrowed child differs from the lender's");
+            }
         }
     }
     Py_ssize_t total = nd;
