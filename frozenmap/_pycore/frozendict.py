@@ -45,10 +45,9 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
-    champ_find_path,
     champ_node_ids,
-    champ_put_at,
-    champ_remove_at,
+    champ_put_copying,
+    champ_remove_copying,
 )
 from .ordertrie import (
     OrderNode,
@@ -428,14 +427,13 @@ class frozendict:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []  # the walk, not repeated by the edit
-        old = champ_find_path(self._root, h, key, path)
+        old = champ_find(self._root, h, key)
         acc = self._acc
         if old is None:
             if acc is not None:
                 acc = acc_replace(acc, h, None, value, False, True)
             seq = self._next_seq
-            root = champ_put_at(self._root, path, (h, seq, key, value), None, None)
+            root = champ_put_copying(self._root, (h, seq, key, value), None)
             order = order_insert(self._order, seq, (key, value), None)
             return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)
         if old[3] is value:
@@ -444,7 +442,7 @@ class frozendict:
             acc = acc_replace(acc, h, old[3], value, True, True)
         seq = old[1]
         stored_key = old[2]  # the first key object stays, as in dict
-        root = champ_put_at(self._root, path, (h, seq, stored_key, value), old, None)
+        root = champ_put_copying(self._root, (h, seq, stored_key, value), old)
         order = order_replace(self._order, seq, (stored_key, value), None)  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len, self._next_seq, acc)
 
@@ -458,11 +456,10 @@ class frozendict:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, h, key, path)
+        old = champ_find(self._root, h, key)
         if old is None:
             raise KeyError(key)
-        return self._without(old, path)
+        return self._without(old)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -474,21 +471,19 @@ class frozendict:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, h, key, path)
+        old = champ_find(self._root, h, key)
         if old is None:
             return self._exact()
-        return self._without(old, path)
+        return self._without(old)
 
-    def _without(self, old: Entry, path: List[Tuple[Any, int]]) -> "frozendict":
-        """A new exact version without the entry ``old`` (as ``champ_find_path``
-        found it, along ``path``), as a Transient's _remove_entry and _publish
-        make it: the accumulator first (the value's ``__hash__``), then new
-        paths."""
+    def _without(self, old: Entry) -> "frozendict":
+        """A new exact version without the entry ``old`` (as ``champ_find``
+        found it), as a Transient's _remove_entry and _publish make it: the
+        accumulator first (the value's ``__hash__``), then new paths."""
         acc = self._acc
         if acc is not None:
             acc = acc_replace(acc, old[0], old[3], None, True, False)
-        root = champ_remove_at(self._root, path, old, None)
+        root = champ_remove_copying(self._root, old)
         order = order_remove(self._order, old[1], None)  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
 

@@ -52,11 +52,10 @@ __all__ = [
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
-    "champ_find_path",
-    "champ_put_at",
     "champ_put",
+    "champ_put_copying",
     "champ_remove",
-    "champ_remove_at",
+    "champ_remove_copying",
     "champ_equal",
     "champ_identical",
     "champ_diff",
@@ -93,6 +92,13 @@ _NO_INDEX = bytes(64)
 _MAX_POS = FIRST + 32
 _UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_DEL = [
+    bytes(0 if b == lo else b - 1 if b > lo else b for b in range(256))
+    for lo in range(_MAX_POS + 2)
+]
+"""``_DEL[i]``: the index of a node that loses its slot at position ``i``
+(positions are distinct, so the one byte holding ``i`` becomes 0, and those
+above move down)."""
 _BYTE = [bytes((b,)) for b in range(256)]
 _SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
 """The index of a node whose one slot is a child at digit d."""
@@ -329,43 +335,6 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
         shift += BITS
 
 
-def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[Entry]:
-    """``champ_find`` that appends its walk to ``path``: (parent, index of the
-    child taken) per level, for ``champ_put_at``.  The path stays valid while
-    none of its nodes can be edited: always for a published version's trie.
-    """
-    node = root
-    hh = h
-    while True:
-        index = node[3]
-        j = index[hh & 31]
-        if not j:
-            break
-        path.append((node, j))
-        node = node[j]
-        hh >>= 5
-    j = index[32 + (hh & 31)]
-    if j:
-        entry: Entry = node[j]
-        return entry if entry[0] == h and _same_key(entry[2], key) else None
-    if type(node) is CollisionNode:
-        return _collision_find(node, h, key)
-    return None
-
-
-def _same_key(stored: Any, key: Any) -> bool:
-    return stored is key or bool(stored == key)
-
-
-def champ_put_at(
-    root: BitmapNode, path: Path, entry: Entry, old: Optional[Entry], owner: Optional[object]
-) -> BitmapNode:
-    """``champ_put(root, 0, entry, old, owner)`` along the ``path`` that
-    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
-    node = path[-1][0][path[-1][1]] if path else root
-    return _put_at(path, node, BITS * len(path), entry, old, owner)
-
-
 def _put_at(
     path: Path, node: Node, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> BitmapNode:
@@ -440,6 +409,55 @@ def _copy_path(path: Path, new: Node) -> BitmapNode:
     return new
 
 
+def champ_put_copying(root: BitmapNode, entry: Entry, old: Optional[Entry]) -> BitmapNode:
+    """``champ_put(root, 0, entry, old, None)`` for a published version: the
+    path is copied top-down, each copy stored into the copy above it and the
+    bottom one edited in place (nothing is reachable from outside until the
+    new root is returned, so a MemoryError leaves no trace).  The walk goes by
+    the entry's hash alone: ``old`` is already located.  A collision node at
+    the bottom goes the general way."""
+    top = new = root[:]
+    new[2] = None
+    hh = entry[0]
+    shift = 0
+    while True:
+        j = new[3][hh & 31]
+        if not j:
+            break
+        child = new[j][:]  # (a collision node's slice is a plain list: see below)
+        child[2] = None
+        new[j] = child
+        new = child
+        hh >>= 5
+        shift += BITS
+    d = hh & 31
+    bit = 1 << d
+    bitmap = new[0]
+    if not bitmap & bit:
+        if not bitmap and not new[1] and len(new) > 4:
+            return champ_put(root, 0, entry, old, None)  # a collision node
+        i = 4 + (bitmap & (bit - 1)).bit_count()
+        new.insert(i, entry)
+        new[0] = bitmap | bit
+        new[3] = _with(new[3].translate(_UP[i]), ENTRY + d, i)
+        return top
+    i = new[3][ENTRY + d]
+    if new[i] is old:
+        new[i] = entry
+        return top
+    # The entry gives way to a child: positions above it move down one, and
+    # those from the child's on move back up.
+    child = _pair_subtree(new[i], entry, shift + BITS, None)
+    del new[i]
+    nodemap = new[1] | bit
+    c = len(new) - (nodemap & (bit - 1)).bit_count()
+    new.insert(c, child)
+    new[0] = bitmap ^ bit
+    new[1] = nodemap
+    new[3] = _with(new[3].translate(_DEL[i]).translate(_UP[c]), d, c)
+    return top
+
+
 # --- removal -----------------------------------------------------------------
 
 
@@ -469,13 +487,55 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     return _remove_at(path, node, shift, old, owner)
 
 
-def champ_remove_at(
-    root: BitmapNode, path: Path, old: Entry, owner: Optional[object]
-) -> BitmapNode:
-    """``champ_remove(root, 0, old, owner)`` along the ``path`` that
-    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
-    node = path[-1][0][path[-1][1]] if path else root
-    return _remove_at(path, node, BITS * len(path), old, owner)
+def champ_remove_copying(root: BitmapNode, old: Entry) -> BitmapNode:
+    """``champ_remove(root, 0, old, None)`` for a published version, copied
+    top-down as ``champ_put_copying``.  The usual shapes are done here: the
+    bottom node loses the entry, and a non-root one left with one entry is
+    inlined into its parent's copy.  The rare ones (a collision node, a lone
+    collision node moving up, a parent left with one entry in turn) go the
+    general way, from the untouched root."""
+    top = new = root[:]
+    new[2] = None
+    up: Optional[Node] = None
+    up_j = up_d = 0
+    hh = old[0]
+    while True:
+        j = new[3][hh & 31]
+        if not j:
+            break
+        child = new[j][:]
+        child[2] = None
+        new[j] = child
+        up = new
+        up_j = j
+        up_d = hh & 31
+        new = child
+        hh >>= 5
+    d = hh & 31
+    i = new[3][ENTRY + d]
+    if not i:
+        return champ_remove(root, 0, old, None)  # a collision node
+    del new[i]
+    new[0] ^= 1 << d
+    new[3] = new[3].translate(_DEL[i])
+    if len(new) != 5 or up is None:
+        return top
+    if new[1]:
+        if type(new[4]) is CollisionNode:
+            return champ_remove(root, 0, old, None)  # it moves up
+        return top
+    # One entry left and no children: the parent's copy takes it inline.
+    bit = 1 << up_d
+    bitmap = up[0] | bit
+    e = 4 + (bitmap & (bit - 1)).bit_count()
+    del up[up_j]
+    up.insert(e, new[4])
+    up[0] = bitmap
+    up[1] ^= bit
+    up[3] = _with(up[3].translate(_DEL[up_j]).translate(_UP[e]), ENTRY + up_d, e)
+    if len(up) == 5 and not up[1] and up is not top:
+        return champ_remove(root, 0, old, None)  # the parent is left with one entry
+    return top
 
 
 def _remove_at(
