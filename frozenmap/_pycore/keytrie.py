@@ -39,6 +39,13 @@ one transient (an Evolver or an internal builder) and are edited in place;
 everything else is copied along the path (O(log n) new nodes).  Nodes are never
 compared with ``==`` (that would compare their entries, running user code).
 
+A published version's ``set`` and ``delete`` take a shortcut local to this
+core (``champ_set_copying``, ``champ_delete_copying``): one walk that copies
+the path top-down and compares the key at the bottom.  The copies are
+reachable from nowhere until the new root is returned, so an ``__eq__`` that
+fails or re-enters there leaves no trace either; the rare shapes go the
+general way above.
+
 Mirrors ``frozenmap/_ccore/keytrie.c``.
 """
 
@@ -53,9 +60,9 @@ __all__ = [
     "EMPTY_ROOT",
     "champ_find",
     "champ_put",
-    "champ_put_copying",
+    "champ_set_copying",
     "champ_remove",
-    "champ_remove_copying",
+    "champ_delete_copying",
     "champ_equal",
     "champ_identical",
     "champ_diff",
@@ -409,16 +416,25 @@ def _copy_path(path: Path, new: Node) -> BitmapNode:
     return new
 
 
-def champ_put_copying(root: BitmapNode, entry: Entry, old: Optional[Entry]) -> BitmapNode:
-    """``champ_put(root, 0, entry, old, None)`` for a published version: the
-    path is copied top-down, each copy stored into the copy above it and the
-    bottom one edited in place (nothing is reachable from outside until the
-    new root is returned, so a MemoryError leaves no trace).  The walk goes by
-    the entry's hash alone: ``old`` is already located.  A collision node at
-    the bottom goes the general way."""
+def champ_set_copying(
+    root: BitmapNode, h: int, key: Any, value: Any, seq: int
+) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+    """Locate ``key`` (unsigned hash ``h``) and set it to ``value`` in one walk,
+    for a published version: return (new root, old entry or None).
+
+    A new key gets the entry ``(h, seq, key, value)``; a present one keeps
+    its seq and key object; a present one already holding this very value
+    object gives (None, its entry) and no new root.  The path is copied
+    top-down, each copy stored into the copy above it, and the bottom copy
+    edited in place: nothing is reachable from outside until the new root is
+    returned, so the stored key's ``__eq__`` (the only user code, run at the
+    bottom, as ``champ_find`` runs it) and a MemoryError leave no trace.  A
+    collision node at the bottom goes the general way (``champ_find``, then
+    ``champ_put`` from the untouched root).
+    """
     top = new = root[:]
     new[2] = None
-    hh = entry[0]
+    hh = h
     shift = 0
     while True:
         j = new[3][hh & 31]
@@ -435,19 +451,24 @@ def champ_put_copying(root: BitmapNode, entry: Entry, old: Optional[Entry]) -> B
     bitmap = new[0]
     if not bitmap & bit:
         if not bitmap and not new[1] and len(new) > 4:
-            return champ_put(root, 0, entry, old, None)  # a collision node
+            return _set_in_collision(root, h, key, value, seq)
         i = 4 + (bitmap & (bit - 1)).bit_count()
-        new.insert(i, entry)
+        new.insert(i, (h, seq, key, value))
         new[0] = bitmap | bit
         new[3] = _with(new[3].translate(_UP[i]), ENTRY + d, i)
-        return top
+        return top, None
     i = new[3][ENTRY + d]
-    if new[i] is old:
-        new[i] = entry
-        return top
+    old = new[i]
+    if old[0] == h:
+        k = old[2]
+        if k is key or k == key:
+            if old[3] is value:
+                return None, old
+            new[i] = (h, old[1], k, value)
+            return top, old
     # The entry gives way to a child: positions above it move down one, and
     # those from the child's on move back up.
-    child = _pair_subtree(new[i], entry, shift + BITS, None)
+    child = _pair_subtree(old, (h, seq, key, value), shift + BITS, None)
     del new[i]
     nodemap = new[1] | bit
     c = len(new) - (nodemap & (bit - 1)).bit_count()
@@ -455,7 +476,19 @@ def champ_put_copying(root: BitmapNode, entry: Entry, old: Optional[Entry]) -> B
     new[0] = bitmap ^ bit
     new[1] = nodemap
     new[3] = _with(new[3].translate(_DEL[i]).translate(_UP[c]), d, c)
-    return top
+    return top, None
+
+
+def _set_in_collision(
+    root: BitmapNode, h: int, key: Any, value: Any, seq: int
+) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+    """``champ_set_copying`` where the walk ends at a collision node."""
+    old = champ_find(root, h, key)
+    if old is None:
+        return champ_put(root, 0, (h, seq, key, value), None, None), None
+    if old[3] is value:
+        return None, old
+    return champ_put(root, 0, (h, old[1], old[2], value), old, None), old
 
 
 # --- removal -----------------------------------------------------------------
@@ -487,18 +520,23 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     return _remove_at(path, node, shift, old, owner)
 
 
-def champ_remove_copying(root: BitmapNode, old: Entry) -> BitmapNode:
-    """``champ_remove(root, 0, old, None)`` for a published version, copied
-    top-down as ``champ_put_copying``.  The usual shapes are done here: the
-    bottom node loses the entry, and a non-root one left with one entry is
-    inlined into its parent's copy.  The rare ones (a collision node, a lone
+def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[BitmapNode, Entry]]:
+    """Locate ``key`` (unsigned hash ``h``) and remove it in one walk, for a
+    published version: return (new root, old entry), or None if it is absent.
+
+    Copied top-down as ``champ_set_copying`` (the same reasoning makes the
+    stored key's ``__eq__`` harmless).  With the stored key object itself as
+    ``key`` no ``__eq__`` runs.  The usual shapes are done here: the bottom
+    node loses the entry, and a non-root one left with one entry is inlined
+    into its parent's copy.  The rare ones (a collision node, a lone
     collision node moving up, a parent left with one entry in turn) go the
-    general way, from the untouched root."""
+    general way (``champ_find``, then ``champ_remove``) from the untouched root.
+    """
     top = new = root[:]
     new[2] = None
     up: Optional[Node] = None
-    up_j = up_d = 0
-    hh = old[0]
+    up_j = up_hh = 0
+    hh = h
     while True:
         j = new[3][hh & 31]
         if not j:
@@ -508,23 +546,32 @@ def champ_remove_copying(root: BitmapNode, old: Entry) -> BitmapNode:
         new[j] = child
         up = new
         up_j = j
-        up_d = hh & 31
+        up_hh = hh
         new = child
         hh >>= 5
     d = hh & 31
     i = new[3][ENTRY + d]
     if not i:
-        return champ_remove(root, 0, old, None)  # a collision node
+        if not new[0] and not new[1] and len(new) > 4:
+            return _delete_general(root, h, key, None)  # a collision node
+        return None
+    old = new[i]
+    if old[0] != h:
+        return None
+    k = old[2]
+    if not (k is key or k == key):
+        return None
     del new[i]
     new[0] ^= 1 << d
     new[3] = new[3].translate(_DEL[i])
     if len(new) != 5 or up is None:
-        return top
+        return top, old
     if new[1]:
         if type(new[4]) is CollisionNode:
-            return champ_remove(root, 0, old, None)  # it moves up
-        return top
+            return _delete_general(root, h, key, old)  # it moves up
+        return top, old
     # One entry left and no children: the parent's copy takes it inline.
+    up_d = up_hh & 31
     bit = 1 << up_d
     bitmap = up[0] | bit
     e = 4 + (bitmap & (bit - 1)).bit_count()
@@ -534,8 +581,20 @@ def champ_remove_copying(root: BitmapNode, old: Entry) -> BitmapNode:
     up[1] ^= bit
     up[3] = _with(up[3].translate(_DEL[up_j]).translate(_UP[e]), ENTRY + up_d, e)
     if len(up) == 5 and not up[1] and up is not top:
-        return champ_remove(root, 0, old, None)  # the parent is left with one entry
-    return top
+        return _delete_general(root, h, key, old)  # the parent is left with one entry
+    return top, old
+
+
+def _delete_general(
+    root: BitmapNode, h: int, key: Any, old: Optional[Entry]
+) -> Optional[Tuple[BitmapNode, Entry]]:
+    """``champ_delete_copying`` for the rare shapes: ``old`` is the entry if
+    already located (its key's ``__eq__`` must not run twice)."""
+    if old is None:
+        old = champ_find(root, h, key)
+        if old is None:
+            return None
+    return champ_remove(root, 0, old, None), old
 
 
 def _remove_at(

@@ -39,8 +39,11 @@ __all__ = [
     "OrderNode",
     "order_get",
     "order_insert",
+    "order_insert_copying",
     "order_replace",
+    "order_replace_copying",
     "order_remove",
+    "order_remove_copying",
     "order_last",
     "order_items",
     "order_items_reversed",
@@ -166,7 +169,7 @@ def order_insert(
     if node is None:
         return _leaf(seq, item, owner)
     if owner is None:
-        return _insert_copying(node, seq, item)
+        return order_insert_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -196,10 +199,12 @@ def order_insert(
     return _reattach(path, new, owner)
 
 
-def _insert_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
+def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> OrderNode:
     """``order_insert`` with no owner: the path is copied top-down, each copy
-    stored into the copy above it (as ``_replace_copying``); a node whose
+    stored into the copy above it (as ``order_replace_copying``); a node whose
     range does not cover ``seq`` is joined with the new leaf where it hangs."""
+    if node is None:
+        return _leaf(seq, item, None)
     shift = node[0]
     width = INNER_BITS if shift else LEAF_BITS
     if seq >> (shift + width) != node[1]:
@@ -233,7 +238,7 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
     Cost: O(log n) new nodes.
     """
     if owner is None:
-        return _replace_copying(node, seq, item)
+        return order_replace_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -256,7 +261,7 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
         return _reattach(path, new, owner)
 
 
-def _replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
+def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
     """``order_replace`` with no owner: the path is copied top-down, each copy
     stored into the copy above it (no path list, no second walk; nothing is
     reachable from outside until the new root is returned).  A full node's
@@ -287,7 +292,7 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     Cost: O(log n) new nodes.
     """
     if owner is None and node[0]:
-        return _remove_copying(node, seq)
+        return order_remove_copying(node, seq)
     root = node
     path: Path = []
     while node[0]:
@@ -319,11 +324,14 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     return _reattach(path, new, owner)
 
 
-def _remove_copying(node: OrderNode, seq: int) -> OrderNode:
-    """``order_remove`` with no owner from an inner root: the path is copied
-    top-down (as ``_replace_copying``).  A leaf about to lose its last item
-    is not copied: its parent's copy drops it, or, left with one child, gives
-    way to that child in the copy above (or as the root)."""
+def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
+    """``order_remove`` with no owner: the path is copied top-down (as
+    ``order_replace_copying``).  A leaf about to lose its last item is not
+    copied: its parent's copy drops it, or, left with one child, gives way to
+    that child in the copy above (or as the root).  (A root leaf goes the
+    general way.)"""
+    if not node[0]:
+        return order_remove(node, seq, None)
     root = new = node[:]
     new[3] = None
     shift = new[0]
