@@ -140,6 +140,17 @@ def _pair_index(b1: int, b2: int) -> bytes:
     return bytes(new)
 
 
+_PAIRS = [
+    _pair_index(ENTRY + lo, ENTRY + hi) if lo < hi else _NO_INDEX
+    for lo in range(32)
+    for hi in range(32)
+]
+"""``_PAIRS[lo << 5 | hi]`` (lo < hi): the index of a node holding two entries,
+at digits lo and hi: shared by every such node (a third of the nodes at
+n = 100,000, most of them made by ``_pair_subtree``), which saves building
+one per split and ~10 bytes per item."""
+
+
 def _index_of(datamap: int, nodemap: int) -> bytes:
     """The index of a node with these bitmaps, built from scratch (checks)."""
     index = bytearray(64)
@@ -276,8 +287,8 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     if da == db:
         return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
-        return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + da, ENTRY + db), a, b]
-    return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + db, ENTRY + da), b, a]
+        return [(1 << da) | (1 << db), 0, owner, _PAIRS[da << 5 | db], a, b]
+    return [(1 << da) | (1 << db), 0, owner, _PAIRS[db << 5 | da], b, a]
 
 
 def _split_collision(
