@@ -456,7 +456,7 @@ def champ_set_copying(
         new[j] = child
         new = child
         hh >>= 5
-        shift += BITS
+        shift += 5
     d = hh & 31
     bit = 1 << d
     bitmap = new[0]
