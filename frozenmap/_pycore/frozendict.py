@@ -40,27 +40,26 @@ from .keytrie import (
     BitmapNode,
     Entry,
     champ_check,
+    champ_delete_copying,
     champ_diff,
     champ_dump,
     champ_entries,
     champ_equal,
     champ_find,
-    champ_find_path,
     champ_node_ids,
-    champ_put_at,
-    champ_remove_at,
+    champ_set_copying,
 )
 from .ordertrie import (
     OrderNode,
     order_check,
     order_dump,
     order_get,
-    order_insert,
+    order_insert_copying,
     order_items,
     order_items_reversed,
     order_node_ids,
-    order_remove,
-    order_replace,
+    order_remove_copying,
+    order_replace_copying,
 )
 from .paths import path_delete, path_get, path_set, path_update
 from .transient import (
@@ -421,32 +420,29 @@ class frozendict:
         frozendict({'a': 9, 'b': 2})
         """
         # What a Transient's _assoc and _publish do, without the transient:
-        # locate (the keys' __eq__), then the accumulator (the value's
-        # __hash__), then new paths in both tries (no user code, no node of
-        # a published version edited: the owner is None).
+        # locate (the keys' __eq__) and edit in one walk that copies the
+        # key-trie path (nothing published is edited: the owner is None, and
+        # nothing new is reachable until it is returned), then the
+        # accumulator (the value's __hash__), then the order trie's path.
         try:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []  # the walk, not repeated by the edit
-        old = champ_find_path(self._root, h, key, path)
+        seq = self._next_seq
+        root, old = champ_set_copying(self._root, h, key, value, seq)
         acc = self._acc
         if old is None:
             if acc is not None:
                 acc = acc_replace(acc, h, None, value, False, True)
-            seq = self._next_seq
-            root = champ_put_at(self._root, path, (h, seq, key, value), None, None)
-            order = order_insert(self._order, seq, (key, value), None)
-            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)
-        if old[3] is value:
+            order = order_insert_copying(self._order, seq, (key, value))
+            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)  # type: ignore[arg-type]
+        if root is None:  # the very value already stored
             return self._exact()
         if acc is not None:
             acc = acc_replace(acc, h, old[3], value, True, True)
-        seq = old[1]
-        stored_key = old[2]  # the first key object stays, as in dict
-        root = champ_put_at(self._root, path, (h, seq, stored_key, value), old, None)
-        order = order_replace(self._order, seq, (stored_key, value), None)  # type: ignore[arg-type]
-        return frozendict._from_parts(root, order, self._len, self._next_seq, acc)
+        # (the first key object stays, as in dict)
+        order = order_replace_copying(self._order, old[1], (old[2], value))  # type: ignore[arg-type]
+        return frozendict._from_parts(root, order, self._len, seq, acc)
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -458,11 +454,10 @@ class frozendict:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, h, key, path)
-        if old is None:
+        found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
+        if found is None:
             raise KeyError(key)
-        return self._without(old, path)
+        return self._without(found)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -474,22 +469,23 @@ class frozendict:
             h = hash(key) & MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        path: List[Tuple[Any, int]] = []
-        old = champ_find_path(self._root, h, key, path)
+        # Located first, so that an absent key costs no copies; the edit then
+        # finds the stored key by identity (no second __eq__).
+        old = champ_find(self._root, h, key)
         if old is None:
             return self._exact()
-        return self._without(old, path)
+        return self._without(champ_delete_copying(self._root, h, old[2]))  # type: ignore[arg-type]
 
-    def _without(self, old: Entry, path: List[Tuple[Any, int]]) -> "frozendict":
-        """A new exact version without the entry ``old`` (as ``champ_find_path``
-        found it, along ``path``), as a Transient's _remove_entry and _publish
-        make it: the accumulator first (the value's ``__hash__``), then new
-        paths."""
+    def _without(self, found: Tuple[BitmapNode, Entry]) -> "frozendict":
+        """The new exact version from ``champ_delete_copying``'s (new key-trie
+        root, removed entry), as a Transient's _remove_entry and _publish make
+        it: the accumulator (the value's ``__hash__``), then the order trie's
+        path."""
+        root, old = found
         acc = self._acc
         if acc is not None:
             acc = acc_replace(acc, old[0], old[3], None, True, False)
-        root = champ_remove_at(self._root, path, old, None)
-        order = order_remove(self._order, old[1], None)  # type: ignore[arg-type]
+        order = order_remove_copying(self._order, old[1])  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
 
     def __or__(self, other: Any) -> Any:

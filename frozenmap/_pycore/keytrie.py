@@ -39,6 +39,13 @@ one transient (an Evolver or an internal builder) and are edited in place;
 everything else is copied along the path (O(log n) new nodes).  Nodes are never
 compared with ``==`` (that would compare their entries, running user code).
 
+A published version's ``set`` and ``delete`` take a shortcut local to this
+core (``champ_set_copying``, ``champ_delete_copying``): one walk that copies
+the path top-down and compares the key at the bottom.  The copies are
+reachable from nowhere until the new root is returned, so an ``__eq__`` that
+fails or re-enters there leaves no trace either; the rare shapes go the
+general way above.
+
 Mirrors ``frozenmap/_ccore/keytrie.c``.
 """
 
@@ -52,11 +59,10 @@ __all__ = [
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
-    "champ_find_path",
-    "champ_put_at",
     "champ_put",
+    "champ_set_copying",
     "champ_remove",
-    "champ_remove_at",
+    "champ_delete_copying",
     "champ_equal",
     "champ_identical",
     "champ_diff",
@@ -93,6 +99,13 @@ _NO_INDEX = bytes(64)
 _MAX_POS = FIRST + 32
 _UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
+_DEL = [
+    bytes(0 if b == lo else b - 1 if b > lo else b for b in range(256))
+    for lo in range(_MAX_POS + 2)
+]
+"""``_DEL[i]``: the index of a node that loses its slot at position ``i``
+(positions are distinct, so the one byte holding ``i`` becomes 0, and those
+above move down)."""
 _BYTE = [bytes((b,)) for b in range(256)]
 _SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
 """The index of a node whose one slot is a child at digit d."""
@@ -125,6 +138,17 @@ def _pair_index(b1: int, b2: int) -> bytes:
     new[b1] = FIRST
     new[b2] = FIRST + 1
     return bytes(new)
+
+
+_PAIRS = [
+    _pair_index(ENTRY + lo, ENTRY + hi) if lo < hi else _NO_INDEX
+    for lo in range(32)
+    for hi in range(32)
+]
+"""``_PAIRS[lo << 5 | hi]`` (lo < hi): the index of a node holding two entries,
+at digits lo and hi: shared by every such node (a third of the nodes at
+n = 100,000, most of them made by ``_pair_subtree``), which saves building
+one per split and ~10 bytes per item."""
 
 
 def _index_of(datamap: int, nodemap: int) -> bytes:
@@ -263,8 +287,8 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     if da == db:
         return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
-        return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + da, ENTRY + db), a, b]
-    return [(1 << da) | (1 << db), 0, owner, _pair_index(ENTRY + db, ENTRY + da), b, a]
+        return [(1 << da) | (1 << db), 0, owner, _PAIRS[da << 5 | db], a, b]
+    return [(1 << da) | (1 << db), 0, owner, _PAIRS[db << 5 | da], b, a]
 
 
 def _split_collision(
@@ -327,43 +351,6 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
         path.append((node, j))
         node = node[j]
         shift += BITS
-
-
-def champ_find_path(root: BitmapNode, h: int, key: Any, path: Path) -> Optional[Entry]:
-    """``champ_find`` that appends its walk to ``path``: (parent, index of the
-    child taken) per level, for ``champ_put_at``.  The path stays valid while
-    none of its nodes can be edited: always for a published version's trie.
-    """
-    node = root
-    hh = h
-    while True:
-        index = node[3]
-        j = index[hh & 31]
-        if not j:
-            break
-        path.append((node, j))
-        node = node[j]
-        hh >>= 5
-    j = index[32 + (hh & 31)]
-    if j:
-        entry: Entry = node[j]
-        return entry if entry[0] == h and _same_key(entry[2], key) else None
-    if type(node) is CollisionNode:
-        return _collision_find(node, h, key)
-    return None
-
-
-def _same_key(stored: Any, key: Any) -> bool:
-    return stored is key or bool(stored == key)
-
-
-def champ_put_at(
-    root: BitmapNode, path: Path, entry: Entry, old: Optional[Entry], owner: Optional[object]
-) -> BitmapNode:
-    """``champ_put(root, 0, entry, old, owner)`` along the ``path`` that
-    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
-    node = path[-1][0][path[-1][1]] if path else root
-    return _put_at(path, node, BITS * len(path), entry, old, owner)
 
 
 def _put_at(
@@ -440,6 +427,81 @@ def _copy_path(path: Path, new: Node) -> BitmapNode:
     return new
 
 
+def champ_set_copying(
+    root: BitmapNode, h: int, key: Any, value: Any, seq: int
+) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+    """Locate ``key`` (unsigned hash ``h``) and set it to ``value`` in one walk,
+    for a published version: return (new root, old entry or None).
+
+    A new key gets the entry ``(h, seq, key, value)``; a present one keeps
+    its seq and key object; a present one already holding this very value
+    object gives (None, its entry) and no new root.  The path is copied
+    top-down, each copy stored into the copy above it, and the bottom copy
+    edited in place: nothing is reachable from outside until the new root is
+    returned, so the stored key's ``__eq__`` (the only user code, run at the
+    bottom, as ``champ_find`` runs it) and a MemoryError leave no trace.  A
+    collision node at the bottom goes the general way (``champ_find``, then
+    ``champ_put`` from the untouched root).
+    """
+    top = new = root[:]
+    new[2] = None
+    hh = h
+    shift = 0
+    while True:
+        j = new[3][hh & 31]
+        if not j:
+            break
+        child = new[j][:]  # (a collision node's slice is a plain list: see below)
+        child[2] = None
+        new[j] = child
+        new = child
+        hh >>= 5
+        shift += 5
+    d = hh & 31
+    bit = 1 << d
+    bitmap = new[0]
+    if not bitmap & bit:
+        if not bitmap and not new[1] and len(new) > 4:
+            return _set_in_collision(root, h, key, value, seq)
+        i = 4 + (bitmap & (bit - 1)).bit_count()
+        new.insert(i, (h, seq, key, value))
+        new[0] = bitmap | bit
+        new[3] = _with(new[3].translate(_UP[i]), ENTRY + d, i)
+        return top, None
+    i = new[3][ENTRY + d]
+    old = new[i]
+    if old[0] == h:
+        k = old[2]
+        if k is key or k == key:
+            if old[3] is value:
+                return None, old
+            new[i] = (h, old[1], k, value)
+            return top, old
+    # The entry gives way to a child: positions above it move down one, and
+    # those from the child's on move back up.
+    child = _pair_subtree(old, (h, seq, key, value), shift + BITS, None)
+    del new[i]
+    nodemap = new[1] | bit
+    c = len(new) - (nodemap & (bit - 1)).bit_count()
+    new.insert(c, child)
+    new[0] = bitmap ^ bit
+    new[1] = nodemap
+    new[3] = _with(new[3].translate(_DEL[i]).translate(_UP[c]), d, c)
+    return top, None
+
+
+def _set_in_collision(
+    root: BitmapNode, h: int, key: Any, value: Any, seq: int
+) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+    """``champ_set_copying`` where the walk ends at a collision node."""
+    old = champ_find(root, h, key)
+    if old is None:
+        return champ_put(root, 0, (h, seq, key, value), None, None), None
+    if old[3] is value:
+        return None, old
+    return champ_put(root, 0, (h, old[1], old[2], value), old, None), old
+
+
 # --- removal -----------------------------------------------------------------
 
 
@@ -469,13 +531,81 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     return _remove_at(path, node, shift, old, owner)
 
 
-def champ_remove_at(
-    root: BitmapNode, path: Path, old: Entry, owner: Optional[object]
-) -> BitmapNode:
-    """``champ_remove(root, 0, old, owner)`` along the ``path`` that
-    ``champ_find_path`` recorded for the entry's key: the walk is not repeated."""
-    node = path[-1][0][path[-1][1]] if path else root
-    return _remove_at(path, node, BITS * len(path), old, owner)
+def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[BitmapNode, Entry]]:
+    """Locate ``key`` (unsigned hash ``h``) and remove it in one walk, for a
+    published version: return (new root, old entry), or None if it is absent.
+
+    Copied top-down as ``champ_set_copying`` (the same reasoning makes the
+    stored key's ``__eq__`` harmless).  With the stored key object itself as
+    ``key`` no ``__eq__`` runs.  The usual shapes are done here: the bottom
+    node loses the entry, and a non-root one left with one entry is inlined
+    into its parent's copy.  The rare ones (a collision node, a lone
+    collision node moving up, a parent left with one entry in turn) go the
+    general way (``champ_find``, then ``champ_remove``) from the untouched root.
+    """
+    top = new = root[:]
+    new[2] = None
+    up: Optional[Node] = None
+    up_j = up_hh = 0
+    hh = h
+    while True:
+        j = new[3][hh & 31]
+        if not j:
+            break
+        child = new[j][:]
+        child[2] = None
+        new[j] = child
+        up = new
+        up_j = j
+        up_hh = hh
+        new = child
+        hh >>= 5
+    d = hh & 31
+    i = new[3][ENTRY + d]
+    if not i:
+        if not new[0] and not new[1] and len(new) > 4:
+            return _delete_general(root, h, key, None)  # a collision node
+        return None
+    old = new[i]
+    if old[0] != h:
+        return None
+    k = old[2]
+    if not (k is key or k == key):
+        return None
+    del new[i]
+    new[0] ^= 1 << d
+    new[3] = new[3].translate(_DEL[i])
+    if len(new) != 5 or up is None:
+        return top, old
+    if new[1]:
+        if type(new[4]) is CollisionNode:
+            return _delete_general(root, h, key, old)  # it moves up
+        return top, old
+    # One entry left and no children: the parent's copy takes it inline.
+    up_d = up_hh & 31
+    bit = 1 << up_d
+    bitmap = up[0] | bit
+    e = 4 + (bitmap & (bit - 1)).bit_count()
+    del up[up_j]
+    up.insert(e, new[4])
+    up[0] = bitmap
+    up[1] ^= bit
+    up[3] = _with(up[3].translate(_DEL[up_j]).translate(_UP[e]), ENTRY + up_d, e)
+    if len(up) == 5 and not up[1] and up is not top:
+        return _delete_general(root, h, key, old)  # the parent is left with one entry
+    return top, old
+
+
+def _delete_general(
+    root: BitmapNode, h: int, key: Any, old: Optional[Entry]
+) -> Optional[Tuple[BitmapNode, Entry]]:
+    """``champ_delete_copying`` for the rare shapes: ``old`` is the entry if
+    already located (its key's ``__eq__`` must not run twice)."""
+    if old is None:
+        old = champ_find(root, h, key)
+        if old is None:
+            return None
+    return champ_remove(root, 0, old, None), old
 
 
 def _remove_at(

@@ -39,8 +39,11 @@ __all__ = [
     "OrderNode",
     "order_get",
     "order_insert",
+    "order_insert_copying",
     "order_replace",
+    "order_replace_copying",
     "order_remove",
+    "order_remove_copying",
     "order_last",
     "order_items",
     "order_items_reversed",
@@ -165,6 +168,8 @@ def order_insert(
     """
     if node is None:
         return _leaf(seq, item, owner)
+    if owner is None:
+        return order_insert_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -194,13 +199,46 @@ def order_insert(
     return _reattach(path, new, owner)
 
 
+def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> OrderNode:
+    """``order_insert`` with no owner: the path is copied top-down, each copy
+    stored into the copy above it (as ``order_replace_copying``); a node whose
+    range does not cover ``seq`` is joined with the new leaf where it hangs."""
+    if node is None:
+        return _leaf(seq, item, None)
+    shift = node[0]
+    width = INNER_BITS if shift else LEAF_BITS
+    if seq >> (shift + width) != node[1]:
+        return _join(node, _leaf(seq, item, None), None)
+    root = new = node[:]
+    new[3] = None
+    while True:
+        bit = 1 << ((seq >> shift) & ((1 << width) - 1))
+        bitmap = new[2]
+        i = 4 + (bitmap & (bit - 1)).bit_count()
+        if not bitmap & bit:
+            new.insert(i, _leaf(seq, item, None) if shift else item)
+            new[2] = bitmap | bit
+            return root
+        assert shift, "order_insert: seq already present"
+        child = new[i]
+        shift = child[0]
+        width = INNER_BITS if shift else LEAF_BITS
+        if seq >> (shift + width) != child[1]:
+            new[i] = _join(child, _leaf(seq, item, None), None)
+            return root
+        child = child[:]
+        child[3] = None
+        new[i] = child
+        new = child
+
+
 def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]) -> OrderNode:
     """Return the trie with the item at ``seq`` (which must exist) replaced.
 
     Cost: O(log n) new nodes.
     """
     if owner is None:
-        return _replace_copying(node, seq, item)
+        return order_replace_copying(node, seq, item)
     root = node
     path: Path = []
     while True:
@@ -223,7 +261,7 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
         return _reattach(path, new, owner)
 
 
-def _replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
+def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
     """``order_replace`` with no owner: the path is copied top-down, each copy
     stored into the copy above it (no path list, no second walk; nothing is
     reachable from outside until the new root is returned).  A full node's
@@ -253,6 +291,8 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     Empty leaves vanish and one-child inner nodes give way to their child.
     Cost: O(log n) new nodes.
     """
+    if owner is None and node[0]:
+        return order_remove_copying(node, seq)
     root = node
     path: Path = []
     while node[0]:
@@ -282,6 +322,54 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     new[2] = bitmap ^ bit
     new[3] = owner
     return _reattach(path, new, owner)
+
+
+def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
+    """``order_remove`` with no owner: the path is copied top-down (as
+    ``order_replace_copying``).  A leaf about to lose its last item is not
+    copied: its parent's copy drops it, or, left with one child, gives way to
+    that child in the copy above (or as the root).  (A root leaf goes the
+    general way.)"""
+    if not node[0]:
+        return order_remove(node, seq, None)
+    root = new = node[:]
+    new[3] = None
+    shift = new[0]
+    up: Optional[OrderNode] = None
+    up_i = 0
+    while True:
+        d = (seq >> shift) & (INNER_SIZE - 1)
+        bitmap = new[2]
+        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        child = new[i]
+        shift = child[0]
+        if shift:
+            child = child[:]
+            child[3] = None
+            new[i] = child
+            up = new
+            up_i = i
+            new = child
+            continue
+        bit = 1 << (seq & (LEAF_SIZE - 1))
+        leaf_bitmap = child[2]
+        if leaf_bitmap == bit:
+            # The leaf's last item: the leaf vanishes, and its parent loses a child.
+            if len(new) == FIRST + 2:
+                other = new[(2 * FIRST + 1) - i]  # the parent gives way to it
+                if up is None:
+                    return other  # type: ignore[no-any-return]
+                up[up_i] = other
+                return root
+            del new[i]
+            new[2] = bitmap ^ (1 << d)
+            return root
+        leaf = child[:]
+        del leaf[4 + (leaf_bitmap & (bit - 1)).bit_count()]
+        leaf[2] = leaf_bitmap ^ bit
+        leaf[3] = None
+        new[i] = leaf
+        return root
 
 
 def order_last(node: Optional[OrderNode]) -> Optional[Item]:
