@@ -111,6 +111,13 @@ fm_clz64_portable(uint64_t x)
 #else
 #  define FM_UNROLL4
 #endif
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#  define FM_UNROLL8 _Pragma("GCC unroll 8")
+#elif defined(__clang__)
+#  define FM_UNROLL8 _Pragma("unroll 8")
+#else
+#  define FM_UNROLL8
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */

@@ -231,7 +231,7 @@ def cmd_callgrind(args):
 def cmd_wall(args):
     ops = args.ops.split(",") if args.ops else [op for op in OPS if op != "empty"]
     data, picks, misses = workload(args.n, args.k)
-    maps = {lib: make_map(lib, data) for lib in LIBS}
+    maps = {lib: make_map(lib, data) for lib in LIBS if any(lib in OPS[op] for op in ops)}
     print("n=%d  wall ratio frozenmap/peer: median [min..max] of %d rounds" % (args.n, args.rounds))
     for op in ops:
         libs = OPS[op]
