@@ -511,6 +511,77 @@ typedef struct {
     uint8_t child[CHAMP_MAX_DEPTH];
     int depth;
 } champ_path;
+
+/* stored_key == key, identity first; the stored hash was already compared. */
+static inline int
+champ_keys_equal(PyObject *stored, PyObject *key)
+{
+    if (stored == key) {
+        return 1;
+    }
+    Py_INCREF(stored);
+    int r = PyObject_RichCompareBool(stored, key, Py_EQ);
+    Py_DECREF(stored);
+    return r;
+}
+
+/* champ_find, recording in path (when not NULL) the bitmap nodes it
+ * passes and the child index it takes below each (see champ_path). */
+/* The lookup itself, inline so that the readers of frozendict.c (one
+ * level of call fewer on every m[k], `in` and get) and keytrie.c share it;
+ * their callers are compiled for popcnt (FM_POPCNT_CLONES). */
+static inline int
+champ_walk(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out, champ_path *path)
+{
+    int shift = 0, depth = 0;
+    if (node == NULL) {
+        return 0;
+    }
+    for (;;) {
+        if (path != NULL) {
+            path->nodes[depth] = node;
+            path->depth = depth + 1;
+        }
+        uint32_t bit = champ_bit(h, shift);
+        if (node->datamap & bit) {
+            champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
+            if (e->hash != h) {
+                return 0;
+            }
+            int r = champ_keys_equal(e->key, key);
+            if (r > 0) {
+                *out = e;
+            }
+            return r;
+        }
+        if (!(node->nodemap & bit)) {
+            return 0;
+        }
+        int j = champ_index(node->nodemap, bit);
+        node = champ_children(node)[j];
+        shift += CHAMP_BITS;
+        if (champ_is_collision(node)) {
+            champ_collision *c = (champ_collision *)node;
+            if (c->hash != h) {
+                return 0;
+            }
+            for (Py_ssize_t i = 0; i < c->count; i++) {
+                int r = champ_keys_equal(c->entries[i].key, key);
+                if (r != 0) {
+                    if (r > 0) {
+                        *out = &c->entries[i];
+                    }
+                    return r;
+                }
+            }
+            return 0;
+        }
+        if (path != NULL) {
+            path->child[depth++] = (uint8_t)j;
+        }
+    }
+}
+
 /* champ_find from a non-NULL root, recording the path; same results. */
 int champ_find_path(champ_node *root, Py_uhash_t h, PyObject *key, champ_path *path,
                     champ_entry **out);

@@ -390,9 +390,10 @@ fd_find(PyObject *op, PyObject *key, champ_entry **entry)
     if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
         return -1;
     }
-    return champ_find(fm_as_fd(op)->root, h, key, entry);
+    return champ_walk(fm_as_fd(op)->root, h, key, entry, NULL);
 }
 
+FM_POPCNT_CLONES
 static PyObject *
 fd_tp_subscript(PyObject *op, PyObject *key)
 {
@@ -423,6 +424,7 @@ fd_tp_subscript(PyObject *op, PyObject *key)
     return NULL;
 }
 
+FM_POPCNT_CLONES
 static PyObject *
 fd_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -440,6 +442,7 @@ fd_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     return Py_NewRef(nargs > 1 ? args[1] : Py_None);
 }
 
+FM_POPCNT_CLONES
 static int
 fd_tp_contains(PyObject *op, PyObject *key)
 {
