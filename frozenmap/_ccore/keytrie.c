@@ -18,8 +18,9 @@
  *    exactly as it was.
  *  - A one-shot derivation (set/delete of a version) walks the trie once:
  *    champ_find_path records the nodes it passes, champ_put_path and
- *    champ_remove_path copy along that record (the pure core walks again;
- *    the result is the same trie).
+ *    champ_remove_path copy along that record (the pure core copies
+ *    top-down as it walks, champ_set_copying / champ_delete_copying; the
+ *    result is the same trie).
  *  - Loans (champ_loan in cfrozenmap.h): a copy borrows the children it
  *    shares with its source instead of taking a reference on each.  The pure
  *    core needs no such thing (a list slice is one C call either way).
