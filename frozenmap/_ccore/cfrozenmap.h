@@ -449,8 +449,9 @@ champ_children(champ_node *n)
  * children it changed (owned, by digit); every other child is L's at the same
  * digit, kept alive by L.  Lenders never borrow (a copy of a borrower borrows
  * from the same lender and owns what its source owned), so there are no
- * chains; a copy owning so much that fewer than CHAMP_LOAN_MIN children
- * would be borrowed takes full references instead and drops the loan.
+ * chains; a copy that would own more than a few digits, or borrow only a
+ * few children, takes full references instead and drops the loan (the
+ * bounds and what they cost in memory: "loans" in keytrie.c).
  *
  * The loan sits after the children, so lookups, iteration, comparisons and
  * everything else that reads children see the same layout as before.  A
