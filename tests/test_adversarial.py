@@ -1571,3 +1571,154 @@ def test_eq_of_versions_with_one_big_collision_node_does_not_compare_all_pairs(c
     calls.clear()
     assert left == right
     assert len(calls) >= 20
+
+
+class _LoanKey:
+    """Equal by name, a new object per use (so every lookup runs ``__eq__``),
+    with a hook that user code can be planted in."""
+
+    __slots__ = ("name",)
+    hook = None
+
+    def __init__(self, name):
+        self.name = name
+
+    def __hash__(self):
+        return hash(("loan-key", self.name))
+
+    def __eq__(self, other):
+        hook, _LoanKey.hook = _LoanKey.hook, None
+        if hook is not None:
+            hook()
+        return isinstance(other, _LoanKey) and other.name == self.name
+
+    def __repr__(self):
+        return "L%d" % self.name
+
+
+class _LoanValue:
+    __slots__ = ("tag", "on_del", "__weakref__")
+
+    def __init__(self, tag, on_del=None):
+        self.tag = tag
+        self.on_del = on_del
+
+    def __del__(self):
+        on_del, self.on_del = self.on_del, None
+        if on_del is not None:
+            on_del()
+
+
+def test_hostile_code_around_versions_that_share_nodes(core):
+    """Derived versions share their unchanged nodes with the versions they
+    came from (in the C core a derived key-trie node borrows its source's
+    children and keeps the source alive).  User code -- a key's ``__eq__``,
+    a value's finalizer, a weakref callback, a GC pass -- drops those source
+    versions, derives from them and edits an evolver over them in the middle
+    of derivations and evolver edits; every version left must stay whole and
+    hold what a dict model says."""
+    import random
+    import weakref
+
+    rng = random.Random(814)
+    n = 600
+    pool = []  # [version, model dict]; user code appends and removes
+    start = {_LoanKey(i): _LoanValue(i) for i in range(n)}
+    pool.append([core.frozendict(start), {k.name: v for k, v in start.items()}])
+    del start
+    ev = {"e": None, "model": None}
+    refs = []
+    ran = [0] * 5  # how often each kind of hostile action ran
+
+    def drop_some():
+        for _ in range(min(len(pool) - 1, rng.randrange(4))):
+            pool.pop(rng.randrange(len(pool)))
+
+    def derive_one():
+        version, model = pool[rng.randrange(len(pool))]
+        name = rng.randrange(n + 50)
+        if name in model and rng.random() < 0.4:
+            pool.append(
+                [version.delete(_LoanKey(name)), {k: v for k, v in model.items() if k != name}]
+            )
+        else:
+            value = _LoanValue(("hook", name))
+            pool.append([version.set(_LoanKey(name), value), {**model, name: value}])
+
+    def edit_evolver():
+        e = ev["e"]
+        if e is None:
+            return
+        name = rng.randrange(n + 50)
+        value = _LoanValue(("ev-hook", name))
+        try:
+            e[_LoanKey(name)] = value
+        except RuntimeError:  # an edit of e is running: refused, nothing changed
+            return
+        ev["model"][name] = value
+
+    def hostile():
+        if ev.get("quiet"):  # the checks below compare a snapshot with its model
+            return
+        action = rng.randrange(5)
+        ran[action] += 1
+        if action == 0:
+            drop_some()
+        elif action == 1:
+            derive_one()
+        elif action == 2:
+            edit_evolver()
+        elif action == 3:
+            gc.collect()
+        else:
+            for version, _ in pool[:3]:
+                list(version.items())
+
+    def check(version, model):
+        version._check()
+        assert {k.name: v for k, v in version.items()} == model
+        assert len(version) == len(model)
+
+    for step in range(400):
+        _LoanKey.hook = hostile if rng.random() < 0.5 else None
+        version, model = pool[rng.randrange(len(pool))]
+        name = rng.randrange(n + 50)
+        choice = rng.randrange(4)
+        if choice == 0:
+            value = _LoanValue(step, on_del=hostile if rng.random() < 0.3 else None)
+            refs.append(weakref.ref(value, lambda _r: hostile()))
+            pool.append([version.set(_LoanKey(name), value), {**model, name: value}])
+        elif choice == 1 and name in model:
+            pool.append(
+                [version.delete(_LoanKey(name)), {k: v for k, v in model.items() if k != name}]
+            )
+        elif choice == 2:
+            if ev["e"] is None or rng.random() < 0.1:
+                ev["e"], ev["model"] = version.evolve(), dict(model)
+            value = _LoanValue(("ev", step), on_del=hostile if rng.random() < 0.3 else None)
+            # The model moves first: a finalizer run by this edit's release
+            # may edit the evolver after it, and that edit must win.
+            ev["model"][name] = value
+            ev["e"][_LoanKey(name)] = value
+            if name % 3 == 0:
+                ev["model"].pop(name + 1, None)
+                ev["e"].pop(_LoanKey(name + 1), None)
+        else:
+            drop_some()
+        _LoanKey.hook = None
+        if len(pool) > 40:
+            del pool[1:20]
+        if step % 25 == 0:
+            ev["quiet"] = True
+            for version, model in pool:
+                check(version, model)
+            if ev["e"] is not None:
+                check(ev["e"].freeze(), ev["model"])
+            ev["quiet"] = False
+    ev["quiet"] = True
+    ev["e"] = None
+    refs.clear()
+    gc.collect()
+    for version, model in pool:
+        check(version, model)
+    assert min(ran) >= 10, ran  # the user code really ran, every kind of it
