@@ -18,6 +18,8 @@ the sdist (``MANIFEST.in``).
 
 import os
 import platform
+import shutil
+import subprocess
 import sys
 
 from setuptools import Extension, setup
@@ -66,8 +68,41 @@ class BuildPy(build_py):
         _write_status(self.build_lib, "intended: " + why)
 
 
+def _why_command_failed(cmd, env):
+    """One line saying why a compiler or linker command failed: "no C compiler
+    found", or the tool's own last error line (it is run again, its output
+    captured: the build's own run printed it to a log pip hides)."""
+    tool = os.path.basename(cmd[0])
+    path = (env or os.environ).get("PATH")
+    if shutil.which(cmd[0], path=path) is None:
+        return "no C compiler found (looked for %r)" % (cmd[0],)
+    try:
+        done = subprocess.run(
+            cmd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            timeout=300,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return "%s: %s" % (tool, exc)
+    lines = [line.strip() for line in done.stdout.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    said = (errors or lines or [""])[-1]
+    if said:
+        return "%s: %s" % (tool, said)
+    return "%s failed with exit code %d and printed nothing" % (tool, done.returncode)
+
+
 class OptionalBuildExt(build_ext):
-    """build_ext that degrades to the pure-Python core instead of failing."""
+    """build_ext that degrades to the pure-Python core instead of failing.
+
+    A failure is recorded as one line a user can act on: "no C compiler
+    found (looked for 'gcc')" or the compiler's own last error line, never the
+    whole command line.
+    """
 
     def run(self):
         _write_status("" if self.inplace else self.build_lib, None)
@@ -82,6 +117,21 @@ class OptionalBuildExt(build_ext):
         except Exception as exc:  # pragma: no cover - depends on the machine
             self._give_up(exc)
 
+    def _failed_command(self, exc):
+        """The command line that failed, from the exception or its causes
+        (setuptools wraps subprocess's CalledProcessError), else the
+        compiler's own command."""
+        seen = set()
+        while exc is not None and id(exc) not in seen:
+            seen.add(id(exc))
+            for arg in (exc, *getattr(exc, "args", ())):
+                cmd = getattr(arg, "cmd", None)
+                if isinstance(cmd, (list, tuple)) and cmd:
+                    return list(cmd)
+            exc = exc.__cause__ or exc.__context__
+        compiler_so = getattr(self.compiler, "compiler_so", None)
+        return list(compiler_so) if compiler_so else None
+
     def _give_up(self, exc):
         if _flag("FROZENMAP_REQUIRE_C"):
             raise
@@ -89,9 +139,14 @@ class OptionalBuildExt(build_ext):
             stale = self.get_ext_fullpath(ext.name)
             if os.path.exists(stale):
                 os.remove(stale)
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        if len(reason) > 240:  # a failed compile quotes its whole command line
-            reason = reason[:240] + " ..."
+        cmd = self._failed_command(exc)
+        reason = (
+            _why_command_failed(cmd, None)
+            if cmd
+            else " ".join(str(exc).split()) or type(exc).__name__
+        )
+        if len(reason) > 160:
+            reason = reason[:157] + "..."
         _write_status("" if self.inplace else self.build_lib, "failed: " + reason)
         sys.stderr.write(
             "WARNING: frozenmap's C core could not be built (%s); "
@@ -120,6 +175,12 @@ def _extensions():
     if cflags:
         extra_compile_args += cflags.split()
         extra_link_args += cflags.split()
+    elif sys.platform.startswith("linux"):
+        # A release build: no debug information, symbols stripped (the .so
+        # shrinks about ten times).  FROZENMAP_EXTRA_CFLAGS (the sanitizer
+        # and debug checks set it) keeps the interpreter's -g.
+        extra_compile_args.append("-g0")
+        extra_link_args.append("-s")
     return [
         Extension(
             "frozenmap._ccore._cfrozenmap",

@@ -36,6 +36,30 @@ def _build_status() -> str:
         return ""
 
 
+def _importer_stacklevel() -> int:
+    """The ``stacklevel`` that names the code whose ``import`` loaded frozenmap.
+
+    Counted as ``warnings`` counts (it skips the import machinery's frames),
+    past ``runpy`` (``python -m``) and frozenmap's own modules; 1 (this
+    module) when no such code is on the stack.
+    """
+    import sys
+
+    frame = sys._getframe(2)  # the caller of the module code (level 1)
+    level = 1
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not ("importlib" in name and "_bootstrap" in name):  # warnings skips these
+            level += 1
+            if not (
+                name.endswith(("runpy.py", "<frozen runpy>"))
+                or str(frame.f_globals.get("__name__", "")).startswith("frozenmap")
+            ):
+                return level
+        frame = frame.f_back
+    return 1
+
+
 _HOW_TO_GET_C = (
     "to get the C core, install a C compiler and the Python headers (on Debian/Ubuntu: "
     "apt install gcc python3-dev) and reinstall with "
@@ -80,7 +104,7 @@ else:
                 "frozenmap is using its slower pure-Python core because %s; %s"
                 % (_CORE_REASON, _HOW_TO_GET_C),
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=_importer_stacklevel(),
             )
     else:
         IMPLEMENTATION = "c"

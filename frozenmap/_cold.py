@@ -83,7 +83,12 @@ def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:
     methods, never a subclass's); ``other`` through ``get`` (looked up once),
     ``in`` and ``[]``, in that order, then ``iter(other)``.  The three parts are
     exact ``fdtype`` instances, built with Evolvers of an empty version (whose
-    hash is unknown, so no value's ``__hash__`` runs)."""
+    hash is unknown, so no value's ``__hash__`` runs).  An ``other`` with no
+    ``keys`` and ``__getitem__`` (as ``dict()`` tells a mapping from pairs) is a
+    ``TypeError``: a list of pairs would otherwise fail deep inside."""
+    cls = type(other)
+    if not (hasattr(cls, "keys") and hasattr(cls, "__getitem__")):
+        raise TypeError("diff() argument must be a mapping, not '%s'" % type_name(cls))
     removed = fdtype().evolve()
     changed = fdtype().evolve()
     # other.get, looked up once; only an AttributeError means there is none

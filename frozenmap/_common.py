@@ -73,6 +73,27 @@ class Diff(NamedTuple):
     removed: Any
     changed: Any
 
+    def __bool__(self) -> bool:
+        """False when nothing was added, removed or changed.
+
+        >>> from frozenmap import frozendict
+        >>> m = frozendict(a=1)
+        >>> bool(m.diff(m)), bool(m.diff({'a': 2}))
+        (False, True)
+        """
+        return bool(self.added or self.removed or self.changed)
+
+    def __len__(self) -> int:
+        """How many keys the diff touches (added, removed and changed).
+
+        It is not the tuple's length: unpack ``added, removed, changed = d``.
+
+        >>> from frozenmap import frozendict
+        >>> len(frozendict(a=1, b=2).diff({'b': 3, 'c': 4}))
+        3
+        """
+        return len(self.added) + len(self.removed) + len(self.changed)
+
     def apply(self, mapping: Any, /) -> Any:
         """``mapping`` (a frozendict) with this diff applied, as a new version.
 
@@ -137,6 +158,18 @@ class Diff(NamedTuple):
             for key, change in changed.items()
         )
         return Diff(self.removed, self.added, inverted)
+
+
+def _diff_make(cls: Any, iterable: Any) -> Diff:
+    """``Diff._make``: namedtuple's checks the field count with ``len()``,
+    which a Diff answers with the number of keys it touches."""
+    result = tuple.__new__(cls, iterable)
+    if tuple.__len__(result) != 3:
+        raise TypeError("Expected 3 arguments, got %d" % tuple.__len__(result))
+    return result  # type: ignore[no-any-return]
+
+
+Diff._make = classmethod(_diff_make)  # type: ignore[assignment]
 
 
 def deepen_diff(diff: Diff) -> Diff:

@@ -170,9 +170,10 @@ def __get_pydantic_core_schema__(cls: Any, source: Any, handler: Any, /) -> Any:
     """pydantic v2: validate any mapping into ``cls``; dump it as a dict.
 
     ``frozendict[K, V]`` validates each key as ``K`` and each value as ``V``
-    (a bare ``frozendict`` accepts anything); a frozendict input is accepted
-    in strict mode too.  It serializes as a ``dict`` (a JSON object), and its
-    JSON schema is an object's.
+    (a bare ``frozendict`` accepts anything).  Lax mode accepts any
+    ``Mapping``; strict mode (``ConfigDict(strict=True)``) a frozendict or a
+    dict, as a ``dict`` field accepts only a dict.  It serializes as a ``dict``
+    (a JSON object), and its JSON schema is an object's.
     """
     from typing import get_args
 
@@ -189,7 +190,12 @@ def __get_pydantic_core_schema__(cls: Any, source: Any, handler: Any, /) -> Any:
     as_dict = core_schema.dict_schema(key_schema, value_schema)
     return core_schema.no_info_after_validator_function(
         cls,
-        core_schema.no_info_before_validator_function(_unfreeze_one_level, as_dict),
+        core_schema.lax_or_strict_schema(
+            lax_schema=core_schema.no_info_before_validator_function(_any_mapping_as_dict, as_dict),
+            strict_schema=core_schema.no_info_before_validator_function(
+                _unfreeze_one_level, as_dict
+            ),
+        ),
         serialization=core_schema.plain_serializer_function_ser_schema(
             _as_dict, return_schema=as_dict
         ),
@@ -197,8 +203,16 @@ def __get_pydantic_core_schema__(cls: Any, source: Any, handler: Any, /) -> Any:
 
 
 def _unfreeze_one_level(value: Any) -> Any:
-    # dict_schema takes only dicts in strict mode; a frozendict is as good.
+    # strict mode: dict_schema takes only dicts; a frozendict is as good.
     if _is_frozendict(value):
+        return dict(value.items())
+    return value
+
+
+def _any_mapping_as_dict(value: Any) -> Any:
+    # lax mode: dict_schema takes dicts and a few mapping types; any Mapping is
+    # as good.
+    if isinstance(value, Mapping) and not isinstance(value, dict):
         return dict(value.items())
     return value
 

@@ -38,7 +38,10 @@ echo "== installing frozenmap[test] into $VENV"
 # The version, the core that loads by default, and why (a missing C core warns).
 (cd / && "$VENV/bin/python" -m frozenmap | sed 's/^/== /')
 
-echo "== pytest (both cores)"
+case "${FROZENMAP_TEST_CORES:-c,python}" in
+    c,python | python,c) echo "== pytest (both cores)" ;;
+    *) echo "== pytest (core: $FROZENMAP_TEST_CORES only)" ;;
+esac
 # Run from tests/ through the venv's pytest so the installed package is tested,
 # not the source tree.
 "$VENV/bin/pytest" -p no:cacheprovider tests "$@"

@@ -188,7 +188,7 @@ def test_path_errors_are_the_same_in_both_cores(core, method, args):
     with pytest.raises(
         TypeError,
         match=r"^path\[1\] leads to a value of type 'list', "
-        r"not a frozendict$",
+        r"not a frozendict; a path goes through frozendicts only",
     ):
         call(["a", "b", "c"], *args)
     e = s.evolve()

@@ -1,5 +1,6 @@
 """pydantic v2 models, frozen dataclasses and attrs classes holding frozendicts."""
 
+import collections.abc
 import dataclasses
 import json
 import types
@@ -53,9 +54,10 @@ def test_keys_and_values_are_validated(fd):
         Settings(limits=5)
 
 
-def test_strict_mode_takes_a_frozendict_but_not_other_mappings(fd):
+def test_strict_mode_takes_a_frozendict_or_a_dict_but_not_other_mappings(fd):
     Settings = model_for(fd)
     assert Settings.model_validate({"limits": fd(a=1)}, strict=True).limits == {"a": 1}
+    assert Settings.model_validate({"limits": {"a": 1}}, strict=True).limits == {"a": 1}
     with pytest.raises(pydantic.ValidationError):
         Settings.model_validate({"limits": types.MappingProxyType({"a": 1})}, strict=True)
     with pytest.raises(pydantic.ValidationError):
@@ -149,3 +151,36 @@ def test_pydantic_dataclass(fd):
         and point.tags == {"a": 1}
         and hash(point) == hash(Point(tags={"a": 1}))
     )
+
+
+def test_lax_mode_takes_any_mapping(fd):
+    class Proxy(collections.abc.Mapping):
+        def __init__(self, data):
+            self.data = data
+
+        def __getitem__(self, key):
+            return self.data[key]
+
+        def __iter__(self):
+            return iter(self.data)
+
+        def __len__(self):
+            return len(self.data)
+
+    Settings = model_for(fd)
+    for source in (types.MappingProxyType({"a": "1"}), Proxy({"a": "1"})):
+        limits = Settings.model_validate({"limits": source}).limits
+        assert type(limits) is fd and limits == {"a": 1}
+    with pytest.raises(pydantic.ValidationError):
+        Settings.model_validate({"limits": Proxy({"a": 1})}, strict=True)
+
+
+def test_strict_config_takes_a_dict(fd):
+    class Strict(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(strict=True)
+        limits: fd[str, int]
+
+    assert Strict(limits={"a": 1}).limits == fd(a=1)
+    assert Strict(limits=fd(a=1)).limits == fd(a=1)
+    with pytest.raises(pydantic.ValidationError):
+        Strict(limits=types.MappingProxyType({"a": 1}))

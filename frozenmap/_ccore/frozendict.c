@@ -963,12 +963,31 @@ fd_iter_or_notimpl(PyObject *keys)
     return it;
 }
 
+/* fd - "name" would remove the letters n, a, m, e: a str or bytes operand of
+ * - or & is refused with what to write instead.  1 (error set) when keys is
+ * text, else 0. */
+static int
+fd_refuse_text_operand(PyObject *a, const char *op, PyObject *keys)
+{
+    if (!PyUnicode_Check(keys) && !PyBytes_Check(keys) && !PyByteArray_Check(keys)) {
+        return 0;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "unsupported operand type(s) for %s: '%s' and '%s' (text would be read as "
+                 "its characters; for one key write fd %s {key})",
+                 op, fm_tp_name_tail(Py_TYPE(a)), fm_tp_name_tail(Py_TYPE(keys)), op);
+    return 1;
+}
+
 static PyObject *
 fd_tp_subtract(PyObject *a, PyObject *b)
 {
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
         Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (fd_refuse_text_operand(a, "-", b)) {
+        return NULL;
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {
@@ -1002,6 +1021,9 @@ fd_tp_and(PyObject *a, PyObject *b)
     fm_state *st = fd_left_state(a);
     if (st == NULL) {
         Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (fd_refuse_text_operand(a, "&", b)) {
+        return NULL;
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {

@@ -33,8 +33,17 @@ path_keys(PyObject *path)
 static void
 path_not_a_frozendict(Py_ssize_t index, PyObject *value)
 {
-    PyErr_Format(PyExc_TypeError, "path[%zd] leads to a value of type '%s', not a frozendict",
-                 index, fm_tp_name_tail(Py_TYPE(value)));
+    const char *hint = "";
+    if (PyDict_Check(value)) {
+        hint = "; frozenmap.freeze() turns nested dicts into frozendicts";
+    }
+    else if (PyList_Check(value) || PyTuple_Check(value)) {
+        hint = "; a path goes through frozendicts only: update_in() can replace the whole "
+               "sequence";
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "path[%zd] leads to a value of type '%s', not a frozendict%s", index,
+                 fm_tp_name_tail(Py_TYPE(value)), hint);
 }
 
 /* The maps along a path: maps[i] holds keys[i]; maps[0] is the top. */

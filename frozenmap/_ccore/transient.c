@@ -363,6 +363,17 @@ static PyObject *transient_foreign_base(fm_state *st, PyObject *obj);
 static PyObject *
 transient_sequence_error(Py_ssize_t index)
 {
+#if PY_VERSION_HEX < 0x030E0000
+    /* Before 3.14, dict says it in the message itself. */
+    PyObject *text = PyUnicode_FromFormat(
+        "cannot convert dictionary update sequence element #%zd to a sequence", index);
+    if (text == NULL) {
+        return NULL;
+    }
+    PyObject *old_style = PyObject_CallOneArg(PyExc_TypeError, text);
+    Py_DECREF(text);
+    return old_style;
+#else
     PyObject *exc = PyObject_CallFunction(PyExc_TypeError, "s", "object is not iterable");
     if (exc == NULL) {
         return NULL;
@@ -383,6 +394,7 @@ transient_sequence_error(Py_ssize_t index)
         return NULL;
     }
     return exc;
+#endif
 }
 
 /* The hash the dict stored for key, when it is what hash(key) returns now

@@ -117,6 +117,18 @@ def _no_dict_suffix() -> str:
 
 _NO_DICT_SUFFIX = _no_dict_suffix()
 
+# ``fd - "name"`` would remove the letters n, a, m, e: a str or bytes operand of
+# ``-`` or ``&`` is refused with what to write instead.
+_TEXT_TYPES = (str, bytes, bytearray)
+
+
+def _text_operand_error(self: Any, op: str, keys: Any) -> TypeError:
+    return TypeError(
+        "unsupported operand type(s) for %s: '%s' and '%s' (text would be read as its "
+        "characters; for one key write fd %s {key})"
+        % (op, type_name(type(self)), type_name(type(keys)), op)
+    )
+
 
 # --- the type --------------------------------------------------------------------
 
@@ -544,7 +556,12 @@ class frozendict:
 
         >>> frozendict(a=1, b=2, c=3) - {'a', 'z'}
         frozendict({'b': 2, 'c': 3})
+
+        A str or bytes operand is refused (it would be read as its
+        characters): write ``fd - {key}`` or ``fd.delete(key)``.
         """
+        if isinstance(keys, _TEXT_TYPES):
+            raise _text_operand_error(self, "-", keys)
         try:
             it = iter(keys)
         except TypeError:
@@ -563,7 +580,12 @@ class frozendict:
 
         >>> frozendict(a=1, b=2, c=3) & ['c', 'a', 'z']
         frozendict({'a': 1, 'c': 3})
+
+        A str or bytes operand is refused (it would be read as its
+        characters): write ``fd & {key}``.
         """
+        if isinstance(keys, _TEXT_TYPES):
+            raise _text_operand_error(self, "&", keys)
         try:
             it = iter(keys)
         except TypeError:

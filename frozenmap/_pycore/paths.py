@@ -43,8 +43,15 @@ def _get(m: Any, key: Any) -> Any:
 
 
 def _not_a_frozendict(index: int, value: Any) -> TypeError:
+    if isinstance(value, dict):
+        hint = "; frozenmap.freeze() turns nested dicts into frozendicts"
+    elif isinstance(value, (list, tuple)):
+        hint = "; a path goes through frozendicts only: update_in() can replace the whole sequence"
+    else:
+        hint = ""
     return TypeError(
-        "path[%d] leads to a value of type '%s', not a frozendict" % (index, type(value).__name__)
+        "path[%d] leads to a value of type '%s', not a frozendict%s"
+        % (index, type(value).__name__, hint)
     )
 
 

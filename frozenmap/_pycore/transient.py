@@ -264,6 +264,12 @@ def _default_iter(cls: type, base: type) -> bool:
 
 
 def _sequence_error(index: int) -> TypeError:
+    """dict's error for an element of a pairs iterable that is not iterable:
+    the running interpreter's text (3.14 moved it into a note)."""
+    if sys.version_info < (3, 14):
+        return TypeError(
+            "cannot convert dictionary update sequence element #%d to a sequence" % index
+        )
     exc = TypeError("object is not iterable")
     exc.__notes__ = [  # type: ignore[attr-defined]
         "Cannot convert dictionary update sequence element #%d to a sequence" % index
