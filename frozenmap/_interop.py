@@ -16,7 +16,7 @@
 
 from collections.abc import Mapping
 from types import MethodType
-from typing import Any, Callable, Dict, Iterator
+from typing import Any, Callable, Dict, Iterator, Tuple
 
 from . import _common
 
@@ -130,12 +130,67 @@ def _pprint_frozendict(
     write(end)
 
 
+# The ``__repr__`` of each core's frozendict type: pprint's one-line form
+# (``_safe_repr``) treats an object whose type's ``__repr__`` is one of them as
+# CPython 3.15 treats its builtin frozendict.
+_ONE_LINE_REPRS: Dict[Any, bool] = {}
+
+
+def _safe_repr_frozendict(
+    printer: Any, obj: Any, context: Any, maxlevels: Any, level: int
+) -> Tuple[str, bool, bool]:
+    """pprint's one-line form of a frozendict: CPython 3.15's ``_safe_repr``
+    branch for its builtin (keys sorted unless ``sort_dicts=False``, ``depth=``
+    shown as ``Name({...})``, recursion detected)."""
+    import pprint
+
+    name = obj.__class__.__name__
+    if not obj:
+        return "%s()" % name, True, False
+    objid = id(obj)
+    if maxlevels and level >= maxlevels:
+        return "%s({...})" % name, False, objid in context
+    if objid in context:
+        return pprint._recursion(obj), False, True  # type: ignore[attr-defined]
+    context[objid] = 1
+    readable = True
+    recursive = False
+    components = []
+    level += 1
+    items: Any = obj.items()
+    if printer._sort_dicts:
+        items = sorted(items, key=pprint._safe_tuple)  # type: ignore[attr-defined]
+    for key, value in items:
+        krepr, kreadable, krecur = printer.format(key, context, maxlevels, level)
+        vrepr, vreadable, vrecur = printer.format(value, context, maxlevels, level)
+        components.append("%s: %s" % (krepr, vrepr))
+        readable = readable and kreadable and vreadable
+        recursive = recursive or krecur or vrecur
+    del context[objid]
+    return "%s({%s})" % (name, ", ".join(components)), readable, recursive
+
+
 def _register_pprint(cls: type) -> None:
-    # pprint chooses a formatter by ``type(obj).__repr__`` in this table, its
-    # only extension point (the builtin frozendict is registered the same way).
+    # pprint chooses a wrapping formatter by ``type(obj).__repr__`` in this
+    # table, its only extension point (the builtin frozendict is registered the
+    # same way).  Its one-line form has no table: ``_safe_repr`` is extended
+    # once, for frozenmap's types only (any other object goes to pprint's own).
     import pprint
 
     pprint.PrettyPrinter._dispatch[cls.__repr__] = _pprint_frozendict  # type: ignore[attr-defined]
+    _ONE_LINE_REPRS[cls.__repr__] = True
+    original = pprint.PrettyPrinter._safe_repr  # type: ignore[attr-defined]
+    if getattr(original, "_frozenmap_original", None) is not None:
+        return
+
+    def _safe_repr(printer: Any, obj: Any, context: Any, maxlevels: Any, level: int) -> Any:
+        if getattr(type(obj), "__repr__", None) in _ONE_LINE_REPRS:
+            return _safe_repr_frozendict(printer, obj, context, maxlevels, level)
+        return original(printer, obj, context, maxlevels, level)
+
+    _safe_repr._frozenmap_original = original  # type: ignore[attr-defined]
+    _safe_repr.__doc__ = original.__doc__
+    pprint.PrettyPrinter._safe_repr = _safe_repr  # type: ignore[attr-defined]
 
 
 def _repr_pretty_(self: Any, printer: Any, cycle: bool, /) -> None:

@@ -126,14 +126,55 @@ def test_matches_the_builtin_on_fixed_cases(fd):
 @needs_builtin
 @given(mappings, st.integers(10, 100), st.integers(1, 4))
 def test_matches_the_builtin_wrapped_or_not(core, items, width, indent):
-    ours = core.frozendict(items)
-    theirs = BUILTIN(items)
-    # sort_dicts=False: on one line pprint shows our repr (insertion order),
-    # where 3.15 sorts its builtin's keys (see docs/integrations.md).
+    ours = core.frozendict({"in": core.frozendict(items), **items})
+    theirs = BUILTIN({"in": BUILTIN(items), **items})
     for wrap in (lambda x: x, lambda x: [x, x], lambda x: {"k": x}):
-        assert pprint.pformat(wrap(ours), width=width, indent=indent, sort_dicts=False) == (
-            pprint.pformat(wrap(theirs), width=width, indent=indent, sort_dicts=False)
-        )
+        for kwargs in ({}, {"sort_dicts": False}, {"depth": 1}, {"depth": 2}):
+            assert pprint.pformat(wrap(ours), width=width, indent=indent, **kwargs) == (
+                pprint.pformat(wrap(theirs), width=width, indent=indent, **kwargs)
+            )
+
+
+NESTED_KEYS = [("key%d" % i, {"z": 1, "y": {"q": "x" * 30}}) for i in (3, 2, 1)]
+
+
+def test_one_line_form_sorts_keys_and_honours_depth(fd):
+    value = fd(b=1, a=fd(d=2, c=fd(x=1)))
+    assert (
+        pprint.pformat(value)
+        == "frozendict({'a': frozendict({'c': frozendict({'x': 1}), 'd': 2}), 'b': 1})"
+    )
+    assert pprint.pformat(value, sort_dicts=False) == (
+        "frozendict({'b': 1, 'a': frozendict({'d': 2, 'c': frozendict({'x': 1})})})"
+    )
+    assert pprint.pformat(value, depth=1) == "frozendict({'a': frozendict({...}), 'b': 1})"
+    assert pprint.pformat(value, depth=2) == (
+        "frozendict({'a': frozendict({'c': frozendict({...}), 'd': 2}), 'b': 1})"
+    )
+    assert pprint.saferepr(value) == pprint.pformat(value)
+    assert pprint.isreadable(value) and not pprint.isrecursive(value)
+
+
+def test_depth_applies_inside_a_wrapped_frozendict(fd):
+    value = fd({key: fd(z=inner["z"], y=inner["y"]) for key, inner in NESTED_KEYS})
+    assert pprint.pformat(value, depth=2) == (
+        "frozendict({'key1': frozendict({'y': {...}, 'z': 1}),\n"
+        "            'key2': frozendict({'y': {...}, 'z': 1}),\n"
+        "            'key3': frozendict({'y': {...}, 'z': 1})})"
+    )
+    assert pprint.pformat(value, depth=1) == (
+        "frozendict({'key1': frozendict({...}),\n"
+        "            'key2': frozendict({...}),\n"
+        "            'key3': frozendict({...})})"
+    )
+
+
+def test_one_line_form_leaves_other_objects_to_pprint(fd):
+    class Loud(fd):
+        def __repr__(self):
+            return "Loud!"
+
+    assert pprint.pformat([Loud(a=1), {"b": 2, "a": 1}]) == "[Loud!, {'a': 1, 'b': 2}]"
 
 
 # --- rich and IPython ----------------------------------------------------------------
