@@ -56,12 +56,12 @@ def test_verdict_names_wins_and_losses_with_factors():
     )
     text = flat(bench.render_verdict(data))
     assert text.startswith("Verdict at n=100,000 (frozenmap:c against the best other library")
-    assert "frozenmap is best at == one edit apart (4,000x faster than dict)" in text
+    assert "frozenmap is best at == one edit apart (4,000× faster than dict)" in text
     assert (
-        "A peer is best at lookup, hit m[k] (dict, 2x faster); set new key (immutables, 2x faster)"
-        in text
+        "A peer is best at lookup, hit: m[k] (dict, 2.0× faster); "
+        "set new key (immutables, 2.0× faster)" in text
     )
-    assert "memory per item (dict, 1.6x smaller)" in text
+    assert "memory per item (dict, 1.6× smaller)" in text
     assert "Only frozenmap offers diff one edit apart." in text
     assert "quick run" not in text
     assert "quick run" in bench.render_verdict({**data, "meta": {**data["meta"], "quick": True}})
@@ -72,7 +72,7 @@ def test_verdict_uses_the_largest_size_and_needs_a_peer():
     data["results"] += _data({("lookup_hit", "frozenmap:c"): 3e-9, ("lookup_hit", "dict"): 1e-9})[
         "results"
     ]
-    assert "A peer is best at lookup, hit m[k] (dict, 3x faster)" in flat(
+    assert "A peer is best at lookup, hit: m[k] (dict, 3.0× faster)" in flat(
         bench.render_verdict(data)
     )
     lonely = {"meta": {"libraries": [{"name": "frozenmap:c", "frozenmap": True}]}, "results": []}
@@ -128,10 +128,48 @@ def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "ratio, text", [(1.04, "1x"), (2.91, "2.9x"), (393.2, "393x"), (13_345, "13,300x")]
+    "ratio, text",
+    [(1.04, "1.0×"), (2.91, "2.9×"), (29.4, "29×"), (393.2, "393×"), (13_345, "13,000×")],
 )
 def test_factor_format(ratio, text):
-    assert report._factor(ratio) == text
+    assert report.factor_text(ratio) == text
+
+
+@pytest.mark.parametrize(
+    "ratio, unit, text",
+    [
+        (1.03, "s", "same"),
+        (0.97, "B", "same"),
+        (2.1, "s", "2.1× slower"),
+        (1 / 14_000, "s", "14,000× faster"),
+        (7.24e-05, "s", "14,000× faster"),
+        (0.5, "B", "2.0× smaller"),
+        (1.6, "B", "1.6× larger"),
+    ],
+)
+def test_ratios_are_written_in_words_never_exponents(ratio, unit, text):
+    assert report.in_words(ratio, unit) == text
+    assert "e-" not in text and "e+" not in text
+
+
+def test_verdict_names_the_worst_loss_at_each_size():
+    small = _data(
+        {
+            ("batch", "frozenmap:c"): 3.3e-6,
+            ("batch", "dict"): 1e-6,
+            ("equal", "frozenmap:c"): 1e-6,
+            ("equal", "dict"): 2e-6,
+        },
+        n=1000,
+    )
+    large = _data({("lookup_hit", "frozenmap:c"): 1e-9, ("lookup_hit", "dict"): 2e-9})
+    data = {"meta": small["meta"], "results": small["results"] + large["results"]}
+    text = flat(bench.render_verdict(data))
+    assert text.startswith("Verdict at n=100,000")
+    assert (
+        "Worst loss at n=1,000 evolver: 100 edits, freeze (3.3× slower than dict); "
+        "at n=100,000 none." in text
+    )
 
 
 def test_verdict_sets_apart_times_below_the_timers_resolution():
@@ -148,8 +186,8 @@ def test_verdict_sets_apart_times_below_the_timers_resolution():
         n=10,
     )
     text = flat(bench.render_verdict(data))
-    assert "Too fast to tell apart at this size: lookup, hit m[k], set new key." in text
-    assert "frozenmap is best at == one edit apart (2x faster than dict)" in text
+    assert "Too fast to tell apart at this size: lookup, hit: m[k], set new key." in text
+    assert "frozenmap is best at == one edit apart (2.0× faster than dict)" in text
     assert "lookup" not in text.split("Too fast")[0]
 
 
@@ -168,10 +206,15 @@ def test_ratio_to_the_best_peer_is_the_median_of_the_rounds_with_their_range():
     ratio = report.best_peer_ratio(row, "frozenmap:c", ["dict", "immutables"], interleaved=True)
     assert (ratio.best, ratio.rounds) == ("immutables", 3)
     assert (ratio.low, ratio.ratio, ratio.high) == (0.5, 0.5, 0.6)
-    assert str(ratio) == "0.5× (0.5–0.6)"
+    assert str(ratio) == "2.0× faster (1.7–2.0× faster)"
     # Results saved before the rounds were interleaved: the ratio of the medians, no range.
     plain = report.best_peer_ratio(row, "frozenmap:c", ["dict", "immutables"], interleaved=False)
-    assert (plain.best, plain.ratio, plain.low, str(plain)) == ("immutables", 0.5, None, "0.5×")
+    assert (plain.best, plain.ratio, plain.low, str(plain)) == (
+        "immutables",
+        0.5,
+        None,
+        "2.0× faster",
+    )
     assert report.best_peer_ratio(row, "frozenmap:c", [], interleaved=True) is None
     assert report.best_peer_ratio({"dict": row["dict"]}, "frozenmap:c", ["dict"], True) is None
 
@@ -188,12 +231,18 @@ def test_table_names_the_best_peer_and_the_ratio_with_its_spread():
     table = report.render_table(
         results, ["frozenmap:c", "dict", "immutables"], ["frozenmap:c"], True
     )
-    lines = table.splitlines()
-    assert lines[0].split() == ["frozenmap:c", "dict", "immutables", "best", "peer", "c/best"]
-    row = lines[lines.index("lookup, hit  m[k]") + 1]
-    assert row.split()[-3:] == ["dict", "0.5×", "(0.5–0.6)"]
+    values, ratios = table.split("\n\n")
+    lines = values.splitlines()
+    assert lines[0].split() == ["n", "fm:c", "dict", "immut"]
+    row = lines[lines.index("lookup, hit: m[k]") + 1]
+    assert row.split() == ["1,000", "2.00", "s", "4.00", "s*", "8.00", "s"]
+    lines = ratios.splitlines()
+    assert lines[0].split() == ["n", "best", "peer", "fm:c", "vs", "best"]
+    row = lines[lines.index("lookup, hit: m[k]") + 1]
+    assert row.split()[1:] == ["dict", "2.0×", "faster", "(1.7–2.0×", "faster)"]
     memory = lines[lines.index("memory per item") + 1]
-    assert memory.split()[-2:] == ["dict", "1.5×"]
+    assert memory.split()[1:] == ["dict", "1.5×", "larger"]
+    assert max(len(line) for line in table.splitlines()) <= 100
 
 
 def test_interleaved_rounds_run_every_library_once_per_round_in_turn(monkeypatch):
@@ -247,12 +296,14 @@ def test_a_tiny_real_run_reports_interleaved_ratios(tmp_path, capsys):
     # At least 3 rounds (the floor), the same number for every library of an operation.
     assert {len(m["runs"]) for m in timed} == {3}
     assert "interleaved rounds" in out
-    header = next(line for line in out.splitlines() if line.endswith("py/best"))
-    assert header.split()[-4:] == ["best", "peer", "c/best", "py/best"]
+    header = next(line for line in out.splitlines() if line.endswith("fm:py vs best"))
+    assert header.split() == ["n", "best", "peer", "fm:c", "vs", "best", "fm:py", "vs", "best"]
     table = out.split(header, 1)[1]
     row = table.splitlines()[table.splitlines().index("set new key") + 1]
-    # best peer (dict is the only one), then each core's ratio with its (lowest–highest).
-    assert row.split()[-5] == "dict"
-    assert "×" in row and "–" in row
+    # best peer (dict is the only one), then each core against it in words, with the
+    # range of the rounds' ratios.
+    assert row.split()[1] == "dict"
+    assert "×" in row and "(" in row and ("faster" in row or "slower" in row or "same" in row)
     memory = table.splitlines()[table.splitlines().index("memory per item") + 1]
-    assert memory.split()[-3] == "dict" and "–" not in memory
+    assert memory.split()[1] == "dict" and "(" not in memory
+    assert max(len(line) for line in out.splitlines()) <= 100

@@ -335,8 +335,8 @@ def bytes_per_version(lib: Library, w: Workload) -> Optional[float]:
 #: The benchmarked operations, in table order.
 OPERATIONS = [
     Operation("construct", "construct from dict (per item)", "s", _construct),
-    Operation("lookup_hit", "lookup, hit  m[k]", "s", _lookup_hit, asv_count=100),
-    Operation("lookup_miss", "lookup, miss  k in m", "s", _lookup_miss, asv_count=100),
+    Operation("lookup_hit", "lookup, hit: m[k]", "s", _lookup_hit, asv_count=100),
+    Operation("lookup_miss", "lookup, miss: k in m", "s", _lookup_miss, asv_count=100),
     Operation("iterate", "iterate items (per item)", "s", _iterate),
     Operation("set_existing", "set existing key", "s", _set_existing, asv_count=100),
     Operation("set_new", "set new key", "s", _set_new, asv_count=100),
