@@ -11,7 +11,6 @@ builder, and so are the doctests in the docstrings that autodoc pulls in.
 import glob
 import json
 import os
-import re
 
 import frozenmap
 
@@ -38,6 +37,7 @@ myst_heading_anchors = 3
 html_theme = "furo"
 html_title = "frozenmap %s" % release
 html_static_path = ["_static"]
+html_css_files = ["bench.css"]
 
 # autodoc: document what the user imports (``frozenmap.frozendict``), in source order.
 autodoc_member_order = "bysource"
@@ -62,16 +62,19 @@ _BENCH_MARKER = "<!-- bench-results -->"
 
 
 def _bench_results_markdown():
-    from frozenmap import bench
+    """The results part of the performance page, generated from the saved runs:
+    HTML tables (frozenmap.bench.pages) and one chart per operation."""
+    from frozenmap.bench import OPERATIONS, pages
+    from frozenmap.bench.report import best_peer_ratio, in_words
 
-    titles = {"time-all": "All timed operations"}
-    order = ["time-all"]
-    for op in bench.OPERATIONS:
+    order = []
+    ops = {}
+    for op in OPERATIONS:
         name = {"mem_item": "memory-per-item", "mem_version": "memory-per-version"}.get(
             op.key, "time-" + op.key
         )
-        titles[name] = op.title
         order.append(name)
+        ops[name] = op
 
     def rank(path):
         name = os.path.splitext(os.path.basename(path))[0]
@@ -84,30 +87,58 @@ def _bench_results_markdown():
         glob.glob(os.path.join(_BENCH_DIR, "*.json")),
         key=lambda path: (os.path.basename(path) != "results.json", path),
     )
+    main_run = None
     for path in paths:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
+        main_run = main_run or data
         meta = data["meta"]
+        parts.append("### %s" % meta["machine"]["python"])
+        parts.append(pages.render_html_tables(data))
+    if main_run is not None:
+        parts.append("### Charts")
         parts.append(
-            "**%s**, n = %s:"
-            % (meta["machine"]["python"], ", ".join("{:,}".format(n) for n in meta["sizes"]))
+            "Each chart: one operation, n on the x axis, time (or bytes) on the y "
+            "axis, both logarithmic; lower is better. Under each, how frozenmap's C "
+            "core compares with the best other library at the largest n."
         )
-        parts.append("```text\n%s\n```" % bench.render_report(data))
     for path in sorted(glob.glob(os.path.join(_BENCH_DIR, "*.png")), key=rank):
         name = os.path.splitext(os.path.basename(path))[0]
-        title = titles.get(name, name.replace("-", " "))
+        op = ops.get(name)
+        if op is None or main_run is None:
+            continue  # a chart of an operation the benchmark no longer has
+        n = max(main_run["meta"]["sizes"])
+        row = {
+            m["lib"]: pages.Measurement(**m)
+            for m in main_run["results"]
+            if m["op"] == op.key and m["n"] == n
+        }
+        peers = [lib["name"] for lib in main_run["meta"]["libraries"] if not lib["frozenmap"]]
+        ratio = best_peer_ratio(
+            row, "frozenmap:c", peers, bool(main_run["meta"].get("interleaved"))
+        )
+        caption = (
+            "At n = {:,}: frozenmap (C) {} {}.".format(
+                n,
+                in_words(ratio.ratio, op.unit),
+                "as " + ratio.best
+                if in_words(ratio.ratio, op.unit) == "same"
+                else "than " + ratio.best,
+            )
+            if ratio
+            else "At n = {:,}: no other library offers it.".format(n)
+        )
         parts.append(
             "```{figure} _static/bench/%s.png\n:alt: %s\n:width: 100%%\n\n%s\n```"
-            # Quote the alt text (a title like "| with 10 keys" is YAML syntax)
-            # and escape markdown punctuation in the caption ("- 10 keys").
-            % (name, json.dumps(title), re.sub(r"([|&*_`\\-])", r"\\\1", title))
+            # Quote the alt text (a title like "| with 10 keys" is YAML syntax).
+            % (name, json.dumps("chart: " + op.title), caption)
         )
     if not parts:
         parts.append(
             ":::{note}\n"
             "**Results not yet recorded.** No benchmark results were found in "
             "`docs/_static/bench/` when this page was built. Run the command above and "
-            "rebuild the documentation to show the table and the charts here.\n"
+            "rebuild the documentation to show the tables and the charts here.\n"
             ":::"
         )
     return "\n\n".join(parts)
@@ -118,5 +149,60 @@ def _insert_bench_results(app, docname, source):
         source[0] = source[0].replace(_BENCH_MARKER, _bench_results_markdown())
 
 
+# -- the API reference: the C core's slot methods (``__or__``, ``__hash__`` ...)
+# carry CPython's generic slot texts ("Return self|value."); the reference shows
+# the pure core's docstrings and signatures for them instead (the two cores'
+# docstrings are the same text: scripts/gen_docstrings.py).
+
+
+def _pure_twin(name):
+    """The pure core's attribute for ``frozenmap.frozendict.__or__`` and the like."""
+    import frozenmap._pycore as pycore
+
+    parts = name.split(".")
+    if len(parts) != 3 or parts[0] != "frozenmap" or not hasattr(pycore, parts[1]):
+        return None
+    return getattr(getattr(pycore, parts[1]), parts[2], None)
+
+
+def _is_slot_wrapper(obj):
+    return type(obj).__name__ in ("wrapper_descriptor", "method-wrapper", "slot wrapper")
+
+
+def _slot_docstring(app, what, name, obj, options, lines):
+    twin = _pure_twin(name) if _is_slot_wrapper(obj) else None
+    if twin is not None and twin.__doc__:
+        import inspect
+
+        lines[:] = inspect.getdoc(twin).splitlines()
+
+
+def _slot_signature(app, what, name, obj, options, signature, return_annotation):
+    twin = _pure_twin(name) if _is_slot_wrapper(obj) else None
+    if twin is None:
+        return None
+    import inspect
+
+    params = list(inspect.signature(twin).parameters.values())[1:]  # without self
+    return "(%s)" % ", ".join(p.name for p in params), return_annotation
+
+
 def setup(app):
     app.connect("source-read", _insert_bench_results)
+    app.connect("autodoc-process-docstring", _slot_docstring)
+    app.connect("autodoc-process-signature", _slot_signature)
+
+    from sphinx.ext.autodoc import Documenter, FunctionDocumenter
+
+    class PlainFunctionDocumenter(FunctionDocumenter):
+        """A function documented with an explicit signature shows only that one
+        (``freeze`` is a ``singledispatch`` function: autodoc would add a
+        signature per registered type)."""
+
+        def format_signature(self, **kwargs):
+            if self.args is not None:
+                return Documenter.format_signature(self, **kwargs)
+            return super().format_signature(**kwargs)
+
+    # (add_autodocumenter would register the autofunction directive again)
+    app.registry.documenters["function"] = PlainFunctionDocumenter

@@ -160,6 +160,14 @@ class Diff(NamedTuple):
         return Diff(self.removed, self.added, inverted)
 
 
+Diff.added.__doc__ = "The keys only in the new mapping, with their new values (a frozendict)."
+Diff.removed.__doc__ = "The keys only in the old mapping, with their old values (a frozendict)."
+Diff.changed.__doc__ = (
+    "The keys in both whose values differ, each with ``(old, new)`` -- or, in a deep "
+    "diff, the nested ``Diff`` when both values are frozendicts (a frozendict)."
+)
+
+
 def _diff_make(cls: Any, iterable: Any) -> Diff:
     """``Diff._make``: namedtuple's checks the field count with ``len()``,
     which a Diff answers with the number of keys it touches."""

@@ -23,7 +23,15 @@
 #define FD_DOC_COPY \
     "Return an exact frozendict with the same items (``self`` if exact).\n" \
     "\n" \
-    "Cost: O(1)."
+    "Cost: O(1).\n" \
+    "\n" \
+    ">>> m = frozendict(a=1)\n" \
+    ">>> m.copy() is m\n" \
+    "True\n" \
+    ">>> class Config(frozendict):\n" \
+    "...     pass\n" \
+    ">>> type(Config(a=1).copy()).__name__\n" \
+    "'frozendict'"
 
 #define FD_DOC_DELETE \
     "A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).\n" \
@@ -100,10 +108,20 @@
     "'none'"
 
 #define FD_DOC_ITEMS \
-    "A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."
+    "A set-like view of the ``(key, value)`` pairs.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> items = frozendict(b=1, a=2).items()\n" \
+    ">>> items, ('a', 2) in items, items - {('b', 1)}\n" \
+    "(dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})"
 
 #define FD_DOC_KEYS \
-    "A set-like view of the keys, in insertion order.  Cost: O(1)."
+    "A set-like view of the keys, in insertion order.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> keys = frozendict(b=1, a=2).keys()\n" \
+    ">>> keys, list(keys), 'a' in keys, keys & {'a', 'z'}\n" \
+    "(dict_keys(['b', 'a']), ['b', 'a'], True, {'a'})"
 
 #define FD_DOC_MERGE_WITH \
     "A version with each of ``others`` (mappings) merged in, in turn.\n" \
@@ -152,7 +170,12 @@
     "frozendict({'counts': frozendict({'a': 1, 'b': 1})})"
 
 #define FD_DOC_VALUES \
-    "A view of the values, in insertion order.  Cost: O(1)."
+    "A view of the values, in insertion order.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> values = frozendict(b=1, a=2).values()\n" \
+    ">>> values, sum(values), 2 in values\n" \
+    "(dict_values([1, 2]), 3, True)"
 
 #define EV_DOC_TYPE \
     "A mutable ``MutableMapping`` over a private copy-on-write version.\n" \
@@ -172,36 +195,93 @@
     "frozendict({'b': 2})"
 
 #define EV_DOC_CLEAR \
-    "Remove every item.  Cost: O(1)."
+    "Remove every item.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> e.clear()\n" \
+    ">>> e.freeze()\n" \
+    "frozendict()"
 
 #define EV_DOC_COPY \
-    "A new, independent evolver with the same contents.  Cost: O(1)."
+    "A new, independent evolver with the same contents.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> f = e.copy()\n" \
+    ">>> f['b'] = 2\n" \
+    ">>> e, f\n" \
+    "(Evolver({'a': 1}), Evolver({'a': 1, 'b': 2}))"
 
 #define EV_DOC_DELETE_IN \
-    "Remove the key at the end of ``path``; ``KeyError`` if absent."
+    "Remove the key at the end of ``path``; ``KeyError`` if absent.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(user=frozendict(name='ada', age=36)).evolve()\n" \
+    ">>> e.delete_in(['user', 'age']).freeze()\n" \
+    "frozendict({'user': frozendict({'name': 'ada'})})"
 
 #define EV_DOC_DISCARD \
-    "Remove ``key`` if present; return the evolver.  Cost: O(log n)."
+    "Remove ``key`` if present; return the evolver.  Cost: O(log n).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> frozendict(a=1, b=2).evolve().discard('a').discard('z').freeze()\n" \
+    "frozendict({'b': 2})"
 
 #define EV_DOC_FREEZE \
     "The contents as a ``frozendict``.  Cost: O(1).\n" \
     "\n" \
-    "Later edits of the evolver never change the frozendict returned."
+    "Later edits of the evolver never change the frozendict returned.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> e['b'] = 2\n" \
+    ">>> v = e.freeze()\n" \
+    ">>> e['c'] = 3\n" \
+    ">>> v, e.freeze() is e.freeze()\n" \
+    "(frozendict({'a': 1, 'b': 2}), True)"
 
 #define EV_DOC_GET \
-    "The value for ``key``, or ``default``.  Cost: O(log n)."
+    "The value for ``key``, or ``default``.  Cost: O(log n).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> e.get('a'), e.get('z'), e.get('z', 0)\n" \
+    "(1, None, 0)"
 
 #define EV_DOC_GET_IN \
-    "The value at ``path`` through nested frozendicts (see ``frozendict.get_in``)."
+    "The value at ``path`` through nested frozendicts (see ``frozendict.get_in``).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(user=frozendict(name='ada')).evolve()\n" \
+    ">>> e.get_in(['user', 'name']), e.get_in(['user', 'age'], 0)\n" \
+    "('ada', 0)"
 
 #define EV_DOC_ITEMS \
-    "A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."
+    "A set-like view of the ``(key, value)`` pairs.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> items = frozendict(b=1, a=2).items()\n" \
+    ">>> items, ('a', 2) in items, items - {('b', 1)}\n" \
+    "(dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})"
 
 #define EV_DOC_KEYS \
-    "A set-like view of the keys, in insertion order.  Cost: O(1)."
+    "A set-like view of the keys, in insertion order.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> keys = frozendict(b=1, a=2).keys()\n" \
+    ">>> keys, list(keys), 'a' in keys, keys & {'a', 'z'}\n" \
+    "(dict_keys(['b', 'a']), ['b', 'a'], True, {'a'})"
 
 #define EV_DOC_POP \
-    "Remove ``key`` and return its value (or ``default``; else KeyError)."
+    "Remove ``key`` and return its value (or ``default``; else KeyError).\n" \
+    "\n" \
+    "Cost: O(log n).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1, b=2).evolve()\n" \
+    ">>> e.pop('a'), e.pop('z', None), e\n" \
+    "(1, None, Evolver({'b': 2}))"
 
 #define EV_DOC_POPITEM \
     "Remove and return the last ``(key, value)`` added (LIFO).\n" \
@@ -210,7 +290,11 @@
     "for a key whose hash runs Python code (a class defining ``__hash__``)."
 
 #define EV_DOC_SET \
-    "Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."
+    "Set ``key`` to ``value`` and return the evolver.  Cost: O(log n).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> frozendict(a=1).evolve().set('a', 2).set('b', 3).freeze()\n" \
+    "frozendict({'a': 2, 'b': 3})"
 
 #define EV_DOC_SET_IN \
     "Set the value at ``path``, rebuilding the nested frozendicts along it.\n" \
@@ -221,19 +305,43 @@
     "frozendict({'user': frozendict({'name': 'grace'})})"
 
 #define EV_DOC_SETDEFAULT \
-    "Return the value for ``key``, setting it to ``default`` if absent."
+    "Return the value for ``key``, setting it to ``default`` if absent.\n" \
+    "\n" \
+    "Cost: O(log n).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> e.setdefault('a', 0), e.setdefault('b', 0), e\n" \
+    "(1, 0, Evolver({'a': 1, 'b': 0}))"
 
 #define EV_DOC_UPDATE \
     "Update from a mapping or iterable of pairs and keywords, like ``dict``.\n" \
     "\n" \
     "All or nothing: if anything raises part-way, the evolver is left\n" \
-    "exactly as it was before the call.  Cost: O(k log n) for k items."
+    "exactly as it was before the call.  Cost: O(k log n) for k items.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1).evolve()\n" \
+    ">>> e.update({'b': 2}, c=3)\n" \
+    ">>> e.update([('a', 10)])\n" \
+    ">>> e\n" \
+    "Evolver({'a': 10, 'b': 2, 'c': 3})"
 
 #define EV_DOC_UPDATE_IN \
     "Replace the value at ``path`` with ``fn(old, *args, **kwargs)``\n" \
-    "(``default=`` as ``frozendict.update_in``)."
+    "(``default=`` as ``frozendict.update_in``).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(stats=frozendict(hits=1)).evolve()\n" \
+    ">>> e.update_in(['stats', 'hits'], lambda n: n + 1).freeze()\n" \
+    "frozendict({'stats': frozendict({'hits': 2})})"
 
 #define EV_DOC_VALUES \
-    "A view of the values, in insertion order.  Cost: O(1)."
+    "A view of the values, in insertion order.  Cost: O(1).\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> values = frozendict(b=1, a=2).values()\n" \
+    ">>> values, sum(values), 2 in values\n" \
+    "(dict_values([1, 2]), 3, True)"
 
 #endif

@@ -201,7 +201,13 @@ class Evolver(Transient):
         return entry[3]
 
     def get(self, key: Any, default: Any = None, /) -> Any:
-        """The value for ``key``, or ``default``.  Cost: O(log n)."""
+        """The value for ``key``, or ``default``.  Cost: O(log n).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> e.get('a'), e.get('z'), e.get('z', 0)
+        (1, None, 0)
+        """
         entry = self._lookup(key)
         return default if entry is None else entry[3]
 
@@ -251,7 +257,12 @@ class Evolver(Transient):
             self._end(changed)
 
     def set(self, key: Any, value: Any, /) -> "Evolver":
-        """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n)."""
+        """Set ``key`` to ``value`` and return the evolver.  Cost: O(log n).
+
+        >>> from frozenmap import frozendict
+        >>> frozendict(a=1).evolve().set('a', 2).set('b', 3).freeze()
+        frozendict({'a': 2, 'b': 3})
+        """
         self[key] = value
         return self
 
@@ -260,7 +271,12 @@ class Evolver(Transient):
             raise KeyError(key)
 
     def discard(self, key: Any, /) -> "Evolver":
-        """Remove ``key`` if present; return the evolver.  Cost: O(log n)."""
+        """Remove ``key`` if present; return the evolver.  Cost: O(log n).
+
+        >>> from frozenmap import frozendict
+        >>> frozendict(a=1, b=2).evolve().discard('a').discard('z').freeze()
+        frozendict({'b': 2})
+        """
         self._pop_entry(key)
         return self
 
@@ -276,7 +292,15 @@ class Evolver(Transient):
             self._end(old is not None)
 
     def pop(self, key: Any, default: Any = _MISSING, /) -> Any:
-        """Remove ``key`` and return its value (or ``default``; else KeyError)."""
+        """Remove ``key`` and return its value (or ``default``; else KeyError).
+
+        Cost: O(log n).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1, b=2).evolve()
+        >>> e.pop('a'), e.pop('z', None), e
+        (1, None, Evolver({'b': 2}))
+        """
         old = self._pop_entry(key)
         if old is not None:
             return old[3]
@@ -310,7 +334,15 @@ class Evolver(Transient):
         return item
 
     def setdefault(self, key: Any, default: Any = None, /) -> Any:
-        """Return the value for ``key``, setting it to ``default`` if absent."""
+        """Return the value for ``key``, setting it to ``default`` if absent.
+
+        Cost: O(log n).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> e.setdefault('a', 0), e.setdefault('b', 0), e
+        (1, 0, Evolver({'a': 1, 'b': 0}))
+        """
         self._begin()
         try:
             h = key_hash(key)
@@ -331,6 +363,13 @@ class Evolver(Transient):
 
         All or nothing: if anything raises part-way, the evolver is left
         exactly as it was before the call.  Cost: O(k log n) for k items.
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> e.update({'b': 2}, c=3)
+        >>> e.update([('a', 10)])
+        >>> e
+        Evolver({'a': 10, 'b': 2, 'c': 3})
         """
         self._begin()
         saved = (self.root, self.order, self.length, self.next_seq, self.acc)
@@ -350,7 +389,14 @@ class Evolver(Transient):
             self._end(self.root is not saved[0] or self.order is not saved[1])
 
     def clear(self) -> None:
-        """Remove every item.  Cost: O(1)."""
+        """Remove every item.  Cost: O(1).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> e.clear()
+        >>> e.freeze()
+        frozendict()
+        """
         self._begin()
         try:
             if self.length:
@@ -368,7 +414,13 @@ class Evolver(Transient):
     # --- nested paths (the nested maps stay immutable; this level is edited) -------
 
     def get_in(self, path: Iterable[Any], default: Any = None) -> Any:
-        """The value at ``path`` through nested frozendicts (see ``frozendict.get_in``)."""
+        """The value at ``path`` through nested frozendicts (see ``frozendict.get_in``).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(user=frozendict(name='ada')).evolve()
+        >>> e.get_in(['user', 'name']), e.get_in(['user', 'age'], 0)
+        ('ada', 0)
+        """
         return path_get(self, path, default, frozendict_type())
 
     def set_in(self, path: Iterable[Any], value: Any, /) -> "Evolver":
@@ -383,21 +435,49 @@ class Evolver(Transient):
 
     def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "Evolver":
         """Replace the value at ``path`` with ``fn(old, *args, **kwargs)``
-        (``default=`` as ``frozendict.update_in``)."""
+        (``default=`` as ``frozendict.update_in``).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(stats=frozendict(hits=1)).evolve()
+        >>> e.update_in(['stats', 'hits'], lambda n: n + 1).freeze()
+        frozendict({'stats': frozendict({'hits': 2})})
+        """
         return path_update(self, path, fn, args, kwargs, frozendict_type())  # type: ignore[no-any-return]
 
     def delete_in(self, path: Iterable[Any], /) -> "Evolver":
-        """Remove the key at the end of ``path``; ``KeyError`` if absent."""
+        """Remove the key at the end of ``path``; ``KeyError`` if absent.
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(user=frozendict(name='ada', age=36)).evolve()
+        >>> e.delete_in(['user', 'age']).freeze()
+        frozendict({'user': frozendict({'name': 'ada'})})
+        """
         return path_delete(self, path, frozendict_type())  # type: ignore[no-any-return]
 
     def copy(self) -> "Evolver":
-        """A new, independent evolver with the same contents.  Cost: O(1)."""
+        """A new, independent evolver with the same contents.  Cost: O(1).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> f = e.copy()
+        >>> f['b'] = 2
+        >>> e, f
+        (Evolver({'a': 1}), Evolver({'a': 1, 'b': 2}))
+        """
         return Evolver(self.freeze())
 
     def freeze(self) -> Any:
         """The contents as a ``frozendict``.  Cost: O(1).
 
         Later edits of the evolver never change the frozendict returned.
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1).evolve()
+        >>> e['b'] = 2
+        >>> v = e.freeze()
+        >>> e['c'] = 3
+        >>> v, e.freeze() is e.freeze()
+        (frozendict({'a': 1, 'b': 2}), True)
         """
         with self._lock:
             if self._frozen is None:

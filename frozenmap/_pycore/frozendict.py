@@ -310,6 +310,14 @@ class frozendict:
         """Return an exact frozendict with the same items (``self`` if exact).
 
         Cost: O(1).
+
+        >>> m = frozendict(a=1)
+        >>> m.copy() is m
+        True
+        >>> class Config(frozendict):
+        ...     pass
+        >>> type(Config(a=1).copy()).__name__
+        'frozendict'
         """
         if args or kwargs:
             raise _call_error(frozendict, "copy", 0, 0, len(args), kwargs)
@@ -372,6 +380,12 @@ class frozendict:
 
         Cost: O(n) the first time, O(1) after; O(1) for a version derived from
         one whose hash is known.  Raises ``TypeError`` for an unhashable value.
+
+        >>> m = frozendict(a=1, b=2)
+        >>> hash(m) == hash(frozenset(m.items())) == hash(frozendict(b=2, a=1))
+        True
+        >>> {m: 'config v1'}[frozendict(b=2, a=1)]
+        'config v1'
         """
         h = self._hash
         if h is None:
@@ -525,6 +539,12 @@ class frozendict:
         return t._publish(frozendict)
 
     def __ror__(self, other: Any) -> Any:
+        """``other | self`` for a mapping ``other``: what ``other | dict(self)``
+        gives (a ``dict``; an ``OrderedDict`` stays one), as with the builtin.
+
+        >>> {'a': 1, 'b': 2} | frozendict(b=3)
+        {'a': 1, 'b': 3}
+        """
         cls = type(other)
         if issubclass(cls, OrderedDict):
             # OrderedDict's | takes the builtin frozendict (3.15): the same here

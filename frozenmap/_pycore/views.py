@@ -194,33 +194,61 @@ def mapping_len(mapping: Any) -> int:
 
 
 def mapping_iter(self: Any) -> Iterator[Any]:
-    """Iterate over the keys in insertion order."""
+    """Iterate over the keys in insertion order.
+
+    >>> from frozenmap import frozendict
+    >>> list(frozendict(b=1, a=2))
+    ['b', 'a']
+    """
     return iter(frozendict_keys(self))
 
 
 def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-    """Iterate over the keys in reverse insertion order."""
+    """Iterate over the keys in reverse insertion order.
+
+    >>> from frozenmap import frozendict
+    >>> list(reversed(frozendict(b=1, a=2)))
+    ['a', 'b']
+    """
     if args or kwargs:
         raise _bad_call(self, "__reversed__", args, kwargs)
     return reversed(frozendict_keys(self))
 
 
 def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
-    """A set-like view of the keys, in insertion order.  Cost: O(1)."""
+    """A set-like view of the keys, in insertion order.  Cost: O(1).
+
+    >>> from frozenmap import frozendict
+    >>> keys = frozendict(b=1, a=2).keys()
+    >>> keys, list(keys), 'a' in keys, keys & {'a', 'z'}
+    (dict_keys(['b', 'a']), ['b', 'a'], True, {'a'})
+    """
     if args or kwargs:
         raise _bad_call(self, "keys", args, kwargs)
     return frozendict_keys(self)
 
 
 def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
-    """A view of the values, in insertion order.  Cost: O(1)."""
+    """A view of the values, in insertion order.  Cost: O(1).
+
+    >>> from frozenmap import frozendict
+    >>> values = frozendict(b=1, a=2).values()
+    >>> values, sum(values), 2 in values
+    (dict_values([1, 2]), 3, True)
+    """
     if args or kwargs:
         raise _bad_call(self, "values", args, kwargs)
     return frozendict_values(self)
 
 
 def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
-    """A set-like view of the ``(key, value)`` pairs.  Cost: O(1)."""
+    """A set-like view of the ``(key, value)`` pairs.  Cost: O(1).
+
+    >>> from frozenmap import frozendict
+    >>> items = frozendict(b=1, a=2).items()
+    >>> items, ('a', 2) in items, items - {('b', 1)}
+    (dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})
+    """
     if args or kwargs:
         raise _bad_call(self, "items", args, kwargs)
     return frozendict_items(self)

@@ -1,6 +1,5 @@
 """PNG charts of saved results (matplotlib, imported only when plotting)."""
 
-import math
 import os
 from typing import Any, Dict, List
 
@@ -9,7 +8,7 @@ from .timing import Measurement
 
 
 def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
-    """PNG charts: each time operation (and an overview), memory per item and per version."""
+    """PNG charts, one per operation: each timed operation, memory per item and per version."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -64,17 +63,4 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
             op.key, "time-" + op.key
         )
         save(fig, name + ".png")
-    timed = [op for op in present if op.unit == "s"]
-    if timed:
-        cols = 4
-        rows = math.ceil(len(timed) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
-        for ax, op in zip(axes.flat, timed):
-            draw(ax, op)
-        for ax in list(axes.flat)[len(timed) :]:
-            ax.set_visible(False)
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=9)
-        fig.tight_layout(rect=(0, 0, 1, 0.96))
-        save(fig, "time-all.png")
     return written
