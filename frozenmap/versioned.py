@@ -42,7 +42,16 @@ child sees later changes to its parents and as Django's
 replaces a var's whole value, which is the special case of an override whose
 function ignores its argument: ``override(lambda _: pinned)`` pins a
 version.  A unit of work that needs one consistent version takes one
-snapshot with ``get()`` and reads it, as it would without overrides.
+snapshot with ``get()`` and reads it, as it would without overrides.  What a
+context holds is the layer (the changes), not a copy of the configuration,
+so copying a context for a task stays O(1) (PEP 567) and the global version
+can move on underneath it.
+
+Why subscribers are ordered: Clojure's ``add-watch`` calls watches on the
+thread that made the change, so two threads' changes can reach a watch
+concurrently and in either order, and each watch must cope.  Here one
+thread delivers at a time, so a subscriber sees changes as one sequence:
+each call's ``old`` is the previous call's ``new``.
 
 Why the name: it holds a sequence of versions and counts them
 (``.version``), which is what "versioned configuration" users look for;
@@ -580,10 +589,7 @@ class Override(Generic[T]):
         versioned = self._versioned
         layers = versioned._layers.get()
         layer = _Layer(self._apply, self)
-        below = versioned._state[1]
-        for outer in layers:
-            below = outer.resolve(below)
-        seen = layer.resolve(below)  # bad changes raise here, before anything is set
+        seen = layer.resolve(versioned.get())  # bad changes raise here, before anything is set
         layer.token = versioned._layers.set(layers + (layer,))
         return seen  # type: ignore[no-any-return]
 
