@@ -10,7 +10,8 @@ and ``FROZENMAP_PURE_PYTHON`` is not set, the pure-Python core otherwise.
 never silent: importing warns once (``RuntimeWarning``) with the reason,
 unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
 pure-Python core is intended.  It also exports the serializer helpers
-``json_default`` and ``thaw`` (see ``frozenmap._interop``).
+``json_default`` and ``thaw`` (see ``frozenmap._interop``) and ``Versioned``
+(see ``frozenmap.versioned``), written once above both cores.
 """
 
 import os as _os
@@ -20,6 +21,7 @@ from . import _freeze
 from ._common import Diff
 from ._freeze import freeze
 from ._interop import json_default, thaw
+from .versioned import Versioned
 
 
 def _flag_set(name: str) -> bool:
@@ -112,5 +114,14 @@ else:
 
 _freeze.FROZENDICT = frozendict  # what freeze() builds
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
+__all__ = [
+    "frozendict",
+    "Evolver",
+    "Diff",
+    "IMPLEMENTATION",
+    "freeze",
+    "json_default",
+    "thaw",
+    "Versioned",
+]
 __version__ = "0.1.0"

@@ -40,7 +40,20 @@ from typing_extensions import Self
 if sys.version_info >= (3, 15):
     from builtins import frozendict as _builtin_frozendict
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
+# Versioned is written once in Python above the cores (frozenmap/versioned.py,
+# annotated inline and checked with mypy --strict); the stub re-exports it.
+from frozenmap.versioned import Versioned as Versioned
+
+__all__ = [
+    "frozendict",
+    "Evolver",
+    "Diff",
+    "IMPLEMENTATION",
+    "freeze",
+    "json_default",
+    "thaw",
+    "Versioned",
+]
 
 __version__: str
 IMPLEMENTATION: Literal["c", "python"]

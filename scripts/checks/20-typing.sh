@@ -4,8 +4,8 @@
 #   2. mypy and pyright on tests/typing: assert_type checks of the public API, and
 #      lines that must be rejected (each with an ignore comment that the checker
 #      reports as unused if the error goes away);
-#   3. tests/typing/test_api.py run as a script, so everything typed there also
-#      works at run time;
+#   3. tests/typing/test_api.py and api_*.py run as scripts, so everything typed
+#      there also works at run time;
 #   4. stubtest: the public stub against the runtime, on each core that imports.
 #
 # Run by scripts/test.sh with $VENV (frozenmap already installed) and $ROOT.
@@ -36,9 +36,9 @@ step() {
     fi
 }
 
-step "mypy --strict: the pure-Python core and the public stubs" \
+step "mypy --strict: the pure-Python core, the modules above the cores and the public stubs" \
     "$PYTHON" -m mypy --config-file mypy.ini --strict \
-    frozenmap/_pycore frozenmap/__init__.pyi frozenmap/_ccore/_cfrozenmap.pyi
+    frozenmap/_pycore frozenmap/versioned.py frozenmap/__init__.pyi frozenmap/_ccore/_cfrozenmap.pyi
 
 step "mypy: tests/typing" \
     "$PYTHON" -m mypy --config-file mypy.ini --strict tests/typing
@@ -48,9 +48,12 @@ step "pyright: tests/typing and the stubs" \
 
 # Run from outside the tree, so the installed package is what runs.
 run_test_api() {
-    (cd / && "$PYTHON" "$ROOT/tests/typing/test_api.py")
+    local script
+    for script in "$ROOT"/tests/typing/test_api.py "$ROOT"/tests/typing/api_*.py; do
+        (cd / && "$PYTHON" "$script") || return 1
+    done
 }
-step "tests/typing/test_api.py at run time" run_test_api
+step "tests/typing/test_api.py and api_*.py at run time" run_test_api
 
 # stubtest compares the installed package's stub with the runtime, once for each
 # core that imports, so neither the stub nor either core can drift from the other.
