@@ -10,7 +10,9 @@ and ``FROZENMAP_PURE_PYTHON`` is not set, the pure-Python core otherwise.
 never silent: importing warns once (``RuntimeWarning``) with the reason,
 unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
 pure-Python core is intended.  It also exports the serializer helpers
-``json_default`` and ``thaw`` (see ``frozenmap._interop``).
+``json_default`` and ``thaw`` (see ``frozenmap._interop``), and the
+capabilities built on the public API for both cores: ``History``
+(``frozenmap.history``) and JSON Patch (``frozenmap.jsonpatch``).
 """
 
 import os as _os
@@ -88,5 +90,22 @@ else:
 
 _freeze.FROZENDICT = frozendict  # what freeze() builds
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
+# Capabilities built on the public API, above the cores (they import this module's
+# names lazily or not at all, so they come last).
+from .history import History  # noqa: E402
+from .jsonpatch import JsonPatchError, apply_json_patch, make_json_patch  # noqa: E402
+
+__all__ = [
+    "frozendict",
+    "Evolver",
+    "Diff",
+    "IMPLEMENTATION",
+    "freeze",
+    "json_default",
+    "thaw",
+    "History",
+    "apply_json_patch",
+    "make_json_patch",
+    "JsonPatchError",
+]
 __version__ = "0.1.0"

@@ -29,6 +29,7 @@ from collections.abc import (
     KeysView,
     Mapping,
     MutableMapping,
+    Sequence,
     ValuesView,
 )
 from types import GenericAlias
@@ -40,7 +41,19 @@ from typing_extensions import Self
 if sys.version_info >= (3, 15):
     from builtins import frozendict as _builtin_frozendict
 
-__all__ = ["frozendict", "Evolver", "Diff", "IMPLEMENTATION", "freeze", "json_default", "thaw"]
+__all__ = [
+    "frozendict",
+    "Evolver",
+    "Diff",
+    "IMPLEMENTATION",
+    "freeze",
+    "json_default",
+    "thaw",
+    "History",
+    "apply_json_patch",
+    "make_json_patch",
+    "JsonPatchError",
+]
 
 __version__: str
 IMPLEMENTATION: Literal["c", "python"]
@@ -77,6 +90,44 @@ class Diff(NamedTuple, Generic[_K, _V]):
     changed: frozendict[_K, tuple[_V, _V]]
     def apply(self, mapping: frozendict[_K, Any], /) -> frozendict[_K, Any]: ...
     def invert(self) -> Diff[_K, _V]: ...
+    def to_json_patch(self) -> list[dict[str, Any]]: ...
+
+# -- capabilities above the cores (frozenmap/history.py, frozenmap/jsonpatch.py) --
+
+class History(Generic[_T]):
+    # An undo/redo line of versions; each call is atomic (one lock per history).
+    def __init__(self, initial: _T, *, limit: int | None = None) -> None: ...
+    @property
+    def present(self) -> _T: ...
+    @property
+    def limit(self) -> int | None: ...
+    def commit(self, version: _T) -> None: ...
+    def undo(self, steps: int = 1) -> _T: ...
+    def redo(self, steps: int = 1) -> _T: ...
+    @property
+    def can_undo(self) -> bool: ...
+    @property
+    def can_redo(self) -> bool: ...
+    @property
+    def past(self) -> tuple[_T, ...]: ...
+    @property
+    def future(self) -> tuple[_T, ...]: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[_T]: ...
+    def __copy__(self) -> History[_T]: ...
+    def __reduce__(self) -> Any: ...
+
+class JsonPatchError(ValueError):
+    # the failing operation's position in the patch (None: the patch itself is
+    # malformed) and its pointer
+    index: int | None
+    pointer: Any
+    def __init__(self, message: str, index: int | None = None, pointer: Any = None) -> None: ...
+
+# Documents are frozendicts, tuples and JSON scalars (or plain dicts and lists,
+# frozen on the way in): typed Any, as JSON values are.
+def apply_json_patch(doc: Any, patch: Sequence[Mapping[str, Any]]) -> Any: ...
+def make_json_patch(a: Any, b: Any) -> list[dict[str, Any]]: ...
 
 class frozendict(Mapping[_K, _V_co]):
     # The runtime builds the contents in ``__new__`` (``__init__`` is object's);
