@@ -131,7 +131,7 @@ def _apply(old: Any, step: Step) -> Any:
     return e.freeze()
 
 
-def _load(cls: type, limit: Optional[int], index: int, first: Any, steps: Tuple[Step, ...]) -> Any:
+def _load(cls: Any, limit: Optional[int], index: int, first: Any, steps: Tuple[Step, ...]) -> Any:
     """Rebuild a pickled History: ``first`` and the versions its steps make."""
     versions = [first]
     version = first
@@ -141,7 +141,7 @@ def _load(cls: type, limit: Optional[int], index: int, first: Any, steps: Tuple[
     return _make(cls, versions, index, limit)
 
 
-def _make(cls: type, versions: List[Any], index: int, limit: Optional[int]) -> Any:
+def _make(cls: Any, versions: List[Any], index: int, limit: Optional[int]) -> Any:
     history = cls.__new__(cls)
     history._lock = threading.Lock()
     history._versions = versions
@@ -211,7 +211,7 @@ class History(Generic[_T]):
     __slots__ = ("_lock", "_versions", "_index", "_limit", "__weakref__")
 
     _lock: threading.Lock
-    _versions: List[Any]
+    _versions: List[_T]
     _index: int
     _limit: Optional[int]
 
@@ -225,7 +225,7 @@ class History(Generic[_T]):
     def present(self) -> _T:
         """The current version."""
         with self._lock:
-            return self._versions[self._index]  # type: ignore[no-any-return]
+            return self._versions[self._index]
 
     @property
     def limit(self) -> Optional[int]:
@@ -267,7 +267,7 @@ class History(Generic[_T]):
         """
         return self._move(_check_steps(steps), "redo")
 
-    def _move(self, delta: int, verb: str) -> Any:
+    def _move(self, delta: int, verb: str) -> _T:
         with self._lock:
             index = self._index + delta
             if not 0 <= index < len(self._versions):
