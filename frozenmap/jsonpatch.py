@@ -22,6 +22,7 @@ from ._freeze import freeze
 __all__ = ["JsonPatchError", "apply_json_patch", "make_json_patch", "diff_to_json_patch"]
 
 _MISSING: Any = object()
+_SCALARS = (str, int, float, bool, type(None))
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
 
 
@@ -77,7 +78,9 @@ def _escape(key: Any) -> str:
 def _frozen(value: Any) -> Any:
     """``value`` frozen; a frozendict is taken as it is (no O(n) walk): the
     plain dicts and lists inside one are frozen when a pointer reaches them."""
-    return value if isinstance(value, _common._own_types) else freeze(value)
+    if type(value) in _SCALARS or isinstance(value, _common._own_types):
+        return value
+    return freeze(value)
 
 
 def _is_object(value: Any) -> bool:
@@ -217,7 +220,7 @@ def _member(op: Any, name: str) -> Any:
 
 
 def _apply_one(doc: Any, op: Any) -> Any:
-    if not _is_object(op):
+    if not isinstance(op, Mapping):
         raise _Fail("an operation must be an object, not %s" % type(op).__name__, None)
     name = _member(op, "op")
     path = _member(op, "path")
@@ -279,7 +282,7 @@ def apply_json_patch(doc: Any, patch: Any) -> Any:
     doc = _frozen(doc)
     for index, op in enumerate(patch):
         try:
-            doc = _apply_one(doc, _frozen(op))
+            doc = _apply_one(doc, op)
         except _Fail as fail:
             kind = op.get("op") if isinstance(op, Mapping) else None
             raise JsonPatchError(

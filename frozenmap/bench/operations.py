@@ -343,7 +343,9 @@ def bytes_per_version(lib: Library, w: Workload) -> Optional[float]:
 def _history_versions(lib: Library, w: Workload) -> list:
     """The base map and the versions of :attr:`Workload.history`, each one
     update after the one before (fewer for copy-on-write peers at large n)."""
-    count = min(len(w.history), max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
+    count = len(w.history)
+    if not lib.persistent:
+        count = min(count, max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
     versions, m = [w.base(lib)], w.base(lib)
     for k, v in w.history[:count]:
         m = lib.setter(m)(k, v)
