@@ -7,7 +7,7 @@ For ``STEPS`` single-key edits of an ``N``-key map (defaults: 10,000 and
   (and a list of the same versions, for scale);
 * memory after loading (tracemalloc) against the History's before dumping
   (built from a loaded first version, so that both count its keys and values);
-* load time against twice one version's unpickling plus 10 us per step;
+* load time (CPU time) against twice one version's unpickling plus 10 us per step;
 * a nested reducer state (state -> todos -> todo), one changed leaf per step,
   against 300 B per step.
 
@@ -24,11 +24,13 @@ from frozenmap.bench.operations import _traced as traced
 
 
 def best_time(fn, repeat=5):
+    """The best of ``repeat`` runs, in CPU time of this process (on a shared
+    machine the wall clock counts the other processes too)."""
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 
