@@ -13,8 +13,8 @@ This module is built on frozenmap's public API only and serves both cores.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
+from typing import Any, Dict, List, Optional, Tuple
 
 from . import _common
 from ._freeze import freeze
@@ -220,7 +220,7 @@ def _member(op: Any, name: str) -> Any:
 
 
 def _apply_one(doc: Any, op: Any) -> Any:
-    if not isinstance(op, Mapping):
+    if type(op) is not dict and not isinstance(op, Mapping):
         raise _Fail("an operation must be an object, not %s" % type(op).__name__, None)
     name = _member(op, "op")
     path = _member(op, "path")
@@ -275,7 +275,9 @@ def apply_json_patch(doc: Any, patch: Any) -> Any:
     ... ])
     frozendict({'user': frozendict({'name': 'Ada', 'langs': ('en', 'fr')})})
     """
-    if isinstance(patch, (str, bytes, Mapping)) or not isinstance(patch, Sequence):
+    if type(patch) not in (list, tuple) and (
+        isinstance(patch, (str, bytes, Mapping)) or not isinstance(patch, Sequence)
+    ):
         raise JsonPatchError(
             "a JSON Patch must be a sequence of operations, not %s" % type(patch).__name__
         )
