@@ -10,8 +10,10 @@ and ``FROZENMAP_PURE_PYTHON`` is not set, the pure-Python core otherwise.
 never silent: importing warns once (``RuntimeWarning``) with the reason,
 unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
 pure-Python core is intended.  It also exports the serializer helpers
-``json_default`` and ``thaw`` (see ``frozenmap._interop``) and ``Versioned``
-(see ``frozenmap.versioned``), written once above both cores.
+``json_default`` and ``thaw`` (see ``frozenmap._interop``), and the
+capabilities built on the public API, written once above both cores:
+``History`` (``frozenmap.history``), JSON Patch (``frozenmap.jsonpatch``) and
+``Versioned`` (``frozenmap.versioned``).
 """
 
 import os as _os
@@ -21,7 +23,6 @@ from . import _freeze
 from ._common import Diff
 from ._freeze import freeze
 from ._interop import json_default, thaw
-from .versioned import Versioned
 
 
 def _flag_set(name: str) -> bool:
@@ -114,6 +115,12 @@ else:
 
 _freeze.FROZENDICT = frozendict  # what freeze() builds
 
+# Capabilities built on the public API, above the cores (they import this module's
+# names lazily or not at all, so they come last).
+from .history import History  # noqa: E402
+from .jsonpatch import JsonPatchError, apply_json_patch, make_json_patch  # noqa: E402
+from .versioned import Versioned  # noqa: E402
+
 __all__ = [
     "frozendict",
     "Evolver",
@@ -123,5 +130,9 @@ __all__ = [
     "json_default",
     "thaw",
     "Versioned",
+    "History",
+    "apply_json_patch",
+    "make_json_patch",
+    "JsonPatchError",
 ]
 __version__ = "0.1.0"

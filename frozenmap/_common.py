@@ -150,6 +150,24 @@ class Diff(NamedTuple):
                 )
         return e.freeze()
 
+    def to_json_patch(self) -> "list[dict[str, Any]]":
+        """The JSON Patch (RFC 6902) that does what this diff does.
+
+        ``remove`` for each removed key, ``add`` for each added one, and for
+        each changed one the operations of its nested diff, or ``replace``
+        (arrays, tuples, are compared element by element).  Keys are JSON
+        Pointer escaped.  Cost: O(d) for d changes, plus the length of each
+        changed array.
+
+        >>> from frozenmap import frozendict
+        >>> old = frozendict(user=frozendict(name='ada', age=36))
+        >>> old.diff(old.set_in(['user', 'age'], 37), deep=True).to_json_patch()
+        [{'op': 'replace', 'path': '/user/age', 'value': 37}]
+        """
+        from .jsonpatch import diff_to_json_patch
+
+        return diff_to_json_patch(self)
+
     def invert(self) -> "Diff":
         """The diff that undoes this one: ``d.invert().apply(d.apply(m)) == m``."""
         changed = self.changed

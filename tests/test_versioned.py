@@ -24,10 +24,7 @@ import frozenmap
 from frozenmap import versioned as versioned_module
 from frozenmap.versioned import Subscription, Versioned
 
-try:  # at merge: frozenmap.history.History (branch history-patch) replaces the stand-in
-    from frozenmap.history import History
-except ImportError:
-    History = None
+from frozenmap.history import History
 
 JOIN_TIMEOUT = 120  # seconds; only to fail instead of hanging on a deadlock
 
@@ -581,36 +578,12 @@ def test_callbacks_run_outside_the_lock_and_may_change_the_value(core):
 # -- history ---------------------------------------------------------------------------
 
 
-class StandInHistory:
-    """STAND-IN for frozenmap.History (branch history-patch, not yet on main):
-    only what Versioned relies on, ``commit(version)``, and what these tests
-    read back (``present``, iteration).  Remove at merge: the tests then use
-    the real History."""
-
-    def __init__(self, initial, *, limit=None):
-        self._versions = [initial]
-        self._limit = limit
-
-    def commit(self, version):
-        self._versions.append(version)
-        if self._limit is not None:
-            del self._versions[: -(self._limit + 1)]
-
-    @property
-    def present(self):
-        return self._versions[-1]
-
-    def __iter__(self):
-        return iter(self._versions)
-
-
-HistoryClass = History if History is not None else StandInHistory
 
 
 def test_history_records_every_global_change_in_order(core):
     fd = core.frozendict
     initial = fd(n=0)
-    history = HistoryClass(initial)
+    history = History(initial)
     cfg = Versioned(initial, history=history)
     assert cfg.history is history
 
@@ -628,7 +601,7 @@ def test_history_records_every_global_change_in_order(core):
 
 def test_history_with_a_limit(core):
     initial = core.frozendict(n=0)
-    cfg = Versioned(initial, history=HistoryClass(initial, limit=3))
+    cfg = Versioned(initial, history=History(initial, limit=3))
     for n in range(1, 11):
         cfg.set(core.frozendict(n=n))
     assert [v["n"] for v in cfg.history] == [7, 8, 9, 10]

@@ -276,6 +276,14 @@ def _pickle(lib, w):
     )
 
 
+def _json_patch(lib, w):
+    """One ``replace`` operation on a top-level member, as a JSON Patch."""
+    if lib.json_patcher is None:
+        return None
+    patches = [[{"op": "replace", "path": "/" + k, "value": v}] for k, v in w.updates]
+    return Case("f(m, x)", {"f": lib.json_patcher, "m": w.base(lib)}, _fixed(patches), SAMPLE)
+
+
 def _traced(make: Callable[[], Any]) -> float:
     """Bytes still allocated after ``make()`` (which keeps what it builds alive).
 
@@ -332,6 +340,42 @@ def bytes_per_version(lib: Library, w: Workload) -> Optional[float]:
     return _traced(history(count)) / count
 
 
+def _history_versions(lib: Library, w: Workload) -> list:
+    """The base map and the versions of :attr:`Workload.history`, each one
+    update after the one before (fewer for copy-on-write peers at large n)."""
+    count = len(w.history)
+    if not lib.persistent:
+        count = min(count, max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
+    versions, m = [w.base(lib)], w.base(lib)
+    for k, v in w.history[:count]:
+        m = lib.setter(m)(k, v)
+        versions.append(m)
+    return versions
+
+
+def history_pickle_per_version(lib: Library, w: Workload) -> Optional[float]:
+    """Pickle bytes per version of an undo history (frozenmap: ``History``,
+    which stores one version and diffs; the others: a list of versions)."""
+    versions = _history_versions(lib, w)
+    try:
+        size = len(pickle.dumps(lib.history(versions), protocol=5))
+    except Exception:  # a peer whose maps do not pickle
+        return None
+    return size / len(versions)
+
+
+def history_loaded_per_version(lib: Library, w: Workload) -> Optional[float]:
+    """Bytes per version that an unpickled undo history takes in memory."""
+    if not lib.traced:
+        return None
+    try:
+        data = pickle.dumps(lib.history(_history_versions(lib, w)), protocol=5)
+    except Exception:
+        return None
+    count = len(pickle.loads(data))
+    return _traced(lambda: pickle.loads(data)) / count
+
+
 #: The benchmarked operations, in table order.
 OPERATIONS = [
     Operation("construct", "construct from dict (per item)", "s", _construct),
@@ -352,7 +396,20 @@ OPERATIONS = [
     Operation("hash_fresh", "hash(), fresh", "s", _hash(False)),
     Operation("hash_derived", "hash(), derived version", "s", _hash(True)),
     Operation("pickle", "pickle round trip", "s", _pickle),
+    Operation("json_patch", "JSON Patch, one replace", "s", _json_patch),
     Operation("mem_item", "memory per item", "B", measure=bytes_per_item),
     Operation("mem_version", "memory per version (history)", "B", measure=bytes_per_version),
+    Operation(
+        "history_pickle",
+        "undo history: pickle per version",
+        "B",
+        measure=history_pickle_per_version,
+    ),
+    Operation(
+        "history_loaded",
+        "undo history: memory per version, unpickled",
+        "B",
+        measure=history_loaded_per_version,
+    ),
 ]
 OPERATION_KEYS = [op.key for op in OPERATIONS]

@@ -125,6 +125,14 @@ class Library:
     #: ``f(a, b)`` -> what changed from ``a`` to ``b``; None when not offered.
     differ: Optional[Callable[[Any, Any], Any]] = None
 
+    #: ``f(doc, patch)`` -> ``doc`` with a JSON Patch applied, leaving ``doc``
+    #: as it was; None when not offered.
+    json_patcher: Optional[Callable[[Any, Any], Any]] = None
+
+    def history(self, versions: list) -> Any:
+        """What the library keeps as an undo history: a list of the versions."""
+        return list(versions)
+
 
 class FrozenMap(Library):
     """One of frozenmap's cores: every operation is native."""
@@ -139,7 +147,18 @@ class FrozenMap(Library):
         self.type = module.frozendict
         self.name = "frozenmap:%s" % ("c" if core == "c" else "py")
         self.differ = self.type.diff
+        from frozenmap.jsonpatch import apply_json_patch
+
+        self.json_patcher = apply_json_patch
         super().__init__(_dist_version("frozenmap"))
+
+    def history(self, versions):
+        from frozenmap.history import History
+
+        h = History(versions[0])
+        for version in versions[1:]:
+            h.commit(version)
+        return h
 
     def thaw(self, m):
         return m.evolve()
@@ -196,6 +215,7 @@ class CopyOnWrite(Library):
         self.hashable = kind.__hash__ is not None
         if kind is dict:
             self.differ = mapping_diff
+            self.json_patcher = _jsonpatch_package()
         super().__init__(version)
 
     def thaw(self, m):
@@ -322,6 +342,15 @@ class Rpds(Library):
 
     def unioner(self, m):
         return m.update
+
+
+def _jsonpatch_package():
+    """PyPI ``jsonpatch``'s ``apply_patch`` (it deep-copies the document), or None."""
+    try:
+        import jsonpatch
+    except ImportError:
+        return None
+    return jsonpatch.apply_patch
 
 
 def _pypi_frozendict():

@@ -1,0 +1,339 @@
+"""An undo/redo history of versions that pickles as one version and its diffs.
+
+``History`` keeps a line of versions with one of them the *present*: ``commit``
+adds a version after the present (forgetting the versions that were undone),
+``undo`` and ``redo`` move along the line.  The versions are usually
+frozendicts derived from one another, which share all but O(log n) nodes, so
+keeping a version costs what it changed.
+
+Persistence keeps that sharing.  A History pickles (and deep-copies) as its
+first version in full and each later version as the deep diff from the one
+before it (the structural diff of ``frozendict.diff``, so O(d log n) for d
+changes, with a nested change stored as the diff of the nested map); loading
+applies the diffs in turn, so the loaded versions share structure as the
+originals did.  A step between values that are not two frozendicts of the
+same type, or whose key order a diff would not reproduce, is stored in full.
+
+This module is built on frozenmap's public API only and serves both cores.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from itertools import islice
+from typing import Any, Generic, Iterator, List, Optional, Tuple, TypeVar
+
+from . import _common
+
+__all__ = ["History"]
+
+_T = TypeVar("_T")
+
+# How a step is stored (the first item of its tuple).  The one-edit kinds are
+# the common case (an edit of one key, maybe deep inside nested maps): one small
+# tuple each, cheap to unpickle and applied with one ``set`` or ``delete``.
+_SAME = 0  # (_SAME,): the previous version again
+_PLAIN = 1  # (_PLAIN, version): the version itself
+_SET = 2  # (_SET, key, value)
+_NESTED = 3  # (_NESTED, key, step): a step of the frozendict at key
+_DELETE = 4  # (_DELETE, key)
+_EDITS = 5  # (_EDITS, removed keys, {key: new value}, {key: nested step})
+
+Step = Tuple[Any, ...]
+_NONE: Any = object()
+
+
+def _diffable(old: Any, new: Any) -> bool:
+    """Whether ``new`` can be stored as the diff from ``old``: two frozendicts
+    of the very same frozenmap type (a subclass would come back as its base)."""
+    return type(old) is type(new) and type(new) in _common._own_types
+
+
+def _tail_in_order(old: Any, new: Any, removed: Any, added: Any) -> bool:
+    """Whether ``new`` ends as applying the diff leaves it: the last key of
+    ``old`` that stays, then the ``added`` keys in their order.  (Catches a
+    key moved to the end, which a diff does not see; a key moved elsewhere
+    while the last one stays last goes unseen.)  Cost: O((r + a) log n)."""
+    last_kept = next((key for key in reversed(old) if key not in removed), _NONE)
+    expected = list(added)
+    if last_kept is not _NONE:
+        expected.insert(0, last_kept)
+    tail = list(islice(reversed(new), len(expected)))
+    tail.reverse()
+    return tail == expected
+
+
+def _encode(old: Any, new: Any) -> Optional[Step]:
+    """The diff step from frozendict ``old`` to ``new``, or None when applying
+    it would not give back ``new``'s key order (store ``new`` in full)."""
+    diff = old.diff(new)
+    removed, changed, added = diff.removed, diff.changed, diff.added
+    if not (removed or changed or added):
+        # Equal but not the same object: only the key order can differ.
+        return (_SAME,) if list(old) == list(new) else None
+    if len(removed) + len(changed) + len(added) >= len(new):
+        return None  # as large as the version itself
+    if not _tail_in_order(old, new, removed, added):
+        return None
+    sets = {}
+    nested = {}
+    for key, (before, after) in changed.items():
+        sub = _encode(before, after) if _diffable(before, after) else None
+        if sub is None:
+            sets[key] = after
+        else:
+            nested[key] = sub
+    for key, value in added.items():
+        sets[key] = value
+    if len(sets) + len(nested) + len(removed) == 1:
+        for key, value in sets.items():
+            return (_SET, key, value)
+        for key, sub in nested.items():
+            return (_NESTED, key, sub)
+        for key in removed:
+            return (_DELETE, key)
+    return (_EDITS, tuple(removed), sets, nested)
+
+
+def _step(old: Any, new: Any) -> Step:
+    """How ``new`` is stored after ``old`` in a pickle."""
+    if new is old:
+        return (_SAME,)
+    if _diffable(old, new):
+        step = _encode(old, new)
+        if step is not None:
+            return step
+    return (_PLAIN, new)
+
+
+def _apply(old: Any, step: Step) -> Any:
+    """The version ``step`` makes from ``old`` (the inverse of ``_step``)."""
+    kind = step[0]
+    if kind == _SET:
+        return old.set(step[1], step[2])
+    if kind == _NESTED:
+        return old.set(step[1], _apply(old[step[1]], step[2]))
+    if kind == _DELETE:
+        return old.delete(step[1])
+    if kind == _SAME:
+        return old
+    if kind == _PLAIN:
+        return step[1]
+    _, removed, sets, nested = step
+    e = old.evolve()
+    for key in removed:
+        del e[key]
+    for key, sub in nested.items():
+        e[key] = _apply(e[key], sub)
+    for key, value in sets.items():
+        e[key] = value
+    return e.freeze()
+
+
+def _load(cls: Any, limit: Optional[int], index: int, first: Any, steps: Tuple[Step, ...]) -> Any:
+    """Rebuild a pickled History: ``first`` and the versions its steps make."""
+    versions = [first]
+    version = first
+    for step in steps:
+        version = _apply(version, step)
+        versions.append(version)
+    return _make(cls, versions, index, limit)
+
+
+def _make(cls: Any, versions: List[Any], index: int, limit: Optional[int]) -> Any:
+    history = cls.__new__(cls)
+    history._lock = threading.Lock()
+    history._versions = versions
+    history._index = index
+    history._limit = limit
+    return history
+
+
+def _check_limit(limit: Any) -> Optional[int]:
+    if limit is None:
+        return None
+    limit = operator.index(limit)
+    if limit < 0:
+        raise ValueError("limit must be None or >= 0, not %d" % limit)
+    return limit  # type: ignore[no-any-return]
+
+
+def _check_steps(steps: Any) -> int:
+    steps = operator.index(steps)
+    if steps < 0:
+        raise ValueError("steps must be >= 0, not %d" % steps)
+    return steps  # type: ignore[no-any-return]
+
+
+class History(Generic[_T]):
+    """An undo/redo history of versions (any values, typically frozendicts).
+
+    The versions form a line: ``past`` (oldest first), the ``present``, and
+    ``future`` (the versions undone, next first).  ``commit(v)`` makes ``v``
+    the present after the current one, forgets the future and, with a
+    ``limit``, drops the oldest versions so that at most ``limit`` remain in
+    the past (``limit`` undo steps).  ``undo(n)`` and ``redo(n)`` move ``n``
+    steps and return the new present; moving past either end raises
+    ``IndexError`` and changes nothing.  ``len()`` and iteration cover every
+    kept version, oldest first.
+
+    Each call is atomic (one lock per history), so a history can be shared
+    between threads: a reader sees the history before or after a step, never
+    in between.
+
+    ``pickle`` and ``copy.deepcopy`` store the first version once and every
+    later one as its deep diff from the one before; loading applies the diffs,
+    so the loaded versions share structure like the originals.  A loaded
+    version equals the original and has its key order; a value that was
+    replaced by an equal one (``1`` by ``1.0``), or a key that moved without
+    its value changing while other keys changed in the same step, loads as
+    it was before that step.
+
+    Cost: ``commit``, ``undo``, ``redo``, ``present``: O(1) (``commit`` with
+    a full ``limit``: O(limit) to drop the oldest).  ``past``, ``future``,
+    iteration: O(len).  Pickling: O(d log n) per step of d changes;
+    loading: one version's unpickling plus O(d log n) per step.
+
+    >>> from frozenmap import History, frozendict
+    >>> h = History(frozendict(count=0))
+    >>> h.commit(h.present.set('count', 1))
+    >>> h.commit(h.present.set('count', 2))
+    >>> h.undo()
+    frozendict({'count': 1})
+    >>> h.can_redo, len(h)
+    (True, 3)
+    >>> h.commit(h.present.set('label', 'x'))  # forgets the redo side
+    >>> [v.get('label') for v in h], h.can_redo
+    ([None, None, 'x'], False)
+    """
+
+    __slots__ = ("_lock", "_versions", "_index", "_limit", "__weakref__")
+
+    _lock: threading.Lock
+    _versions: List[_T]
+    _index: int
+    _limit: Optional[int]
+
+    def __init__(self, initial: _T, *, limit: Optional[int] = None) -> None:
+        self._lock = threading.Lock()
+        self._versions = [initial]
+        self._index = 0
+        self._limit = _check_limit(limit)
+
+    @property
+    def present(self) -> _T:
+        """The current version."""
+        with self._lock:
+            return self._versions[self._index]
+
+    @property
+    def limit(self) -> Optional[int]:
+        """At most this many versions are kept in the past (None: no limit)."""
+        return self._limit
+
+    def commit(self, version: _T) -> None:
+        """Make ``version`` the present, after the current one.
+
+        The future (what was undone) is forgotten, and with a ``limit`` the
+        oldest versions beyond it are dropped.  Every commit is a step, even
+        of a version equal to the present.  Cost: O(1).
+        """
+        with self._lock:
+            versions = self._versions
+            index = self._index + 1
+            del versions[index:]
+            versions.append(version)
+            limit = self._limit
+            if limit is not None and index > limit:
+                del versions[: index - limit]
+                index = limit
+            self._index = index
+
+    def undo(self, steps: int = 1) -> _T:
+        """Move ``steps`` versions back and return the new present.
+
+        ``IndexError`` (and no move) when fewer than ``steps`` versions are
+        in the past.  Cost: O(1).
+        """
+        return self._move(-_check_steps(steps), "undo")
+
+    def redo(self, steps: int = 1) -> _T:
+        """Move ``steps`` versions forward (re-doing what was undone) and
+        return the new present.
+
+        ``IndexError`` (and no move) when fewer than ``steps`` versions are
+        in the future.  Cost: O(1).
+        """
+        return self._move(_check_steps(steps), "redo")
+
+    def _move(self, delta: int, verb: str) -> _T:
+        with self._lock:
+            index = self._index + delta
+            if not 0 <= index < len(self._versions):
+                available = self._index if delta < 0 else len(self._versions) - 1 - self._index
+                raise IndexError(
+                    "cannot %s %d step%s: the history has %d"
+                    % (verb, abs(delta), "" if abs(delta) == 1 else "s", available)
+                )
+            self._index = index
+            return self._versions[index]
+
+    @property
+    def can_undo(self) -> bool:
+        """Whether a version is in the past."""
+        with self._lock:
+            return self._index > 0
+
+    @property
+    def can_redo(self) -> bool:
+        """Whether a version is in the future (was undone and not replaced)."""
+        with self._lock:
+            return self._index < len(self._versions) - 1
+
+    @property
+    def past(self) -> Tuple[_T, ...]:
+        """The versions before the present, oldest first."""
+        with self._lock:
+            return tuple(self._versions[: self._index])
+
+    @property
+    def future(self) -> Tuple[_T, ...]:
+        """The versions after the present (undone), the next one first."""
+        with self._lock:
+            return tuple(self._versions[self._index + 1 :])
+
+    def _snapshot(self) -> Tuple[List[Any], int]:
+        with self._lock:
+            return list(self._versions), self._index
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._versions)
+
+    def __iter__(self) -> Iterator[_T]:
+        """Every kept version, oldest first (a snapshot taken at the call)."""
+        return iter(self._snapshot()[0])
+
+    def __repr__(self) -> str:
+        versions, index = self._snapshot()
+        present = repr(versions[index])
+        if len(present) > 80:
+            present = present[:76] + " ..."
+        limit = "" if self._limit is None else ", limit=%d" % self._limit
+        return "<%s present=%s, %d to undo, %d to redo%s>" % (
+            type(self).__name__,
+            present,
+            index,
+            len(versions) - 1 - index,
+            limit,
+        )
+
+    def __copy__(self) -> "History[_T]":
+        versions, index = self._snapshot()
+        return _make(type(self), versions, index, self._limit)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> Any:
+        versions, index = self._snapshot()
+        steps = tuple(_step(old, new) for old, new in zip(versions, versions[1:]))
+        return (_load, (type(self), self._limit, index, versions[0], steps))
