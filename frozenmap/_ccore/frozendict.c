@@ -353,18 +353,21 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 static int
 fd_tp_clear(PyObject *op)
 {
-    /* Empty the version completely before releasing anything: the release
+    /* Make this the empty version -- the shared empty root, no order trie,
+     * length 0, as frozendict() -- before releasing anything: the release
      * can run a weakref callback that finds this object (through an object
-     * the GC could not clear) and reads it.  The key trie goes first: it
-     * borrows the keys and values the order trie owns. */
+     * the GC could not clear) and calls any method on it, as on any empty
+     * frozendict.  The key trie goes first: it borrows the keys and values
+     * the order trie owns. */
     fd_object *s = fm_as_fd(op);
     champ_node *root = s->root;
     order_node *order = s->order;
-    s->root = NULL;
+    s->root = champ_empty_root();
     s->order = NULL;
     s->len = 0;
+    s->next_seq = 0;
     FM_STORE_HASH(s->hash, -1);
-    champ_xdecref(root);
+    champ_decref(root);
     Py_XDECREF(order);
     return 0;
 }
@@ -376,6 +379,7 @@ fd_tp_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     Py_TRASHCAN_BEGIN(op, fd_tp_dealloc)
     fd_tp_clear(op);
+    champ_decref(fm_as_fd(op)->root); /* the empty root fd_tp_clear put there */
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -1276,13 +1280,6 @@ static PyObject *
 fd_py_check(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
-    if (s->root == NULL) {
-        if (s->order != NULL || s->len != 0) {
-            PyErr_SetString(PyExc_AssertionError, "cleared version keeps items");
-            return NULL;
-        }
-        Py_RETURN_NONE;
-    }
     Py_ssize_t count = champ_check(s->root, 0, 0, 1);
     if (count < 0) {
         return NULL;
@@ -1323,7 +1320,7 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
     if (out == NULL) {
         return NULL;
     }
-    if ((fm_as_fd(op)->root != NULL && champ_node_ids(fm_as_fd(op)->root, out) < 0)
+    if (champ_node_ids(fm_as_fd(op)->root, out) < 0
         || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
         return NULL;
@@ -1350,7 +1347,7 @@ fd_py_dump(PyObject *op, PyObject *unused)
     if (line == NULL || PyList_Append(out, line) < 0) {
         goto done;
     }
-    if (s->root != NULL && champ_dump(s->root, 1, out) < 0) {
+    if (champ_dump(s->root, 1, out) < 0) {
         goto done;
     }
     Py_SETREF(line, PyUnicode_FromString("order trie:"));
