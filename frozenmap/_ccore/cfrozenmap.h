@@ -478,11 +478,13 @@ champ_loan_of(champ_node *n)
     return (champ_loan *)(champ_children(n) + champ_nchild(n));
 }
 
-/* A new empty root.  New ref. */
+/* The shared empty root (see keytrie.c).  New ref; never fails.  Every
+ * function below takes a root that is never NULL: an empty trie is this
+ * root, never a NULL pointer (not even after tp_clear). */
 champ_node *champ_empty_root(void);
 /* Find key (unsigned hash h) below root.  1 and *out = the entry (a pointer
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
- * Runs the keys' __eq__ (stored_key == key); root may be NULL (empty). */
+ * Runs the keys' __eq__ (stored_key == key). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
 /* The entry holding this very key object, found by identity alone: runs
  * no __eq__ and no __hash__ (a stored key is never hashed again).  With the
@@ -535,9 +537,6 @@ static inline int
 champ_walk(champ_node *node, Py_uhash_t h, PyObject *key, champ_entry **out, champ_path *path)
 {
     int shift = 0, depth = 0;
-    if (node == NULL) {
-        return 0;
-    }
     for (;;) {
         if (path != NULL) {
             path->nodes[depth] = node;
@@ -786,7 +785,7 @@ PyObject *order_as_dict(order_node *root);
 /* A version: an immutable frozendict. */
 typedef struct {
     PyObject_HEAD
-    champ_node *root;  /* key trie; NULL only after tp_clear */
+    champ_node *root;  /* key trie; never NULL (empty: champ_empty_root) */
     order_node *order; /* order trie; NULL when empty */
     Py_ssize_t len;
     uint64_t next_seq;
@@ -901,8 +900,6 @@ int transient_init_from(fm_state *st, transient *t, PyObject *version);
 void transient_clear(transient *t);
 /* tp_traverse of a transient's references (the order trie owns the items). */
 int transient_traverse(transient *t, visitproc visit, void *arg);
-/* A root cleared by the GC (tp_clear) made an empty one again: 0 or -1. */
-int transient_ensure_root(fm_state *st, transient *t);
 /* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
  * FM_ERROR.  Computes the key hash into *h (runs __hash__ and __eq__). */
 fm_lookup transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry);

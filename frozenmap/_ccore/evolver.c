@@ -130,6 +130,7 @@ static int
 evolver_init_fields(evolver_object *self)
 {
     memset(&self->t, 0, sizeof(self->t));
+    self->t.root = champ_empty_root();
     self->t.acc_valid = 1; /* the empty map's accumulator is 0 */
     self->t.shared = 1;
     self->busy = 0;
@@ -197,7 +198,11 @@ evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
         fd = Py_NewRef(source);
     }
     else {
+        /* source may be borrowed from kwds, which its keys() can empty:
+         * held while it is read. */
+        Py_INCREF(source);
         fd = PyObject_CallOneArg((PyObject *)st->frozendict_type, source);
+        Py_DECREF(source);
     }
     if (fd == NULL) {
         return -1;
@@ -238,9 +243,10 @@ evolver_tp_clear(PyObject *op)
     evolver_object *self = fm_as_evolver(op);
     transient old = self->t;
     PyObject *frozen = self->frozen, *origin = self->origin;
-    self->t.root = NULL;
+    self->t.root = champ_empty_root(); /* an empty evolver, as Evolver() */
     self->t.order = NULL;
     self->t.len = 0;
+    self->t.next_seq = 0;
     self->t.acc = 0;
     self->t.acc_valid = 1;
     self->frozen = NULL;
@@ -259,6 +265,7 @@ evolver_tp_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     Py_TRASHCAN_BEGIN(op, evolver_tp_dealloc)
     evolver_tp_clear(op);
+    champ_clear(&fm_as_evolver(op)->t.root); /* the empty root tp_clear put there */
     if (fm_as_evolver(op)->lock != NULL) {
         PyThread_free_lock(fm_as_evolver(op)->lock);
         fm_as_evolver(op)->lock = NULL;
@@ -536,9 +543,7 @@ evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (evolver_begin(self) == 0) {
         Py_uhash_t h;
         champ_entry *e;
-        fm_lookup r = transient_ensure_root(st, &self->t) < 0
-                          ? FM_ERROR
-                          : transient_lookup(&self->t, key, &h, &e);
+        fm_lookup r = transient_lookup(&self->t, key, &h, &e);
         if (r == FM_FOUND) {
             result = Py_NewRef(e->value);
         }
@@ -572,7 +577,7 @@ evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
         transient saved = self->t;
-        champ_xnewref(saved.root);
+        champ_incref(saved.root);
         Py_XINCREF(saved.order); /* and so the merge copies what it edits */
         int changed = 0;
         if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
@@ -604,22 +609,19 @@ evolver_py_clear(PyObject *op, PyObject *unused)
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
-        champ_node *root = champ_empty_root();
-        if (root != NULL) {
-            if (self->t.len) {
-                self->resized++;
-            }
-            champ_node *old_root = self->t.root;
-            order_node *old_order = self->t.order;
-            self->t.root = root;
-            self->t.order = NULL;
-            self->t.len = 0;
-            self->t.acc = 0;
-            self->t.acc_valid = 1;
-            Py_XDECREF(old_order); /* may run finalizers: state is consistent */
-            champ_xdecref(old_root);
-            result = Py_NewRef(Py_None);
+        if (self->t.len) {
+            self->resized++;
         }
+        champ_node *old_root = self->t.root;
+        order_node *old_order = self->t.order;
+        self->t.root = champ_empty_root();
+        self->t.order = NULL;
+        self->t.len = 0;
+        self->t.acc = 0;
+        self->t.acc_valid = 1;
+        Py_XDECREF(old_order); /* may run finalizers: state is consistent */
+        champ_decref(old_root);
+        result = Py_NewRef(Py_None);
         evolver_end(self);
     }
     FM_END_CS();

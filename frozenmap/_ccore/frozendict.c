@@ -208,10 +208,11 @@
  *    cached freeze() (evolver_forget_frozen): each installs the new state
  *    first, then releases the old one.
  *  - tp_clear (fd_tp_clear, evolver_tp_clear, view_iter_tp_clear): the object is
- *    emptied (roots NULL, length 0, an iterator's cursor exhausted) before
- *    anything is released, and the key trie (which borrows keys and values)
- *    goes before the order trie (which owns them).  A callback that finds
- *    the object afterwards sees an empty map or an exhausted iterator.
+ *    made the empty one (the shared empty root, no order trie, length 0, an
+ *    iterator's cursor exhausted) before anything is released, and the key
+ *    trie (which borrows keys and values) goes before the order trie (which
+ *    owns them).  A callback that finds the object afterwards sees an empty
+ *    map or an exhausted iterator (the rules below).
  *  - Allocation inside freeze() (transient_publish): the roots are
  *    referenced before the version is allocated, and the result is cached
  *    only if no edit ran during the allocation (evolver_py_freeze).
@@ -227,6 +228,46 @@
  *    its lock (on GIL builds too), its reads hold references as above, and
  *    a free-threaded build also takes the object's critical section where
  *    roots are read or swapped.
+ *
+ * Three rules make the list above hold for code we did not foresee; each is
+ * enforced in one place:
+ *
+ *  - Borrowed references.  No borrowed reference survives a call that can
+ *    run Python code (a key's or value's method, a finalizer, a weakref
+ *    callback, any allocation).  Loops over a dict take a strong reference
+ *    to each name and value and check the size like dict's iterator
+ *    (transient.c: transient_merge_kwargs; transient_bulk_load only copies
+ *    references, no code runs while it reads); arguments parsed from a
+ *    keyword dict, which the called code can empty, are held while used
+ *    (evolver.c: evolver_tp_init; the other methods take their arguments
+ *    from a tuple or a vectorcall array, which the caller holds); what a
+ *    type's dict lends is held across allocations (module.c:
+ *    fm_type_fullname, fm_lookup_special; transient.c:
+ *    transient_default_iter).
+ *    Entries found in a version's trie may be borrowed while the caller
+ *    holds the version, whose tries never change.
+ *  - Cleared state.  After tp_clear an object is a valid empty one, for
+ *    every method: an empty trie is the shared static root
+ *    (keytrie.c: champ_empty_root; a root is never NULL, so no reader checks),
+ *    and an empty order trie is NULL, which every order_* function takes.
+ *    frozendict.c: fd_tp_clear; evolver.c: evolver_tp_clear (also what an
+ *    Evolver holds before __init__, evolver_init_fields); views.c:
+ *    view_iter_tp_clear (exhausted, no Evolver to watch).  Views have no
+ *    tp_clear (views.c: view_tp_dealloc says why), as CPython's dict views:
+ *    every cycle through a view passes through its mapping, so a view always
+ *    has one -- after a collection, an emptied one.  Order nodes have none
+ *    either: a cycle through them passes through the frozendict, Evolver or
+ *    iterator that holds their root (gc.get_referents can hand one out, but
+ *    it has no method that reads it).  Tests:
+ *    tests/test_cleared_and_borrowed.py calls every method on each.
+ *  - Trashcan.  Every type whose deallocation can start a chain of
+ *    deallocations of any length goes through the trashcan
+ *    (Py_TRASHCAN_BEGIN/END, which CPython 3.14+ applies by itself and
+ *    defines as nothing): fd_tp_dealloc, evolver_tp_dealloc,
+ *    view_iter_tp_dealloc and view_tp_dealloc (views.c), and order_dealloc
+ *    for tracked nodes (ordertrie.c: an untracked node holds no GC object,
+ *    so a chain through it reaches one of the others).
+ *
  * The pure core follows the same rule; Python's own references keep its
  * nodes alive, and its reads take the evolver's lock and count themselves
  * so that an edit made from inside a read copies instead of writing under
@@ -353,18 +394,21 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 static int
 fd_tp_clear(PyObject *op)
 {
-    /* Empty the version completely before releasing anything: the release
+    /* Make this the empty version -- the shared empty root, no order trie,
+     * length 0, as frozendict() -- before releasing anything: the release
      * can run a weakref callback that finds this object (through an object
-     * the GC could not clear) and reads it.  The key trie goes first: it
-     * borrows the keys and values the order trie owns. */
+     * the GC could not clear) and calls any method on it, as on any empty
+     * frozendict.  The key trie goes first: it borrows the keys and values
+     * the order trie owns. */
     fd_object *s = fm_as_fd(op);
     champ_node *root = s->root;
     order_node *order = s->order;
-    s->root = NULL;
+    s->root = champ_empty_root();
     s->order = NULL;
     s->len = 0;
+    s->next_seq = 0;
     FM_STORE_HASH(s->hash, -1);
-    champ_xdecref(root);
+    champ_decref(root);
     Py_XDECREF(order);
     return 0;
 }
@@ -376,6 +420,7 @@ fd_tp_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     Py_TRASHCAN_BEGIN(op, fd_tp_dealloc)
     fd_tp_clear(op);
+    champ_decref(fm_as_fd(op)->root); /* the empty root fd_tp_clear put there */
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -1298,13 +1343,6 @@ static PyObject *
 fd_py_check(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
-    if (s->root == NULL) {
-        if (s->order != NULL || s->len != 0) {
-            PyErr_SetString(PyExc_AssertionError, "cleared version keeps items");
-            return NULL;
-        }
-        Py_RETURN_NONE;
-    }
     Py_ssize_t count = champ_check(s->root, 0, 0, 1);
     if (count < 0) {
         return NULL;
@@ -1345,7 +1383,7 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
     if (out == NULL) {
         return NULL;
     }
-    if ((fm_as_fd(op)->root != NULL && champ_node_ids(fm_as_fd(op)->root, out) < 0)
+    if (champ_node_ids(fm_as_fd(op)->root, out) < 0
         || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
         return NULL;
@@ -1372,7 +1410,7 @@ fd_py_dump(PyObject *op, PyObject *unused)
     if (line == NULL || PyList_Append(out, line) < 0) {
         goto done;
     }
-    if (s->root != NULL && champ_dump(s->root, 1, out) < 0) {
+    if (champ_dump(s->root, 1, out) < 0) {
         goto done;
     }
     Py_SETREF(line, PyUnicode_FromString("order trie:"));

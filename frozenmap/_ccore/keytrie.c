@@ -198,10 +198,23 @@ champ_collision_alloc(Py_uhash_t hash, Py_ssize_t count)
     return n;
 }
 
+/* The empty root every empty trie shares: a static node that is never
+ * freed.  Its count starts half-way to the maximum, so no balance of
+ * references can bring it to 0 (nor ever make it look unique: it is never
+ * edited in place, an insert copies it) or overflow it; the flag bits are
+ * clear (a bitmap node, no loan).  A version or transient that has nothing
+ * holds it instead of NULL, so every reader can walk any root: that is what
+ * a GC-cleared frozendict or Evolver holds too (fd_tp_clear,
+ * evolver_tp_clear).  The count is shared by every interpreter: with
+ * per-interpreter GILs two increments may race and one be lost, which only
+ * moves a count that stays far from both ends. */
+#define CHAMP_RC_IMMORTAL ((PY_SSIZE_T_MAX / 2) & ~(Py_ssize_t)(CHAMP_RC_ONE - 1))
+static champ_node champ_empty = {CHAMP_RC_IMMORTAL, 0, 0};
+
 champ_node *
 champ_empty_root(void)
 {
-    return champ_bitmap_alloc(0, 0);
+    return champ_newref(&champ_empty);
 }
 
 /* A copy of a bitmap node with the same shape. */
@@ -318,9 +331,6 @@ champ_is_stored_key(champ_entry *e, void *arg)
 champ_entry *
 champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
 {
-    if (node == NULL) {
-        return NULL;
-    }
     if (h == NULL) {
         champ_stored_scan scan = {key, NULL};
         champ_foreach(node, champ_is_stored_key, &scan);
@@ -958,9 +968,6 @@ champ_build(champ_entry *entries, Py_ssize_t n)
 int
 champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 {
-    if (node == NULL) {
-        return 0;
-    }
     if (champ_is_collision(node)) {
         champ_collision *c = (champ_collision *)node;
         for (Py_ssize_t i = 0; i < c->count; i++) {
@@ -1045,7 +1052,7 @@ champ_identical(champ_node *a, champ_node *b)
     if (a == b) {
         return 1;
     }
-    if (a == NULL || b == NULL || champ_is_collision(a) != champ_is_collision(b)) {
+    if (champ_is_collision(a) != champ_is_collision(b)) {
         return 0;
     }
     champ_entry *ea, *eb;
@@ -1088,11 +1095,6 @@ champ_equal(champ_node *a, champ_node *b)
 {
     if (a == b) {
         return 1;
-    }
-    if (a == NULL || b == NULL) {
-        return (a == NULL ? champ_ndata(b) + champ_nchild(b)
-                          : champ_ndata(a) + champ_nchild(a))
-               == 0;
     }
     if (champ_is_collision(a) != champ_is_collision(b)) {
         return 0;

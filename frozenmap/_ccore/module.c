@@ -60,23 +60,33 @@ fm_type_fullname(PyTypeObject *tp)
     if (!(tp->tp_flags & Py_TPFLAGS_HEAPTYPE)) {
         return PyUnicode_FromString(tp->tp_name);
     }
-    PyObject *qualname = ((PyHeapTypeObject *)tp)->ht_qualname;
+    /* Both names held: the allocations below can start a GC pass, whose
+     * finalizers may rebind the type's __qualname__ or __module__. */
+    PyObject *qualname = Py_NewRef(((PyHeapTypeObject *)tp)->ht_qualname);
     PyObject *key = PyUnicode_InternFromString("__module__");
     if (key == NULL) {
+        Py_DECREF(qualname);
         return NULL;
     }
-    /* The type's own __module__ (borrowed: nothing below runs user code). */
-    PyObject *module = PyDict_GetItemWithError(tp->tp_dict, key);
+    /* The type's own __module__. */
+    PyObject *module = Py_XNewRef(PyDict_GetItemWithError(tp->tp_dict, key));
     Py_DECREF(key);
+    PyObject *result = NULL;
     if (module == NULL && PyErr_Occurred()) {
-        return NULL;
+        goto done;
     }
     if (module != NULL && PyUnicode_Check(module)
         && PyUnicode_CompareWithASCIIString(module, "builtins") != 0
         && PyUnicode_CompareWithASCIIString(module, "__main__") != 0) {
-        return PyUnicode_FromFormat("%U.%U", module, qualname);
+        result = PyUnicode_FromFormat("%U.%U", module, qualname);
     }
-    return Py_NewRef(qualname);
+    else {
+        result = Py_NewRef(qualname);
+    }
+done:
+    Py_XDECREF(module);
+    Py_DECREF(qualname);
+    return result;
 }
 
 PyObject *

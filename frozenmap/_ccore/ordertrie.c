@@ -229,21 +229,38 @@ order_traverse(PyObject *self, visitproc visit, void *arg)
     return 0;
 }
 
-/* No trashcan: a node's own recursion is bounded by the trie's depth
- * (ORDER_MAX_DEPTH levels), and an item released here that starts a deep
- * chain of deallocations (a frozendict value, a list, ...) goes through its
- * own type's trashcan.  The trashcan's bookkeeping was ~2% of a derivation.
- * Untracked nodes (the common case, see order_track_if) skip the call that
- * untracks. */
-FM_POPCNT_CLONES
+static void order_release(order_node *n);
+
+/* A tracked node (one that holds a GC object somewhere below it: see
+ * order_track_if) goes through the trashcan: the items it releases can
+ * release other tries in turn (an iterator over one, a list holding a
+ * frozendict, ...), a chain of any length.  An untracked node has no GC
+ * object below it: its own recursion is bounded by the trie's depth, and a
+ * chain through its items (atoms, or a non-GC type holding a reference)
+ * reaches a frozendict, Evolver or iterator, whose own trashcan bounds it.
+ * So it skips the trashcan, whose bookkeeping was ~2% of a derivation, and
+ * the call that untracks. */
 static void
 order_dealloc(PyObject *self)
 {
     order_node *n = (order_node *)self;
-    PyTypeObject *tp = Py_TYPE(self);
-    if (n->gc) {
-        PyObject_GC_UnTrack(self);
+    if (!n->gc) {
+        order_release(n);
+        return;
     }
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, order_dealloc)
+    order_release(n);
+    Py_TRASHCAN_END
+}
+
+/* Release n's slots, then keep n on a free list or free it. */
+FM_POPCNT_CLONES
+static void
+order_release(order_node *n)
+{
+    PyObject *self = (PyObject *)n;
+    PyTypeObject *tp = Py_TYPE(self);
     int units = order_count(n) * order_units(n->shift);
     PyObject **slots = n->slots;
     FM_UNROLL4

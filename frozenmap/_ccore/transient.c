@@ -26,7 +26,7 @@ transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order, Py_
     if (self == NULL) {
         return NULL;
     }
-    self->root = champ_xnewref(root);
+    self->root = champ_newref(root);
     self->order = (order_node *)Py_XNewRef(order);
     self->len = len;
     self->next_seq = next_seq;
@@ -49,11 +49,6 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, 
 {
     if (root == NULL) {
         root = champ_empty_root();
-        if (root == NULL) {
-            t->root = NULL;
-            t->order = NULL;
-            return -1;
-        }
         order = NULL;
         len = 0;
     }
@@ -93,20 +88,6 @@ transient_traverse(transient *t, visitproc visit, void *arg)
 {
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
     Py_VISIT(t->order);
-    return 0;
-}
-
-int
-transient_ensure_root(fm_state *st, transient *t)
-{
-    if (t->root == NULL) { /* cleared by the GC: behave as empty */
-        t->root = champ_empty_root();
-        if (t->root == NULL) {
-            return -1;
-        }
-        Py_CLEAR(t->order);
-        t->len = 0;
-    }
     return 0;
 }
 
@@ -185,9 +166,6 @@ transient_write_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyO
 int
 transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
-    if (transient_ensure_root(st, t) < 0) {
-        return -1;
-    }
     int paused = transient_gc_pause(t);
     int r = transient_write_new(st, t, h, key, value);
     transient_gc_resume(paused);
@@ -200,9 +178,6 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
     champ_entry *found;
-    if (transient_ensure_root(st, t) < 0) {
-        return FM_EDIT_FAILED;
-    }
     int r = champ_find(t->root, h, key, &found);
     if (r < 0) {
         return FM_EDIT_FAILED;
@@ -339,17 +314,14 @@ transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value
 PyObject *
 transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 {
-    if (transient_ensure_root(st, t) < 0) {
-        return NULL;
-    }
     /* The version's references on the roots make later edits copy.  Take
      * them (and copy every field) before allocating the version: the
      * allocation can run the GC, whose finalizers may edit an Evolver. */
-    champ_node *root = champ_xnewref(t->root);
+    champ_node *root = champ_newref(t->root);
     order_node *order = (order_node *)Py_XNewRef(t->order);
     PyObject *fd =
         transient_version_new(tp, root, order, t->len, t->next_seq, t->acc, t->acc_valid);
-    champ_xdecref(root);
+    champ_decref(root);
     Py_XDECREF(order);
     return fd;
 }
@@ -555,15 +527,16 @@ transient_hasattr(PyObject *obj, PyObject *name, PyObject **out)
 static int
 transient_default_iter(PyTypeObject *tp, PyObject *base)
 {
-    PyObject *mine = fm_type_lookup(tp, "__iter__");
+    /* Held: the second lookup allocates (a GC pass, whose finalizers may
+     * rebind tp.__iter__ and free the first). */
+    PyObject *mine = Py_XNewRef(fm_type_lookup(tp, "__iter__"));
     if (mine == NULL && PyErr_Occurred()) {
         return -1;
     }
     PyObject *theirs = fm_type_lookup((PyTypeObject *)base, "__iter__");
-    if (theirs == NULL && PyErr_Occurred()) {
-        return -1;
-    }
-    return mine == theirs;
+    int r = theirs == NULL && PyErr_Occurred() ? -1 : mine == theirs;
+    Py_XDECREF(mine);
+    return r;
 }
 
 /* Add a version's items in its order with their stored hashes: stored keys
@@ -591,7 +564,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     int is_fd = fm_is_frozendict(st, arg);
     if (is_fd) {
         fd_object *src = (fd_object *)arg;
-        if (t->len == 0 && t->next_seq == 0 && src->root != NULL) {
+        if (t->len == 0 && t->next_seq == 0) {
             /* Adopt the version's roots: O(1), the same items and order. */
             champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
@@ -727,27 +700,57 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* for key, value in kwargs.items(): assoc -- as the pure core iterates
+ * the keyword dict, and with dict's iterator's rule.  A key's __eq__ or
+ * __hash__ run by the assoc may change the dict (gc.get_referrers finds
+ * it), even empty it while it is the only owner of the name and value: so
+ * each pair is held by strong references across its assoc, and a change of
+ * size raises RuntimeError before the next step (and after the last), as
+ * dict's iterator does. */
+static int
+transient_merge_kwargs(fm_state *st, transient *t, PyObject *kwargs)
+{
+    Py_ssize_t size = PyDict_GET_SIZE(kwargs), pos = 0;
+    for (;;) {
+        PyObject *k = NULL, *v = NULL;
+        int more;
+        FM_BEGIN_CS(kwargs);
+        if (PyDict_GET_SIZE(kwargs) != size) {
+            more = -1;
+        }
+        else {
+            more = PyDict_Next(kwargs, &pos, &k, &v);
+            if (more) {
+                Py_INCREF(k);
+                Py_INCREF(v);
+            }
+        }
+        FM_END_CS();
+        if (more <= 0) {
+            if (more < 0) {
+                PyErr_SetString(PyExc_RuntimeError,
+                                "dictionary changed size during iteration");
+            }
+            return more;
+        }
+        fm_edit r = transient_assoc(st, t, k, v);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r == FM_EDIT_FAILED) {
+            return -1;
+        }
+    }
+}
+
 int
 transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
                 PyObject *const *kwvalues, PyObject *kwnames)
 {
-    if (transient_ensure_root(st, t) < 0) {
-        return -1;
-    }
     if (arg != NULL && transient_merge_arg(st, t, arg) < 0) {
         return -1;
     }
-    if (kwargs != NULL && PyDict_GET_SIZE(kwargs)) {
-        if (t->len == 0 && t->next_seq == 0) {
-            return transient_bulk_load(st, t, kwargs);
-        }
-        Py_ssize_t pos = 0;
-        PyObject *k, *v;
-        while (PyDict_Next(kwargs, &pos, &k, &v)) {
-            if (transient_assoc(st, t, k, v) == FM_EDIT_FAILED) {
-                return -1;
-            }
-        }
+    if (kwargs != NULL && transient_merge_kwargs(st, t, kwargs) < 0) {
+        return -1;
     }
     if (kwnames != NULL) {
         Py_ssize_t n = PyTuple_GET_SIZE(kwnames);
@@ -778,7 +781,7 @@ transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **v
     champ_node *root;
     order_node *order;
     FM_BEGIN_CS(holder);
-    root = champ_xnewref(t->root); /* NULL after tp_clear: a miss */
+    root = champ_newref(t->root);
     order = (order_node *)Py_XNewRef(t->order);
     FM_END_CS();
     champ_entry *e;
@@ -786,7 +789,7 @@ transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **v
     if (r == FM_FOUND) {
         *value = Py_NewRef(e->value);
     }
-    champ_xdecref(root);
+    champ_decref(root);
     Py_XDECREF(order); /* last: may run finalizers */
     return r;
 }

@@ -14,7 +14,7 @@ enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
 
 typedef struct {
     PyObject_HEAD
-    PyObject *mapping; /* a frozendict or an Evolver */
+    PyObject *mapping; /* a frozendict or an Evolver; never NULL (no tp_clear) */
 } view_object;
 
 typedef struct {
@@ -197,14 +197,19 @@ view_iter_tp_clear(PyObject *op)
     return 0;
 }
 
+/* The trashcan: releasing an iterator releases the root it walks, whose
+ * items may be iterators over other roots, and so on (a chain of any
+ * length): each link would be a C stack frame without it. */
 static void
 view_iter_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
+    Py_TRASHCAN_BEGIN(op, view_iter_tp_dealloc)
     view_iter_tp_clear(op);
     tp->tp_free(op);
     Py_DECREF(tp);
+    Py_TRASHCAN_END
 }
 
 static PyMethodDef view_iter_methods[] = {
@@ -260,8 +265,7 @@ static Py_ssize_t
 view_tp_length(PyObject *op)
 {
     /* The stored length: a subclass's __len__ is never consulted. */
-    PyObject *mapping = view_of(op)->mapping;
-    return mapping == NULL ? 0 : transient_mapping_len(fm_state_of_type(Py_TYPE(op)), mapping);
+    return transient_mapping_len(fm_state_of_type(Py_TYPE(op)), view_of(op)->mapping);
 }
 
 static PyObject *
@@ -309,21 +313,23 @@ view_tp_traverse(PyObject *op, visitproc visit, void *arg)
     return 0;
 }
 
-static int
-view_tp_clear(PyObject *op)
-{
-    Py_CLEAR(view_of(op)->mapping);
-    return 0;
-}
-
+/* No tp_clear, as CPython's dict views have none: a view holds nothing but
+ * its mapping, a frozendict or an Evolver (or a subclass instance), so every
+ * reference cycle through a view also passes through that mapping, whose
+ * own tp_clear breaks it.  A view found after a collection therefore still
+ * has its mapping -- emptied, a valid empty map -- and every method works.
+ * The trashcan: a view releases its mapping, which may hold views of other
+ * mappings, and so on. */
 static void
 view_tp_dealloc(PyObject *op)
 {
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    view_tp_clear(op);
+    Py_TRASHCAN_BEGIN(op, view_tp_dealloc)
+    Py_DECREF(view_of(op)->mapping);
     tp->tp_free(op);
     Py_DECREF(tp);
+    Py_TRASHCAN_END
 }
 
 static int
@@ -331,9 +337,6 @@ view_keys_tp_contains(PyObject *op, PyObject *key)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (view_of(op)->mapping == NULL) {
-        return 0;
-    }
     PyObject *mapping = Py_NewRef(view_of(op)->mapping);
     fm_lookup r = transient_mapping_get(st, mapping, key, &value);
     if (r == FM_FOUND) {
@@ -348,7 +351,7 @@ view_items_tp_contains(PyObject *op, PyObject *item)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
-    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || view_of(op)->mapping == NULL) {
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
         return 0;
     }
     Py_INCREF(item); /* its parts are used after user code runs */
@@ -481,8 +484,7 @@ static PyGetSetDef view_getset[] = {
 
 #define VIEW_COMMON_SLOTS \
   {Py_tp_dealloc, view_tp_dealloc}, {Py_tp_traverse, view_tp_traverse}, \
-      {Py_tp_clear, view_tp_clear}, {Py_tp_repr, view_tp_repr}, {Py_tp_iter, view_tp_iter}, \
-      {Py_tp_getset, view_getset}, \
+      {Py_tp_repr, view_tp_repr}, {Py_tp_iter, view_tp_iter}, {Py_tp_getset, view_getset}, \
   { \
     Py_sq_length, view_tp_length \
   }
