@@ -524,7 +524,7 @@ def main(argv=None) -> int:
     counts["failed"] = len(failed) + problems
     order = ("passed", "deviations", "known bugs", "skipped", "failed")
     summary = ", ".join(f"{counts[what]} {what}" for what in order)
-    print(f"== Python {version}, core {CORE}: {result.testsRun} tests run: {summary}")
+    print(f"== Python {version}, core {CORE}: {selected.countTestCases()} tests: {summary}")
     return 0 if counts["failed"] == 0 else 1
 
 
