@@ -247,9 +247,13 @@ int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
- * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched. */
+ * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched.
+ * The pair leaving is XORed out only when its value's hash cannot have
+ * changed since it went in (see hashing.c); otherwise *valid becomes 0. */
 int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
                         PyObject *new_value);
+/* frozendict.c's tp_hash (hashing.c recognises a cached version hash by it). */
+Py_hash_t fd_tp_hash(PyObject *op);
 
 /* ------------------------------------------------------------------------ */
 /* keytrie.c: the CHAMP key index                                             */

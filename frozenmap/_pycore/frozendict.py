@@ -33,6 +33,7 @@ from .hashing import (
     hash_finalize,
     key_hash,
     pair_hash,
+    register_cached_hash,
     shuffle_bits,
     unhashable,
 )
@@ -753,6 +754,11 @@ register_types(frozendict=frozendict)
 
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
 _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
+
+# A frozendict value's hash, once known, is trusted when a derivation replaces
+# or deletes it (hashing.hash_is_stable); read through the slot, never an
+# attribute a subclass could shadow.
+register_cached_hash(frozendict.__hash__, frozendict.__dict__["_hash"].__get__)
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
