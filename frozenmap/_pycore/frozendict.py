@@ -122,6 +122,20 @@ _NO_DICT_SUFFIX = _no_dict_suffix()
 # --- the type --------------------------------------------------------------------
 
 
+_HASHING = " while hashing a frozendict"
+
+
+def _hash_recursion_error(exc: RecursionError) -> None:
+    """Re-raise Python's own recursion limit, reached under ``hash(fd)``, with
+    the text the C core and the builtin give (" while hashing a frozendict");
+    a RecursionError already saying so, or raised by a value's own code, as
+    it is.  (Called in the ``except`` clause.)"""
+    text = str(exc)
+    if text.startswith("maximum recursion depth exceeded") and not text.endswith(_HASHING):
+        raise RecursionError("maximum recursion depth exceeded" + _HASHING) from None
+    raise exc
+
+
 class frozendict:
     """An immutable, insertion-ordered mapping (PEP 814) with cheap derivations.
 
@@ -353,7 +367,9 @@ class frozendict:
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
-        result = self.__eq__(other)
+        # The base comparison, not self.__eq__: a subclass overriding only
+        # __eq__ keeps dict's (and the C core's) inherited !=.
+        result = frozendict.__eq__(self, other)
         return result if result is NotImplemented else not result
 
     def __hash__(self) -> int:
@@ -367,8 +383,11 @@ class frozendict:
             acc = self._acc
             if acc is None:
                 acc = 0
-                for entry in champ_entries(self._root):
-                    acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                try:
+                    for entry in champ_entries(self._root):
+                        acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                except RecursionError as exc:
+                    _hash_recursion_error(exc)
                 _set_acc(self, acc)
             h = hash_finalize(acc, self._len)
             _set_hash(self, h)
@@ -498,7 +517,7 @@ class frozendict:
         frozendict({'a': 1, 'b': 3, 'c': 4})
         """
         if not _is_anydict(other):
-            return NotImplemented
+            return _cold.or_foreign(self, other, True)
         if type(self) is frozendict:
             # The builtin's order: frozendict() | frozendict() is the right side.
             if not self._len and type(other) is frozendict:
@@ -515,6 +534,10 @@ class frozendict:
 
     def __ror__(self, other: Any) -> Any:
         cls = type(other)
+        if cls is not dict:
+            result = _cold.or_foreign(self, other, False)  # UserDict, defaultdict
+            if result is not NotImplemented:
+                return result
         if issubclass(cls, OrderedDict):
             # OrderedDict's | takes the builtin frozendict (3.15): the same here
             ordered = cls(other)
