@@ -161,7 +161,7 @@ def hash_is_stable(value: Any) -> bool:
     if type(value) in _STABLE_TYPES:
         return True
     if _hash_slot(type(value)) is _cached_hash_method:
-        return _cached_hash_of(value) is not None  # type: ignore[no-any-return]
+        return _cached_hash_of(value) is not None
     return pure_key_hash(value) is not None
 
 
