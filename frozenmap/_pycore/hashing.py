@@ -158,9 +158,15 @@ def hash_is_stable(value: Any) -> bool:
     included: a version's hash never changes once known).  A value whose
     ``__hash__`` is Python code may hash differently now (a mutable object
     hashing its state), so its hash is never trusted twice."""
-    if type(value) in _STABLE_TYPES:
+    cls = type(value)
+    if cls in _STABLE_TYPES:
         return True
-    if _hash_slot(type(value)) is _cached_hash_method:
+    if cls is tuple:
+        for item in value:  # the common tuple first: every member of those types
+            if type(item) not in _STABLE_TYPES:
+                return pure_key_hash(value) is not None
+        return True
+    if _hash_slot(cls) is _cached_hash_method:
         return _cached_hash_of(value) is not None
     return pure_key_hash(value) is not None
 
