@@ -187,24 +187,8 @@ DEVIATIONS: dict[str, Entry] = {
 
 # frozenmap's own bugs (issue 22), being fixed on another branch.
 KNOWN_BUGS: dict[str, Entry] = {
-    "test.test_userdict.UserDictTest.test_mixed_or": Entry(
-        "BUG: issue 22 item 10, fixed on branch rel-answers: `UserDict | frozendict` and "
-        "the reverse raise TypeError"
-    ),
-    "test.test_defaultdict.TestDefaultDict.test_union": Entry(
-        "BUG: issue 22 item 11, fixed on branch rel-answers: `defaultdict | frozendict` "
-        "returns a plain dict"
-    ),
-    "test.test_dict.FrozenDictTests.test_hash_deeply_nested": Entry(
-        "BUG: issue 22 item 12, fixed on branch rel-answers: the pure core's RecursionError "
-        "does not say 'while hashing a frozendict'",
-        on_core("python"),
-    ),
-    "test.test_pprint.QueryTestCase.test_basic_line_wrap": Entry(
-        "BUG: issue 22 item 13, fixed on branch rel-answers: pprint does not wrap a long "
-        "keys/values/items view on 3.15",
-        lambda: PY >= (3, 15),
-    ),
+    # Empty: issue 22's items 10-13 (UserDict and defaultdict with |, the pure
+    # core's hash recursion text, pprint of views on 3.15) are fixed.
 }
 
 # Tests that need a 3.15 feature other than frozendict.

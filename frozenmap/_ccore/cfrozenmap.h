@@ -247,9 +247,13 @@ int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
- * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched. */
+ * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched.
+ * The pair leaving is XORed out only when its value's hash cannot have
+ * changed since it went in (see hashing.c); otherwise *valid becomes 0. */
 int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
                         PyObject *new_value);
+/* frozendict.c's tp_hash (hashing.c recognises a cached version hash by it). */
+Py_hash_t fd_tp_hash(PyObject *op);
 
 /* ------------------------------------------------------------------------ */
 /* keytrie.c: the CHAMP key index                                             */
@@ -486,11 +490,14 @@ champ_node *champ_empty_root(void);
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
  * Runs the keys' __eq__ (stored_key == key). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
-/* The entry holding this very key object, found by identity alone: runs
- * no __eq__ and no __hash__ (a stored key is never hashed again).  With the
- * key's hash known (h), O(log32 n); with h NULL, a scan of every entry, O(n).
- * NULL when absent. */
-champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key);
+/* The entry holding this very key object at order position seq, found by
+ * identity alone: runs no __eq__ and no __hash__ (a stored key is never
+ * hashed again).  The seq tells apart two entries of one key object (stored
+ * twice, its hash having changed between the insertions, as dict keeps
+ * both).  With the key's hash known (h), O(log32 n); with h NULL, a scan of
+ * every entry, O(n).  NULL when absent. */
+champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key,
+                               uint64_t seq);
 /* Return node with *entry stored, replacing the entry old (as returned by
  * champ_find on this very trie) or adding it (old == NULL).  Runs no user
  * code.  With owner nonzero (a transient), nodes only the caller reaches are
@@ -733,8 +740,8 @@ order_node *order_replace(fm_state *st, order_node *root, uint64_t seq, PyObject
  * empty).  0 or -1 on MemoryError (nothing changed). */
 int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
                  order_node **result);
-/* The last item (borrowed); 0 when empty. */
-int order_last(order_node *root, PyObject **key, PyObject **value);
+/* The last item (borrowed) and its seq; 0 when empty. */
+int order_last(order_node *root, uint64_t *seq, PyObject **key, PyObject **value);
 /* Build the trie holding (entries[i].key, entries[i].value) at seq i,
  * bottom-up.  Steals those references, also on failure (then released).
  * may_gc 0: the caller saw no GC object among them (no leaf is tracked,

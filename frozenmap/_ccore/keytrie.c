@@ -314,6 +314,7 @@ champ_find_path(champ_node *root, Py_uhash_t h, PyObject *key, champ_path *path,
 
 typedef struct {
     PyObject *key;
+    uint64_t seq;
     champ_entry *found;
 } champ_stored_scan;
 
@@ -321,7 +322,7 @@ static int
 champ_is_stored_key(champ_entry *e, void *arg)
 {
     champ_stored_scan *scan = arg;
-    if (e->key != scan->key) {
+    if (e->key != scan->key || e->seq != scan->seq) {
         return 0;
     }
     scan->found = e;
@@ -329,10 +330,10 @@ champ_is_stored_key(champ_entry *e, void *arg)
 }
 
 champ_entry *
-champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
+champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key, uint64_t seq)
 {
     if (h == NULL) {
-        champ_stored_scan scan = {key, NULL};
+        champ_stored_scan scan = {key, seq, NULL};
         champ_foreach(node, champ_is_stored_key, &scan);
         return scan.found;
     }
@@ -341,7 +342,7 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
         uint32_t bit = champ_bit(*h, shift);
         if (node->datamap & bit) {
             champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
-            return e->key == key ? e : NULL;
+            return e->key == key && e->seq == seq ? e : NULL;
         }
         if (!(node->nodemap & bit)) {
             return NULL;
@@ -351,7 +352,7 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
         if (champ_is_collision(node)) {
             champ_collision *c = (champ_collision *)node;
             for (Py_ssize_t i = 0; i < c->count; i++) {
-                if (c->entries[i].key == key) {
+                if (c->entries[i].key == key && c->entries[i].seq == seq) {
                     return &c->entries[i];
                 }
             }

@@ -334,7 +334,7 @@ order_get(order_node *node, uint64_t seq, PyObject **key, PyObject **value)
 }
 
 int
-order_last(order_node *node, PyObject **key, PyObject **value)
+order_last(order_node *node, uint64_t *seq, PyObject **key, PyObject **value)
 {
     if (node == NULL) {
         return 0;
@@ -343,6 +343,8 @@ order_last(order_node *node, PyObject **key, PyObject **value)
         node = order_child(node, order_count(node) - 1);
     }
     int i = order_count(node) - 1;
+    /* the leaf's highest digit: bitmap < 2**8 */
+    *seq = order_base(node) | (uint64_t)(63 - FM_CLZ64((uint64_t)node->bitmap));
     *key = order_key(node, i);
     *value = order_value(node, i);
     return 1;
