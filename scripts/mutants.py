@@ -226,7 +226,8 @@ MUTANTS: List[Mutant] = [
       "            if owner is not None and parent[2] is owner:", "transient"),
     M("put-edits-unowned-node", "keytrie",
       "            if owner is not None and node[2] is owner:\n                node.insert(i, entry)",
-      "            if node[2] is owner:\n                node.insert(i, entry)", "transient"),
+      "            if node[2] is owner:\n                node.insert(i, entry)", "transient",
+      equivalent="owner None reaches champ_put only from _set_in_collision: a collision node"),
     M("collision-put-edits-unowned", "keytrie",
       "    if owner is not None and node[OWNER] is owner:\n        new = node",
       "    if node[OWNER] is owner:\n        new = node", "transient"),
@@ -272,7 +273,8 @@ MUTANTS: List[Mutant] = [
       "            if False:\n                parents.append(group[0])", "canonical shape"),
     M("order-insert-edits-unowned", "ordertrie",
       "        if owner is not None and node[3] is owner:\n            node.insert(i, slot)",
-      "        if node[3] is owner:\n            node.insert(i, slot)", "transient"),
+      "        if node[3] is owner:\n            node.insert(i, slot)", "transient",
+      equivalent="order_insert hands owner None to order_insert_copying first"),
     M("order-remove-one-child-kept", "ordertrie",
       "        if len(node) == FIRST + 2:\n            # an inner node left with one child gives way to it",
       "        if False:\n            # an inner node left with one child gives way to it",
@@ -331,7 +333,8 @@ MUTANTS: List[Mutant] = [
     M("begin-no-seal-while-reading", "evolver",
       "            # from its key's __eq__): edit copies, not the nodes it reads.\n            self._seal()",
       "            # from its key's __eq__): edit copies, not the nodes it reads.\n            pass",
-      "transient"),
+      "transient",
+      equivalent="champ_find reads the entry before __eq__ and walks a copy of a collision node"),
     M("end-keeps-stale-freeze", "evolver",
       "        if changed:\n            self._frozen = None", "        if False:\n            self._frozen = None",
       "transient"),
@@ -564,8 +567,12 @@ def run_tests(base: Path, tests: List[str], timeout: float, python: str) -> Tupl
     return "killed", "exit %d: %s" % (proc.returncode, tail[:200]), seconds
 
 
-def tests_for(mutant: Mutant, exclude: List[str], wide: bool) -> List[str]:
-    if wide:
+def tests_for(
+    mutant: Mutant, exclude: List[str], wide: bool, chosen: Optional[List[str]] = None
+) -> List[str]:
+    if chosen:
+        names = list(chosen)
+    elif wide:
         names = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
         names = [n for n in names if n not in WIDE_EXCLUDED]
     else:
@@ -584,6 +591,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         help="test files measured apart: run first without them (before), then they "
         "run against each survivor (after)",
     )
+    parser.add_argument("--tests", nargs="+", default=[], help="run these test files instead")
     parser.add_argument("--wide", action="store_true", help="run survivors again on a wider set")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
     parser.add_argument("--python", default=sys.executable, help="the interpreter (with pytest)")
@@ -641,7 +649,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise SystemExit("the canary mutant %s: the sandbox does not run the copy" % outcome)
         for mutant in chosen:
             outcome, detail, seconds = run(
-                mutant, tests_for(mutant, args.exclude + args.new, False)
+                mutant, tests_for(mutant, args.exclude + args.new, False, args.tests)
             )
             before = outcome
             if outcome == "survived" and args.new:

@@ -380,12 +380,17 @@ def test_lone_collision_node_moves_up_after_a_delete(core, neighbour_hash):
 
 
 def _owned_evolver(core):
-    """An evolver whose tries it owns all along the paths edited below."""
-    e = core.frozendict.fromkeys(["k%d" % i for i in range(40)], 0).evolve()
-    for i in range(40):
-        e["k%d" % i] = i  # copies (and so owns) every path
+    """An evolver that owns every node of its tries, and the items it holds.
+
+    (The items are not read from it: iterating an evolver seals it, and its
+    next edit would copy the paths instead of editing them in place.)
+    """
+    keys = ["k%d" % i for i in range(40)]
+    e = core.frozendict.fromkeys(keys, 0).evolve()
+    for i, key in enumerate(keys):
+        e[key] = i  # copies (and so owns) every path
     e["extra"] = -1
-    return e
+    return e, [(key, i) for i, key in enumerate(keys)] + [("extra", -1)]
 
 
 _EDITS = {
@@ -421,8 +426,7 @@ def _assert_unchanged(e, items):
 def test_order_trie_failure_undoes_the_key_trie_edit(core, edit, monkeypatch):
     """Mutants put-new-no-undo, assoc-replace-no-undo, remove-entry-no-undo: the key-trie undo dropped."""
     if core.name == "python":
-        e = _owned_evolver(core)
-        items = list(e.items())
+        e, items = _owned_evolver(core)
         monkeypatch.setattr(pure_transient, _ORDER_STEP[edit], _failing)
         with pytest.raises(MemoryError):
             _EDITS[edit](e)
@@ -437,8 +441,7 @@ def test_order_trie_failure_undoes_the_key_trie_edit(core, edit, monkeypatch):
     # Every allocation from number n + 1 on fails, for n = 0, 1, ... until the
     # edit completes: each allocation point of the edit fails first once.
     for start in range(1000):
-        e = _owned_evolver(core)
-        items = list(e.items())
+        e, items = _owned_evolver(core)
         gc.disable()
         _testcapi.set_nomemory(start, 0)
         try:
@@ -640,3 +643,161 @@ def test_json_default_refuses_other_mappings(core):
     assert json_default(core.frozendict(a=1)) == {"a": 1}
     with pytest.raises(TypeError, match="mappingproxy"):
         json_default(MappingProxyType({"a": 1}))
+
+
+# --- collision nodes: values compared, published nodes never edited --------------------------
+
+
+def test_collision_nodes_with_different_values_are_unequal(core):
+    """Mutant collision-equal-no-value-check: ``_collision_equal`` matches the keys only."""
+    x, y = HashKey(7, "x"), HashKey(7, "y")
+    a = core.frozendict([(x, 1), (y, 2), ("o", 0)])
+    b = core.frozendict([(x, 1), (y, 3), ("o", 0)])
+    c = core.frozendict([(y, 2), ("o", 0), (x, 1)])
+    assert a != b and b != a
+    assert a == c and c == a
+    assert a.diff(b).changed == {y: (2, 3)}
+
+
+def test_a_collision_node_made_by_set_is_never_edited_in_place(core):
+    """Mutant collision-put-edits-unowned: ``_collision_put`` edits a node whose owner is None, as the caller's."""
+    x, y, z = HashKey(7, "x"), HashKey(7, "y"), HashKey(7, "z")
+    m = core.frozendict(o=0).set(x, 1).set(y, 2)  # the collision node made by set()
+    before = list(m.items())
+    grown = m.set(z, 3)
+    replaced = m.set(x, 10)
+    assert list(m.items()) == before
+    assert m == core.frozendict(before) and len(m) == 3
+    m._check()
+    assert list(grown.items()) == before + [(z, 3)]
+    assert list(replaced.items()) == [("o", 0), (x, 10), (y, 2)]
+    grown._check()
+    replaced._check()
+
+
+# --- a dict subclass that overrides __iter__ is read through keys() and [] --------------------
+
+
+def test_dict_subclass_with_its_own_iter_is_read_like_a_mapping(core):
+    """Mutant merge-dict-subclass-iter-ignored: any dict subclass read from its storage."""
+
+    class Doubling(dict):
+        def __iter__(self):
+            return iter(dict.keys(self))
+
+        def __getitem__(self, key):
+            return 2 * dict.__getitem__(self, key)
+
+    source = Doubling(a=1, b=2)
+    expected = dict(source)  # dict_merge: keys() and [] when __iter__ is overridden
+    assert expected == {"a": 2, "b": 4}
+    assert core.frozendict(source) == expected
+    e = core.frozendict(z=0).evolve()
+    e.update(source)
+    assert e == {"z": 0, **expected}
+    assert core.frozendict(z=0) | source == {"z": 0, **expected}
+
+
+# --- a failed update of an evolver that owns its nodes --------------------------------------
+
+
+def test_failed_update_of_an_owning_evolver_leaves_it_as_it_was(core):
+    """Mutant update-no-seal: ``Evolver.update`` merges into the nodes it saved, in place."""
+    e, items = _owned_evolver(core)
+    with pytest.raises(CrashError):
+        e.update(_pairs_then_fail([("k3", "three"), ("new", 1), ("k30", "thirty")]))
+    assert list(e.items()) == items
+    assert "new" not in e and e["k3"] == 3
+    e._check()
+
+
+# --- == on an evolver that changes size meanwhile -------------------------------------------
+
+
+class Shrinking:
+    """A value whose ``__eq__`` deletes a key of the evolver it is stored in."""
+
+    def __init__(self, evolver, victim):
+        self.evolver = evolver
+        self.victim = victim
+
+    def __eq__(self, other):
+        self.evolver.pop(self.victim, None)
+        return True
+
+    __hash__ = None
+
+
+def test_evolver_equality_raises_when_it_changes_size(core):
+    """Mutant equal-no-resize-check: ``mapping_equal`` goes on after an Evolver changed size."""
+    e = core.Evolver()
+    e["a"] = Shrinking(e, "b")
+    e["b"] = 2
+    with pytest.raises(RuntimeError, match="changed size"):
+        e == {"a": object(), "b": 2}
+
+
+# --- freeze(): a namedtuple of frozen items is kept --------------------------------------------
+
+
+def test_freeze_keeps_a_frozen_namedtuple_and_its_type(core):
+    """Mutant freeze-namedtuple-rebuilt: ``_freeze_sequence`` rebuilds every namedtuple."""
+    from collections import namedtuple
+
+    from frozenmap._freeze import freeze
+
+    Point = namedtuple("Point", "x y")
+    p = Point(1, (2, 3))
+    assert freeze(p) is p
+    thawed = Point(1, [2, 3])
+    frozen = freeze(thawed)
+    assert type(frozen) is Point and frozen == Point(1, (2, 3))
+
+
+# --- patches: a value that is not equal to itself --------------------------------------------
+
+
+def test_diff_apply_matches_values_by_identity_first(core):
+    """Mutant differs-no-identity: ``Diff.apply`` sees a conflict where the very object is there."""
+    nan = float("nan")
+    old = core.frozendict(a=nan, b=1)
+    new = core.frozendict(a=2, b=nan)
+    patch = old.diff(new)
+    assert patch.apply(old) == {"a": 2, "b": nan}
+    assert patch.invert().apply(patch.apply(old)) == old
+
+
+def test_freeze_from_inside_a_failed_update_is_not_kept(core):
+    """Mutant freeze-inside-edit-kept: a freeze() taken mid-update stays cached after the restore."""
+    e = core.frozendict(a=1).evolve()
+    e["b"] = 2  # no freeze() cached now
+    seen = []
+
+    def pairs():
+        yield ("x", 1)
+        seen.append(e.freeze())  # from inside the update: whatever it shows
+        raise CrashError("the pairs ran out")
+
+    with pytest.raises(CrashError):
+        e.update(pairs())
+    assert "x" not in e
+    assert e.freeze() == {"a": 1, "b": 2}
+    assert len(seen) == 1
+
+
+def test_diff_apply_names_a_missing_removed_key(core):
+    """Mutant apply-removed-missing-ignored: a missing key reported as holding another value."""
+    patch = core.frozendict(a=1, b=2).diff(core.frozendict(b=2))
+    with pytest.raises(ValueError, match="conflict at key 'a': it is missing"):
+        patch.apply(core.frozendict(b=2))
+
+
+def test_items_xor_matches_values_by_identity_first(core):
+    """Mutant items-xor-no-identity: ``_items_xor`` compares values with ``==`` only."""
+    nan = float("nan")
+    a = core.frozendict(k=nan, x=1)
+    b = core.frozendict(k=nan, y=2)
+    expected = dict(a).items() ^ dict(b).items()
+    assert expected == {("x", 1), ("y", 2)}
+    assert a.items() ^ b.items() == expected
+    assert a.items() ^ dict(b).items() == expected
