@@ -24,6 +24,18 @@ rules, in the order below:
   its key-trie step: the pure core's is injected by replacing the order-trie
   function, the C core's by failing allocations (``_testcapi``), so the rule
   is checked on every Python the suite runs on.
+
+Then the rules the mutant run found unchecked: every Evolver edit keeps a
+hashed source's accumulator; ``keys()`` is read as ``dict_merge`` reads it
+(an exact list walked as it is, anything else read first), and a dict
+subclass with its own ``__iter__`` through ``keys()`` and ``[]``; a collision
+node's values are compared, and one made by ``set()`` is never edited in
+place; an evolver that owns its nodes survives a failed ``update`` intact,
+and a ``freeze()`` taken inside it is not kept; ``==`` with an Evolver that
+changes size raises; a subclass's derivations are exact frozendicts even when
+nothing changes; pickling keeps a mangled slot; ``json_default`` refuses other
+mappings; ``freeze`` keeps a frozen namedtuple; patches and ``items() ^``
+match values by identity first.
 """
 
 import gc
@@ -735,6 +747,11 @@ def test_evolver_equality_raises_when_it_changes_size(core):
     e["b"] = 2
     with pytest.raises(RuntimeError, match="changed size"):
         e == {"a": object(), "b": 2}
+    # The evolver on the right: only the check after each comparison sees it.
+    e = core.Evolver({"a": 1, "b": 2})
+    m = core.frozendict(a=Shrinking(e, "b"), b=2)
+    with pytest.raises(RuntimeError, match="changed size"):
+        m == e
 
 
 # --- freeze(): a namedtuple of frozen items is kept --------------------------------------------
