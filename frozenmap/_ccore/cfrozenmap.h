@@ -613,8 +613,9 @@ void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
- * the constructor).  entries is scratch (it is
- * reordered).  New ref or NULL. */
+ * the constructor).  Takes the PyMem allocation entries (reordered, shrunk
+ * as its entries are placed, freed before returning, also on failure): the
+ * construction's peak stays near the finished map.  New ref or NULL. */
 champ_node *champ_build(champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */

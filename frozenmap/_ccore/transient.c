@@ -454,8 +454,7 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
         PyMem_Free(entries);
         return -1;
     }
-    champ_node *root = champ_build(entries, n);
-    PyMem_Free(entries);
+    champ_node *root = champ_build(entries, n); /* frees entries */
     if (root == NULL) {
         Py_DECREF(order);
         return -1;
