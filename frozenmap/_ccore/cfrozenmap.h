@@ -740,10 +740,12 @@ int order_last(order_node *root, PyObject **key, PyObject **value);
 /* Build the trie holding (entries[i].key, entries[i].value) at seq i,
  * bottom-up.  Steals those references, also on failure (then released).
  * may_gc 0: the caller saw no GC object among them (no leaf is tracked,
- * none is checked).  New ref, NULL with no error when n == 0, NULL with
- * error. */
-order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc,
-                        uint64_t owner);
+ * none is checked).  Every node is sized exactly (no room left for
+ * appends, unlike other nodes a transient makes): a map built from a dict
+ * is usually published at once, and the one partial leaf at the end was
+ * most of a small map's order trie.  New ref, NULL with no error when
+ * n == 0, NULL with error. */
+order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
 /* Release the free lists of order nodes (module clear). */
 void order_free_lists_clear(fm_state *st);
