@@ -619,8 +619,9 @@ void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
- * the constructor).  entries is scratch (it is
- * reordered).  New ref or NULL. */
+ * the constructor).  Takes the PyMem allocation entries (reordered, shrunk
+ * as its entries are placed, freed before returning, also on failure): the
+ * construction's peak stays near the finished map.  New ref or NULL. */
 champ_node *champ_build(champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */
@@ -745,10 +746,12 @@ int order_last(order_node *root, uint64_t *seq, PyObject **key, PyObject **value
 /* Build the trie holding (entries[i].key, entries[i].value) at seq i,
  * bottom-up.  Steals those references, also on failure (then released).
  * may_gc 0: the caller saw no GC object among them (no leaf is tracked,
- * none is checked).  New ref, NULL with no error when n == 0, NULL with
- * error. */
-order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc,
-                        uint64_t owner);
+ * none is checked).  Every node is sized exactly (no room left for
+ * appends, unlike other nodes a transient makes): a map built from a dict
+ * is usually published at once, and the one partial leaf at the end was
+ * most of a small map's order trie.  New ref, NULL with no error when
+ * n == 0, NULL with error. */
+order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
 /* Release the free lists of order nodes (module clear). */
 void order_free_lists_clear(fm_state *st);

@@ -9,7 +9,7 @@
  *    (key, value) tuple.
  *  - cap is the room in slots.  Nodes made by a transient get room for the
  *    whole fanout, so appends in an evolver or builder fill a node in place;
- *    published copies are sized exactly.
+ *    published copies, and order_build's nodes, are sized exactly.
  *  - In-place edit rights come from uniqueness, as in keytrie.c: a transient
  *    edits a node whose count, and every count above it, is 1.  (The pure
  *    core compares owner tokens; the two rules agree because every holder of
@@ -617,7 +617,7 @@ order_build_release(const champ_entry *entries, Py_ssize_t from, Py_ssize_t n)
 }
 
 order_node *
-order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, uint64_t owner)
+order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc)
 {
     if (n == 0) {
         return NULL;
@@ -633,8 +633,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, 
     for (Py_ssize_t j = 0; j < nlevel; j++) {
         Py_ssize_t start = j * leaf_fanout;
         int len = (int)(n - start < leaf_fanout ? n - start : leaf_fanout);
-        order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0),
-                                       order_new_capacity(len, 0, owner));
+        order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0), len);
         if (leaf == NULL) {
             order_build_release(entries, start, n);
             while (j > 0) {
@@ -680,8 +679,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, 
                 continue;
             }
             uint64_t base = order_base(level[start]);
-            order_node *p = order_alloc(st, shift, order_prefix_of(base, shift),
-                                        order_new_capacity(len, shift, owner));
+            order_node *p = order_alloc(st, shift, order_prefix_of(base, shift), len);
             if (p == NULL) {
                 for (Py_ssize_t k = 0; k < nparents; k++) {
                     Py_DECREF(level[k]);

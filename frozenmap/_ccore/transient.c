@@ -433,13 +433,12 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
             goto fail;
         }
     }
-    order_node *order = order_build(st, entries, n, may_gc, t->owner); /* takes the refs */
+    order_node *order = order_build(st, entries, n, may_gc); /* takes the refs */
     if (order == NULL) {
         PyMem_Free(entries);
         return -1;
     }
-    champ_node *root = champ_build(entries, n);
-    PyMem_Free(entries);
+    champ_node *root = champ_build(entries, n); /* frees entries */
     if (root == NULL) {
         Py_DECREF(order);
         return -1;
