@@ -102,8 +102,9 @@ def test_untraced_library_has_no_memory_figures():
     except ImportError:
         pytest.skip("rpds-py is not installed")
     w = operations.Workload(10)
+    # (a pickle's size is counted in bytes written, not traced allocations)
     for op in bench.OPERATIONS:
-        if op.measure is not None:
+        if op.measure is not None and op.key != "history_pickle":
             assert op.measure(rpds, w) is None, op.key
 
 
