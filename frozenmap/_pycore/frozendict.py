@@ -604,7 +604,7 @@ class frozendict:
         A str or bytes operand is refused (it would be read as its
         characters): write ``fd - {key}`` or ``fd.delete(key)``.
         """
-        if isinstance(keys, _TEXT_TYPES):
+        if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "-", keys)
         try:
             it = iter(keys)
@@ -628,7 +628,7 @@ class frozendict:
         A str or bytes operand is refused (it would be read as its
         characters): write ``fd & {key}``.
         """
-        if isinstance(keys, _TEXT_TYPES):
+        if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "&", keys)
         try:
             it = iter(keys)

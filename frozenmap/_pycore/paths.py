@@ -43,9 +43,9 @@ def _get(m: Any, key: Any) -> Any:
 
 
 def _not_a_frozendict(index: int, value: Any) -> TypeError:
-    if isinstance(value, dict):
+    if issubclass(type(value), dict):  # the type itself, as the C core reads it
         hint = "; frozenmap.freeze() turns nested dicts into frozendicts"
-    elif isinstance(value, (list, tuple)):
+    elif issubclass(type(value), (list, tuple)):
         hint = "; a path goes through frozendicts only: update_in() can replace the whole sequence"
     else:
         hint = ""
