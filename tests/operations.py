@@ -389,7 +389,6 @@ def _model_edit_in(d, path, fn):
 
 # --- the table --------------------------------------------------------------------------------
 
-ALL_BUT_DIFF = ENGINES - {DIFFERENTIAL, FUZZ}
 CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
 LOOKUP = frozenset({"eq", "hash"})
 LOOKUP_DEL = frozenset({"eq", "hash", "del"})
@@ -404,13 +403,10 @@ def _iteration(m):
     return (list(m.items()), list(reversed(m)), list(m.values()), list(m.keys()), len(m))
 
 
-def _model_iteration(d):
-    return (list(d.items()), list(reversed(d)), list(d.values()), list(d.keys()), len(d))
-
-
 OPERATIONS = [
-    # The first nineteen keep the differential engine's old operation codes
-    # (the fuzz corpus decodes through them).
+    # The order gives the differential engine's codes (the first nineteen are
+    # its old ones): add a new entry at the end of its group, so that the seed
+    # corpus (fuzz/corpus) keeps most of its meaning.
     Operation("frozendict(pairs)", "type", ("__new__", "__init__"), ("pairs",),
               lambda core, cls, pairs: cls(pairs), lambda d, pairs: _model_build(pairs),
               makes=True, fires=frozenset({"hash"})),
@@ -444,7 +440,7 @@ OPERATIONS = [
     Operation("repr", "frozendict", ("__repr__",), (), lambda core, fd: repr(fd),
               lambda d: repr(DictModel(d))),
     Operation("iteration", "frozendict", ("__iter__", "__reversed__", "__len__", "items", "values", "keys"),
-              (), lambda core, fd: _iteration(fd), _model_iteration),
+              (), lambda core, fd: _iteration(fd), lambda d: _iteration(d)),
     Operation("lookup", "frozendict", ("get", "__contains__"), ("key",),
               lambda core, fd, k: (fd.get(k), k in fd),
               lambda d, k: (d.get(_hashed(k)), k in d), fires=LOOKUP),
@@ -461,8 +457,9 @@ OPERATIONS = [
               lambda d, k: d[_hashed(k)], reads=True, fires=LOOKUP),
     Operation("dict | fd", "frozendict", ("__ror__",), ("mapping",),
               lambda core, fd, m: m | fd, lambda d, m: {**m, **d}),
-    Operation("frozendict.copy", "frozendict", ("copy", "__copy__"), (),
-              lambda core, fd: fd.copy() if fd.copy() is copy.copy(fd) else None,
+    Operation("frozendict.copy", "frozendict", ("copy",), (), lambda core, fd: fd.copy(),
+              lambda d: dict(d), makes=True),
+    Operation("copy.copy", "frozendict", ("__copy__",), (), lambda core, fd: copy.copy(fd),
               lambda d: dict(d), makes=True),
     # (copies of keys and values are new objects: observed, not kept as versions,
     # since a copied NaN hashes by its identity)
@@ -538,7 +535,7 @@ OPERATIONS = [
               lambda d: DictModel(dict(d))),
     Operation("Evolver iteration", "Evolver",
               ("__iter__", "__reversed__", "__len__", "items", "values", "keys"), (),
-              lambda core, e: _iteration(e), _model_iteration),
+              lambda core, e: _iteration(e), lambda d: _iteration(d)),
     Operation("Evolver.get_in", "Evolver", ("get_in",), ("path", "value"),
               lambda core, e, path, v: e.get_in(path, v), _model_get_in, reads=True, fires=LOOKUP),
     Operation("Evolver.set_in", "Evolver", ("set_in",), ("path", "value"),
