@@ -78,13 +78,14 @@ class Operation:
     model: object = None  # None: no dict model (the cores are compared with each other)
     engines: frozenset = ENGINES
     makes: bool = False  # returns a new frozendict version
-    order_dependent: bool = (
-        False  # calls __eq__ in trie order: a raising __eq__ may or may not be reached
-    )
+    # order_dependent: calls __eq__ in trie order, so a raising __eq__ may or
+    # may not be reached (the model's answer is then not compared)
+    order_dependent: bool = False
     reads: bool = False  # returns the value stored under its key (or a default)
-    fires: frozenset = (
-        frozenset()
-    )  # re-entrancy: user code it runs with a key present ("eq", "hash", "del")
+    # fires: the user code it runs on a present key ("eq", "hash", "del"),
+    # which the re-entrancy sweep requires to have run
+    fires: frozenset = frozenset()
+    in_python: bool = False  # written once in Python above the cores (frozenmap/_common.py)
 
     def __repr__(self):
         return "Operation(%s)" % self.name
@@ -485,13 +486,16 @@ OPERATIONS = [
     Operation("frozendict.delete_in", "frozendict", ("delete_in",), ("path",),
               lambda core, fd, path: fd.delete_in(path), _model_delete_in, makes=True, fires=LOOKUP),
     Operation("frozendict.merge_with", "frozendict", ("merge_with",), ("fn", "version"),
-              lambda core, fd, fn, other: fd.merge_with(fn, other), _model_merge_with, makes=True),
+              lambda core, fd, fn, other: fd.merge_with(fn, other), _model_merge_with, makes=True,
+              in_python=True),
     Operation("Diff.apply", "frozendict", ("Diff.apply",), ("version", "version"),
               lambda core, fd, a, b: a.diff(b).apply(fd),
-              lambda d, a, b: _model_apply(_model_diff(a, b), d), makes=True, order_dependent=True),
+              lambda d, a, b: _model_apply(_model_diff(a, b), d), makes=True, order_dependent=True,
+              in_python=True),
     Operation("Diff.invert", "frozendict", ("Diff.invert",), ("version",),
               lambda core, fd, b: fd.diff(b).invert(),
-              lambda d, b: _model_invert(_model_diff(d, b)), order_dependent=True),
+              lambda d, b: _model_invert(_model_diff(d, b)), order_dependent=True,
+              in_python=True),
     # --- the Evolver: edits in place (the differential engine runs them inside frozendict.evolve)
     Operation("Evolver[k] = v", "Evolver", ("__setitem__",), ("key", "value"),
               lambda core, e, k, v: e.__setitem__(k, v),

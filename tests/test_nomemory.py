@@ -636,6 +636,11 @@ def _registry_cases(entry):
         return
 
     def case(c, p):
+        if entry.in_python and _PURE_CORE_CRASHES_CPYTHON:
+            pytest.skip(
+                "%s is Python code, which CPython %d.%d crashes on under these faults"
+                % (entry.name, *sys.version_info[:2])  # (see _PURE_CORE_CRASHES_CPYTHON)
+            )
         m = _base(c, p, coll=3)
         args = _pool_args(c, p, entry.args)
         versions = [m] + [a for a in args if isinstance(a, c.frozendict)]

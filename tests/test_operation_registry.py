@@ -11,6 +11,13 @@ entries that name it.
 import operations as registry
 import pytest
 
+_CLASS_METADATA = {
+    "__doc__", "__module__", "__slots__", "__annotations__", "__orig_bases__",
+    "__firstlineno__", "__static_attributes__",  # (set by the compiler, 3.13+)
+    "__annotate__", "__annotate_func__", "__annotations_cache__",  # (3.14+)
+}  # fmt: skip
+"""What a class body gets without defining anything."""
+
 
 def _public(cls):
     """The public attributes ``cls`` defines itself: no ``_private`` names,
@@ -19,7 +26,7 @@ def _public(cls):
         name
         for name, value in vars(cls).items()
         if (not name.startswith("_") or name.endswith("_"))
-        and name not in ("__doc__", "__module__", "__slots__", "__annotations__", "__orig_bases__")
+        and name not in _CLASS_METADATA
         and value is not None  # (__hash__ = None: unhashable, not an operation)
     }
 
