@@ -49,8 +49,9 @@ done
 check_path() { # the check script that NAME names, or nothing
     local name=${1%.sh} path
     for path in scripts/checks/"$name".sh scripts/checks/[0-9][0-9]-"$name".sh; do
-        [ -e "$path" ] && { echo "$path"; return; }
+        [ -e "$path" ] && { echo "$path"; return 0; }
     done
+    return 0
 }
 wanted=()
 for name in "${only[@]}"; do
