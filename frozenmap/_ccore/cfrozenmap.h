@@ -259,8 +259,10 @@ Py_hash_t fd_tp_hash(PyObject *op);
 /* keytrie.c: the CHAMP key index                                             */
 
 #define CHAMP_BITS 5
-#define CHAMP_MASK 31
-#define CHAMP_MAX_SHIFT 60
+#define CHAMP_MASK ((1 << CHAMP_BITS) - 1)
+/* The last digit's shift: digits start at 0, 5, ..., below 64 (the top one
+ * holds only the hash's top 4 bits). */
+#define CHAMP_MAX_SHIFT ((63 / CHAMP_BITS) * CHAMP_BITS)
 /* The 5-bit digit of hash h at shift, its bit in a bitmap, and the dense
  * index of that bit among the bits set in bitmap. */
 static inline unsigned
@@ -311,6 +313,9 @@ typedef struct {
     uint32_t datamap;
     uint32_t nodemap;
 } champ_node;
+_Static_assert(sizeof(((champ_node *)0)->datamap) * 8 >= (1 << CHAMP_BITS)
+                   && sizeof(((champ_node *)0)->nodemap) * 8 >= (1 << CHAMP_BITS),
+               "champ_node's bitmaps are narrower than a node's fan-out");
 
 #define CHAMP_RC_ONE 4
 #define CHAMP_RC_COLLISION 1
@@ -515,7 +520,7 @@ champ_node *champ_remove(champ_node *node, int shift, const champ_entry *old, ui
  * stopped at nodes[depth - 1] (the entry is there, or in a collision child
  * of it, or would go there).  Pointers are borrowed: valid while the trie
  * is (a version's trie never changes). */
-#define CHAMP_MAX_DEPTH 13 /* shifts 0, 5, ..., 60 */
+#define CHAMP_MAX_DEPTH (CHAMP_MAX_SHIFT / CHAMP_BITS + 1) /* 13: shifts 0, 5, ..., 60 */
 typedef struct {
     champ_node *nodes[CHAMP_MAX_DEPTH];
     uint8_t child[CHAMP_MAX_DEPTH];
@@ -646,8 +651,12 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * for ~3.5 more bytes per item (scripts/perf/c-core-speed.md). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
-#define ORDER_MAX_SHIFT 63
-#define ORDER_MAX_DEPTH 17 /* shifts 0, 3, 7, ..., 63 */
+/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
+ * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
+#define ORDER_MAX_SHIFT \
+  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
+/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
+#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
  * references); above it, child nodes (strong).
@@ -667,6 +676,12 @@ struct order_node {
     uint8_t gc;  /* tracked by the GC (see ordertrie.c); in the head's padding */
     PyObject *slots[1];
 };
+/* A bitmap has a bit per slot of the widest node. */
+_Static_assert(sizeof(((order_node *)0)->bitmap) * 8 >= (1 << ORDER_INNER_BITS)
+                   && sizeof(((order_node *)0)->bitmap) * 8 >= (1 << ORDER_LEAF_BITS),
+               "order_node.bitmap is narrower than a node's fan-out");
+_Static_assert(ORDER_MAX_SHIFT < 64 && ORDER_MAX_SHIFT + ORDER_INNER_BITS >= 64,
+               "the top order digit must read the top bits of a 64-bit seq");
 
 /* Whether op is referenced once, by whoever asks (see order_node). */
 static inline int

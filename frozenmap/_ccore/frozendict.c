@@ -82,8 +82,8 @@
  * pattern, and no edit ever pays for tombstones or compaction -- not even
  * when the same old version is derived from again and again (which defeats
  * every amortized "vector + tombstones + rebuild" scheme).  Appending walks
- * the right spine; iteration (order_cursor) uses a 21-slot explicit stack
- * and does no lookups, so it calls no user code.
+ * the right spine; iteration (order_cursor) uses an explicit stack of
+ * ORDER_MAX_DEPTH (17) slots and does no lookups, so it calls no user code.
  *
  * 3. Who owns the keys and values (C core only)
  * ---------------------------------------------

@@ -647,6 +647,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc)
             /* Every leaf but the last is full: a fixed-count copy that the
              * compiler unrolls (the loop's counter, compare and branch were
              * as many instructions as the copy itself). */
+            _Static_assert(1 << ORDER_LEAF_BITS == 8, "FM_UNROLL8 unrolls a full leaf's copy");
             FM_UNROLL8
             for (int k = 0; k < (1 << ORDER_LEAF_BITS); k++) {
                 leaf->slots[2 * k] = e[k].key; /* the caller's references */
