@@ -578,8 +578,6 @@ def test_callbacks_run_outside_the_lock_and_may_change_the_value(core):
 # -- history ---------------------------------------------------------------------------
 
 
-
-
 def test_history_records_every_global_change_in_order(core):
     fd = core.frozendict
     initial = fd(n=0)
