@@ -22,9 +22,8 @@ from test_threads import run_threads as run_threads_together
 
 import frozenmap
 from frozenmap import versioned as versioned_module
-from frozenmap.versioned import Subscription, Versioned
-
 from frozenmap.history import History
+from frozenmap.versioned import Subscription, Versioned
 
 JOIN_TIMEOUT = 120  # seconds; only to fail instead of hanging on a deadlock
 
