@@ -40,6 +40,8 @@ The code is organised as one table: *operations* x *libraries*.
   updates (fewer for copy-on-write peers whose history would not fit in memory;
   the figure is per version either way).  A library that allocates outside
   Python's allocator (rpds-py, in Rust) has no memory figures (``n/a``).
+  PyPy has no tracemalloc: there the figure is the growth of the GC's live
+  bytes across the build, with a full collection on each side.
 
 Modules: :mod:`~frozenmap.bench.peers` (the libraries),
 :mod:`~frozenmap.bench.operations` (the data and the operations),

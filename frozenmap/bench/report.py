@@ -184,11 +184,12 @@ def render_report(data: Dict[str, Any]) -> str:
         out.append("skipped: %s (%s)" % (name, reason))
     interleaved = bool(meta.get("interleaved"))
     out += [
-        "time per operation, median of %d %s (%s), net of loop overhead; memory by tracemalloc."
+        "time per operation, median of %d %s (%s), net of loop overhead; memory by %s."
         % (
             meta["repeat"],
             "interleaved rounds (each runs every library once)" if interleaved else "runs",
             "quick" if meta["quick"] else "full",
+            meta.get("memory_by", "tracemalloc"),
         ),
         "* best peer (dict copied on write counts as a peer)   ? noisy (IQR > %d%% of median)"
         % (NOISY * 100),
