@@ -226,7 +226,7 @@ def _register_pprint(cls: type) -> None:
 
     _safe_repr._frozenmap_original = original  # type: ignore[attr-defined]
     _safe_repr.__doc__ = original.__doc__
-    pprint.PrettyPrinter._safe_repr = _safe_repr  # type: ignore[attr-defined]
+    setattr(pprint.PrettyPrinter, "_safe_repr", _safe_repr)  # noqa: B010 (a private method)
 
 
 def _repr_pretty_(self: Any, printer: Any, cycle: bool, /) -> None:
