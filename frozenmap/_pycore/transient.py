@@ -271,7 +271,7 @@ def _sequence_error(index: int) -> TypeError:
             "cannot convert dictionary update sequence element #%d to a sequence" % index
         )
     exc = TypeError("object is not iterable")
-    exc.__notes__ = [  # type: ignore[attr-defined]
+    exc.__notes__ = [
         "Cannot convert dictionary update sequence element #%d to a sequence" % index
     ]
     return exc
