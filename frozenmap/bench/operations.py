@@ -64,6 +64,8 @@ class Workload:
             self.deletes[5 * g : 5 * g + 5] + self.misses[5 * g : 5 * g + 5] for g in range(groups)
         ]
         self.batches = [self._batch(rng, keys, g) for g in range(groups)]
+        #: Positions in insertion order (drawn last: the samples above stay as they were).
+        self.positions = [rng.randrange(n) for _ in range(SAMPLE)] if n else []
         self._bases: Dict[tuple, Any] = {}
 
     def _batch(self, rng, keys, group):
@@ -217,6 +219,12 @@ def _with(method: str, inputs: str):
     return case
 
 
+def _item_at(lib, w):
+    if w.n == 0:
+        return None
+    return Case("f(x)", {"f": lib.positioner(w.base(lib))}, _fixed(w.positions), SAMPLE)
+
+
 def _equal(lib, w):
     return Case("a == b", {}, _pairs(lib, w), w.pool_limit(lib), target="a, b")
 
@@ -338,6 +346,7 @@ OPERATIONS = [
     Operation("lookup_hit", "lookup, hit  m[k]", "s", _lookup_hit, asv_count=100),
     Operation("lookup_miss", "lookup, miss  k in m", "s", _lookup_miss, asv_count=100),
     Operation("iterate", "iterate items (per item)", "s", _iterate),
+    Operation("item_at", "item at a random position", "s", _item_at, asv_count=100),
     Operation("set_existing", "set existing key", "s", _set_existing, asv_count=100),
     Operation("set_new", "set new key", "s", _set_new, asv_count=100),
     Operation("delete", "delete", "s", _delete, asv_count=100),
