@@ -737,6 +737,26 @@ order_value(const order_node *n, Py_ssize_t i)
     return n->slots[2 * i + 1];
 }
 
+/* How many items are below n: a leaf's count; an inner node keeps it in
+ * one word after its cap children (never visited as a reference). */
+static inline Py_ssize_t
+order_inner_size(const order_node *n)
+{
+    return (Py_ssize_t)(uintptr_t)n->slots[n->cap];
+}
+
+static inline Py_ssize_t
+order_size(const order_node *n)
+{
+    return n->shift == 0 ? order_count(n) : order_inner_size(n);
+}
+
+static inline void
+order_set_size(order_node *n, Py_ssize_t size)
+{
+    n->slots[n->cap] = (PyObject *)(uintptr_t)size;
+}
+
 /* All order functions treat NULL as the empty trie. */
 /* The (key, value) at seq: 1 found (borrowed), 0 absent.  Never fails. */
 int order_get(order_node *root, uint64_t seq, PyObject **key, PyObject **value);
@@ -758,6 +778,12 @@ int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
                  order_node **result);
 /* The last item (borrowed) and its seq; 0 when empty. */
 int order_last(order_node *root, uint64_t *seq, PyObject **key, PyObject **value);
+/* The seq and (key, value) (borrowed) at position index, 0 <= index <
+ * order_size(root) (root not NULL).  O(log n). */
+void order_at(order_node *root, Py_ssize_t index, uint64_t *seq, PyObject **key,
+              PyObject **value);
+/* The position of seq (items before it), -1 when absent.  O(log n). */
+Py_ssize_t order_rank(order_node *root, uint64_t seq);
 /* Build the trie holding (entries[i].key, entries[i].value) at seq i,
  * bottom-up.  Steals those references, also on failure (then released).
  * may_gc 0: the caller saw no GC object among them (no leaf is tracked,
@@ -781,6 +807,9 @@ typedef struct {
     int reverse;
 } order_cursor;
 void order_cursor_init(order_cursor *c, order_node *root, int reverse);
+/* A forward cursor starting at position index (0 <= index <= size, root may
+ * be NULL): one descent by the sizes, O(log n). */
+void order_cursor_init_at(order_cursor *c, order_node *root, Py_ssize_t index);
 /* 1 and the next (key, value) (borrowed), or 0 at the end. */
 int order_cursor_next(order_cursor *c, PyObject **key, PyObject **value);
 /* dict(items) of a trie (root borrowed, may be NULL); new ref or NULL. */
@@ -976,6 +1005,24 @@ PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *oth
 PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int transient_is_anydict(fm_state *st, PyObject *obj);
+
+/* Positions, read from a version (an Evolver's methods read its freeze()). */
+typedef enum { FM_POSITION_KEY, FM_POSITION_VALUE, FM_POSITION_ITEM } fm_position;
+/* The key, value or (key, value) at position index of v: new ref, or NULL
+ * with TypeError (index not an integer) or IndexError ("<name> index out of
+ * range").  O(log n). */
+PyObject *transient_position_at(fd_object *v, PyObject *index, const char *name,
+                                fm_position what);
+/* The position of key in v (an int), or NULL (KeyError when absent; the
+ * key's __hash__ and __eq__ run).  O(log n). */
+PyObject *transient_position_of(fd_object *v, PyObject *key);
+/* An exact frozendict of the items of op (a frozendict) at positions
+ * start:stop (a list's slice rules); op itself when that is all of an exact
+ * one.  Runs no user code (see transient_slice_entries for where the kept
+ * keys' hashes come from).  O(log n + k log k) for k items kept whose
+ * hashes run no Python code, else O(n + k log k).  New ref or NULL. */
+PyObject *transient_position_slice(fm_state *st, PyObject *op, PyObject *start,
+                                   PyObject *stop);
 
 /* ------------------------------------------------------------------------ */
 /* paths.c: get_in, set_in, update_in, delete_in, the methods of both the

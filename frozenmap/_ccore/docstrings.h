@@ -107,6 +107,21 @@
     ">>> state.get_in(['user', 'email'], 'none')\n" \
     "'none'"
 
+#define FD_DOC_INDEX \
+    "The position of ``key`` in insertion order; ``KeyError`` if absent.\n" \
+    "\n" \
+    "Cost: O(log n).\n" \
+    "\n" \
+    ">>> frozendict(a=1, b=2, c=3).index('c')\n" \
+    "2"
+
+#define FD_DOC_ITEM_AT \
+    "The ``(key, value)`` pair at position ``index`` (as ``key_at``).\n" \
+    "Cost: O(log n).\n" \
+    "\n" \
+    ">>> frozendict(a=1, b=2, c=3).item_at(-2)\n" \
+    "('b', 2)"
+
 #define FD_DOC_ITEMS \
     "A set-like view of the ``(key, value)`` pairs.  Cost: O(1).\n" \
     "\n" \
@@ -114,6 +129,17 @@
     ">>> items = frozendict(b=1, a=2).items()\n" \
     ">>> items, ('a', 2) in items, items - {('b', 1)}\n" \
     "(dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})"
+
+#define FD_DOC_KEY_AT \
+    "The key at position ``index`` in insertion order.\n" \
+    "\n" \
+    "Negative indices count from the end, as for a list; ``IndexError``\n" \
+    "when out of range, ``TypeError`` when ``index`` is not an integer.\n" \
+    "Cost: O(log n).\n" \
+    "\n" \
+    ">>> fd = frozendict(a=1, b=2, c=3)\n" \
+    ">>> fd.key_at(0), fd.key_at(-1)\n" \
+    "('a', 'c')"
 
 #define FD_DOC_KEYS \
     "A set-like view of the keys, in insertion order.  Cost: O(1).\n" \
@@ -156,6 +182,24 @@
     ">>> state.set_in(['prefs', 'theme'], 'dark')['prefs']\n" \
     "frozendict({'theme': 'dark'})"
 
+#define FD_DOC_SLICE \
+    "A frozendict of the items at positions ``start`` to ``stop``.\n" \
+    "\n" \
+    "``start`` and ``stop`` follow a list's slice rules (negative from the\n" \
+    "end, ``None`` for the ends, clamped to the length); the result keeps\n" \
+    "the order.  All of an exact frozendict is ``self``.  Stored keys are\n" \
+    "never hashed again: a key whose hash runs no Python code (str, int,\n" \
+    "float, bytes, tuples of those, ...) is rehashed for free; for other\n" \
+    "keys the stored hashes come from one walk of the key index.\n" \
+    "Cost: O(log n + k log k) for k items kept, O(n + k log k) when a kept\n" \
+    "key's type defines ``__hash__`` in Python.\n" \
+    "\n" \
+    ">>> fd = frozendict(a=1, b=2, c=3, d=4)\n" \
+    ">>> fd.slice(1, 3)\n" \
+    "frozendict({'b': 2, 'c': 3})\n" \
+    ">>> fd.slice(-2)\n" \
+    "frozendict({'c': 3, 'd': 4})"
+
 #define FD_DOC_UPDATE_IN \
     "A version with the value at ``path`` replaced by ``fn(old, *args, **kwargs)``.\n" \
     "\n" \
@@ -168,6 +212,12 @@
     "frozendict({'counts': frozendict({'a': 2})})\n" \
     ">>> state.update_in(['counts', 'b'], lambda n: n + 1, default=0)\n" \
     "frozendict({'counts': frozendict({'a': 1, 'b': 1})})"
+
+#define FD_DOC_VALUE_AT \
+    "The value at position ``index`` (as ``key_at``).  Cost: O(log n).\n" \
+    "\n" \
+    ">>> frozendict(a=1, b=2, c=3).value_at(1)\n" \
+    "2"
 
 #define FD_DOC_VALUES \
     "A view of the values, in insertion order.  Cost: O(1).\n" \
@@ -257,6 +307,12 @@
     ">>> e.get_in(['user', 'name']), e.get_in(['user', 'age'], 0)\n" \
     "('ada', 0)"
 
+#define EV_DOC_INDEX \
+    "The position of ``key``; ``KeyError`` if absent.  Cost: O(log n)."
+
+#define EV_DOC_ITEM_AT \
+    "The ``(key, value)`` pair at position ``index``.  Cost: O(log n)."
+
 #define EV_DOC_ITEMS \
     "A set-like view of the ``(key, value)`` pairs.  Cost: O(1).\n" \
     "\n" \
@@ -264,6 +320,11 @@
     ">>> items = frozendict(b=1, a=2).items()\n" \
     ">>> items, ('a', 2) in items, items - {('b', 1)}\n" \
     "(dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})"
+
+#define EV_DOC_KEY_AT \
+    "The key at position ``index`` (negative from the end, as for a list).\n" \
+    "\n" \
+    "Cost: O(log n)."
 
 #define EV_DOC_KEYS \
     "A set-like view of the keys, in insertion order.  Cost: O(1).\n" \
@@ -314,6 +375,11 @@
     ">>> e.setdefault('a', 0), e.setdefault('b', 0), e\n" \
     "(1, 0, Evolver({'a': 1, 'b': 0}))"
 
+#define EV_DOC_SLICE \
+    "A frozendict of the items at positions ``start`` to ``stop`` (a\n" \
+    "list's slice rules), as ``frozendict.slice``.  Cost: O(log n + k log k)\n" \
+    "for k items kept (O(n + k log k) with keys hashed in Python)."
+
 #define EV_DOC_UPDATE \
     "Update from a mapping or iterable of pairs and keywords, like ``dict``.\n" \
     "\n" \
@@ -335,6 +401,9 @@
     ">>> e = frozendict(stats=frozendict(hits=1)).evolve()\n" \
     ">>> e.update_in(['stats', 'hits'], lambda n: n + 1).freeze()\n" \
     "frozendict({'stats': frozendict({'hits': 2})})"
+
+#define EV_DOC_VALUE_AT \
+    "The value at position ``index``.  Cost: O(log n)."
 
 #define EV_DOC_VALUES \
     "A view of the values, in insertion order.  Cost: O(1).\n" \

@@ -712,6 +712,67 @@ evolver_py_dump(PyObject *op, PyObject *unused)
     return evolver_call_on_frozen(op, "_dump");
 }
 
+/* --- positions: read from freeze() (O(1)), a snapshot no edit changes ---- */
+
+static PyObject *
+evolver_position_at(PyObject *op, PyObject *index, fm_position what)
+{
+    PyObject *frozen = evolver_py_freeze(op, NULL);
+    if (frozen == NULL) {
+        return NULL;
+    }
+    PyObject *r = transient_position_at(fm_as_fd(frozen), index, "Evolver", what);
+    Py_DECREF(frozen);
+    return r;
+}
+
+static PyObject *
+evolver_py_key_at(PyObject *op, PyObject *index)
+{
+    return evolver_position_at(op, index, FM_POSITION_KEY);
+}
+
+static PyObject *
+evolver_py_value_at(PyObject *op, PyObject *index)
+{
+    return evolver_position_at(op, index, FM_POSITION_VALUE);
+}
+
+static PyObject *
+evolver_py_item_at(PyObject *op, PyObject *index)
+{
+    return evolver_position_at(op, index, FM_POSITION_ITEM);
+}
+
+static PyObject *
+evolver_py_index(PyObject *op, PyObject *key)
+{
+    PyObject *frozen = evolver_py_freeze(op, NULL);
+    if (frozen == NULL) {
+        return NULL;
+    }
+    PyObject *r = transient_position_of(fm_as_fd(frozen), key);
+    Py_DECREF(frozen);
+    return r;
+}
+
+static PyObject *
+evolver_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
+        return NULL;
+    }
+    PyObject *frozen = evolver_py_freeze(op, NULL);
+    if (frozen == NULL) {
+        return NULL;
+    }
+    PyObject *r =
+        transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen,
+                                 nargs > 0 ? args[0] : Py_None, nargs > 1 ? args[1] : Py_None);
+    Py_DECREF(frozen);
+    return r;
+}
+
 static PyMethodDef evolver_methods[] = {
     {"get", (PyCFunction)(void (*)(void))evolver_py_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" EV_DOC_GET},
@@ -741,6 +802,13 @@ static PyMethodDef evolver_methods[] = {
      "delete_in($self, path, /)\n--\n\n" EV_DOC_DELETE_IN},
     {"copy", evolver_py_copy, METH_NOARGS, EV_DOC_COPY},
     {"freeze", evolver_py_freeze, METH_NOARGS, EV_DOC_FREEZE},
+    {"key_at", evolver_py_key_at, METH_O, "key_at($self, index, /)\n--\n\n" EV_DOC_KEY_AT},
+    {"value_at", evolver_py_value_at, METH_O,
+     "value_at($self, index, /)\n--\n\n" EV_DOC_VALUE_AT},
+    {"item_at", evolver_py_item_at, METH_O, "item_at($self, index, /)\n--\n\n" EV_DOC_ITEM_AT},
+    {"index", evolver_py_index, METH_O, "index($self, key, /)\n--\n\n" EV_DOC_INDEX},
+    {"slice", (PyCFunction)(void (*)(void))evolver_py_slice, METH_FASTCALL,
+     "slice($self, start=None, stop=None, /)\n--\n\n" EV_DOC_SLICE},
     {"_check", evolver_py_check, METH_NOARGS,
      "Assert every invariant of the evolver's current contents."},
     {"_node_ids", evolver_py_node_ids, METH_NOARGS, NULL},

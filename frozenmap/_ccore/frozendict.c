@@ -181,10 +181,13 @@
  *
  * The call sites, and how each is protected:
  *  - Key hash and key __eq__ in a frozendict read (fd_find,
- *    transient_mapping_get, ==, diff, &, -): the caller holds the version and a version's tries
+ *    transient_mapping_get, ==, diff, &, -, index: transient_position_of):
+ *    the caller holds the version and a version's tries
  *    never change (tp_clear runs only on unreachable objects, and empties
  *    the version before releasing anything: see fd_tp_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
+ *  - An Evolver's positional reads (key_at, ..., index, slice) read the
+ *    version freeze() returns, held for the call: as a frozendict read.
  *  - Key __eq__ in an Evolver read (transient_shared_get: [], get, in,
  *    keys/items views' in): the key is hashed before the roots are read; then both
  *    roots are held for the walk, so an edit made meanwhile -- by that
@@ -1457,6 +1460,43 @@ done:
 
 /* --- the type ------------------------------------------------------------ */
 
+/* --- positions ----------------------------------------------------------- */
+
+static PyObject *
+fd_py_key_at(PyObject *op, PyObject *index)
+{
+    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_KEY);
+}
+
+static PyObject *
+fd_py_value_at(PyObject *op, PyObject *index)
+{
+    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_VALUE);
+}
+
+static PyObject *
+fd_py_item_at(PyObject *op, PyObject *index)
+{
+    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_ITEM);
+}
+
+static PyObject *
+fd_py_index(PyObject *op, PyObject *key)
+{
+    return transient_position_of(fm_as_fd(op), key);
+}
+
+static PyObject *
+fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
+        return NULL;
+    }
+    return transient_position_slice(fm_state_of_type(Py_TYPE(op)), op,
+                                    nargs > 0 ? args[0] : Py_None,
+                                    nargs > 1 ? args[1] : Py_None);
+}
+
 static PyMethodDef fd_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL,
      "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
@@ -1491,6 +1531,12 @@ static PyMethodDef fd_methods[] = {
     {"evolve", fd_py_evolve, METH_NOARGS, FD_DOC_EVOLVE},
     {"diff", (PyCFunction)(void (*)(void))fd_py_diff, METH_FASTCALL | METH_KEYWORDS,
      "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
+    {"key_at", fd_py_key_at, METH_O, "key_at($self, index, /)\n--\n\n" FD_DOC_KEY_AT},
+    {"value_at", fd_py_value_at, METH_O, "value_at($self, index, /)\n--\n\n" FD_DOC_VALUE_AT},
+    {"item_at", fd_py_item_at, METH_O, "item_at($self, index, /)\n--\n\n" FD_DOC_ITEM_AT},
+    {"index", fd_py_index, METH_O, "index($self, key, /)\n--\n\n" FD_DOC_INDEX},
+    {"slice", (PyCFunction)(void (*)(void))fd_py_slice, METH_FASTCALL,
+     "slice($self, start=None, stop=None, /)\n--\n\n" FD_DOC_SLICE},
     {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with, METH_FASTCALL,
      "merge_with($self, fn, /, *others)\n--\n\n" FD_DOC_MERGE_WITH},
     {"_check", fd_py_check, METH_NOARGS,

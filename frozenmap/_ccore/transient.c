@@ -1206,3 +1206,163 @@ done:
     transient_clear(&t);
     return result;
 }
+
+/* --- positions: reads of a version, for both types ------------------------ */
+
+/* A position from index (an int or __index__; negative from the end) in a
+ * trie of size items: 0 and *pos, or -1 with TypeError or IndexError (as
+ * list.pop raises them, name in the message). */
+static int
+transient_position(PyObject *index, Py_ssize_t size, const char *name, Py_ssize_t *pos)
+{
+    Py_ssize_t i = PyNumber_AsSsize_t(index, NULL); /* clamped when too large */
+    if (i == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (i < 0) {
+        i += size;
+    }
+    if (i < 0 || i >= size) {
+        PyErr_Format(PyExc_IndexError, "%s index out of range", name);
+        return -1;
+    }
+    *pos = i;
+    return 0;
+}
+
+PyObject *
+transient_position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
+{
+    Py_ssize_t pos;
+    if (transient_position(index, v->order == NULL ? 0 : order_size(v->order), name, &pos)
+        < 0) {
+        return NULL;
+    }
+    uint64_t seq;
+    PyObject *key, *value;
+    order_at(v->order, pos, &seq, &key, &value);
+    switch (what) {
+    case FM_POSITION_KEY:
+        return Py_NewRef(key);
+    case FM_POSITION_VALUE:
+        return Py_NewRef(value);
+    case FM_POSITION_ITEM:
+        return PyTuple_Pack(2, key, value);
+    }
+    Py_UNREACHABLE();
+}
+
+PyObject *
+transient_position_of(fd_object *v, PyObject *key)
+{
+    Py_uhash_t h;
+    champ_entry *e;
+    if (hashing_key_hash(key, &h) < 0) {
+        return NULL;
+    }
+    int r = champ_find(v->root, h, key, &e); /* runs __eq__: v holds its tries */
+    if (r < 0) {
+        return NULL;
+    }
+    if (r == 0) {
+        PyErr_SetObject(PyExc_KeyError, key);
+        return NULL;
+    }
+    return PyLong_FromSsize_t(order_rank(v->order, e->seq));
+}
+
+/* Collects the entries whose seq lies in [first, last]. */
+typedef struct {
+    uint64_t first, last;
+    champ_difflist kept;
+} transient_slice_scan;
+
+static int
+transient_keep_in_range(champ_entry *e, void *arg)
+{
+    transient_slice_scan *scan = arg;
+    if (e->seq < scan->first || e->seq > scan->last) {
+        return 0;
+    }
+    return champ_difflist_append(&scan->kept, e) < 0 ? -1 : 0;
+}
+
+/* The entries of the items at positions [lo, hi) of v in order, into
+ * scan->kept.  Stored keys are never hashed again: the items are read from
+ * position lo on, and while each key's hash runs no Python code
+ * (hashing_pure_key_hash) it is recomputed, O(1) a key; otherwise the hashes
+ * come from the key trie's entries, by one walk keeping the seqs between
+ * those at the two ends, O(n).  0 or -1. */
+static int
+transient_slice_entries(fd_object *v, Py_ssize_t lo, Py_ssize_t hi, transient_slice_scan *scan)
+{
+    order_cursor c;
+    order_cursor_init_at(&c, v->order, lo);
+    champ_entry e = {0};
+    while (scan->kept.len < hi - lo && order_cursor_next(&c, &e.key, &e.value)) {
+        if (!hashing_pure_key_hash(e.key, &e.hash)) {
+            break;
+        }
+        if (champ_difflist_append(&scan->kept, &e) < 0) {
+            return -1;
+        }
+    }
+    if (scan->kept.len == hi - lo) {
+        return 0;
+    }
+    scan->kept.len = 0;
+    PyObject *key, *value;
+    order_at(v->order, lo, &scan->first, &key, &value);
+    order_at(v->order, hi - 1, &scan->last, &key, &value);
+    if (champ_foreach(v->root, transient_keep_in_range, scan) != 0) {
+        return -1;
+    }
+    if (scan->kept.len > 1) {
+        qsort(scan->kept.items, scan->kept.len, sizeof(champ_entry), transient_compare_seq);
+    }
+    return 0;
+}
+
+PyObject *
+transient_position_slice(fm_state *st, PyObject *op, PyObject *start, PyObject *stop)
+{
+    fd_object *v = fm_as_fd(op);
+    PyObject *result = NULL;
+    transient_slice_scan scan = {0, 0, {0}};
+    transient t;
+    int t_ready = 0;
+    Py_ssize_t lo, hi, step = 1;
+    PyObject *bounds = PySlice_New(start, stop, NULL);
+    if (bounds == NULL) {
+        goto done;
+    }
+    if (PySlice_Unpack(bounds, &lo, &hi, &step) < 0) {
+        goto done;
+    }
+    PySlice_AdjustIndices(v->len, &lo, &hi, step);
+    if (lo == 0 && hi == v->len) {
+        result = transient_version_exact(st, op);
+        goto done;
+    }
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        goto done;
+    }
+    t_ready = 1;
+    if (lo < hi && transient_slice_entries(v, lo, hi, &scan) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < scan.kept.len; i++) {
+        champ_entry *e = &scan.kept.items[i];
+        if (transient_put_new(st, &t, e->hash, e->key, e->value) < 0) {
+            goto done;
+        }
+    }
+    result = transient_publish(st, &t, st->frozendict_type);
+done:
+    Py_XDECREF(bounds);
+    champ_difflist_free(&scan.kept);
+    if (t_ready) {
+        transient_clear(&t);
+    }
+    return result;
+}

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from types import GenericAlias
-from typing import Any, Iterable, Iterator, Optional, Tuple
+from typing import Any, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
 from .hashing import acc_replace, key_hash, pure_key_hash
@@ -32,6 +32,9 @@ from .transient import (
     items_repr,
     mapping_equal,
     merge_into,
+    position_at,
+    position_of,
+    position_slice,
     register_types,
 )
 from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
@@ -229,6 +232,35 @@ class Evolver(Transient):
     keys = mapping_keys
     values = mapping_values
     items = mapping_items
+
+    # Positions: read from freeze() (O(1)), a snapshot no edit changes.
+
+    def key_at(self, index: SupportsIndex, /) -> Any:
+        """The key at position ``index`` (negative from the end, as for a list).
+
+        Cost: O(log n).
+        """
+        return position_at(self.freeze()._order, index, "Evolver")[1][0]
+
+    def value_at(self, index: SupportsIndex, /) -> Any:
+        """The value at position ``index``.  Cost: O(log n)."""
+        return position_at(self.freeze()._order, index, "Evolver")[1][1]
+
+    def item_at(self, index: SupportsIndex, /) -> Tuple[Any, Any]:
+        """The ``(key, value)`` pair at position ``index``.  Cost: O(log n)."""
+        return position_at(self.freeze()._order, index, "Evolver")[1]
+
+    def index(self, key: Any, /) -> int:
+        """The position of ``key``; ``KeyError`` if absent.  Cost: O(log n)."""
+        return position_of(self.freeze(), key)
+
+    def slice(
+        self, start: Optional[SupportsIndex] = None, stop: Optional[SupportsIndex] = None, /
+    ) -> Any:
+        """A frozendict of the items at positions ``start`` to ``stop`` (a
+        list's slice rules), as ``frozendict.slice``.  Cost: O(log n + k log k)
+        for k items kept (O(n + k log k) with keys hashed in Python)."""
+        return position_slice(self.freeze(), start, stop)
 
     def __eq__(self, other: object) -> Any:
         return mapping_equal(self, other)

@@ -70,6 +70,9 @@ from .transient import (
     items_repr,
     mapping_equal,
     merge_into,
+    position_at,
+    position_of,
+    position_slice,
     register_types,
 )
 from .views import call_error as _call_error
@@ -740,6 +743,70 @@ class frozendict:
         """
         result = self._diff(other)
         return _common.deepen_diff(result) if deep else result
+
+    # --- positions ------------------------------------------------------------------
+
+    def key_at(self, index: SupportsIndex, /) -> Any:
+        """The key at position ``index`` in insertion order.
+
+        Negative indices count from the end, as for a list; ``IndexError``
+        when out of range, ``TypeError`` when ``index`` is not an integer.
+        Cost: O(log n).
+
+        >>> fd = frozendict(a=1, b=2, c=3)
+        >>> fd.key_at(0), fd.key_at(-1)
+        ('a', 'c')
+        """
+        return position_at(self._order, index, "frozendict")[1][0]
+
+    def value_at(self, index: SupportsIndex, /) -> Any:
+        """The value at position ``index`` (as ``key_at``).  Cost: O(log n).
+
+        >>> frozendict(a=1, b=2, c=3).value_at(1)
+        2
+        """
+        return position_at(self._order, index, "frozendict")[1][1]
+
+    def item_at(self, index: SupportsIndex, /) -> Tuple[Any, Any]:
+        """The ``(key, value)`` pair at position ``index`` (as ``key_at``).
+        Cost: O(log n).
+
+        >>> frozendict(a=1, b=2, c=3).item_at(-2)
+        ('b', 2)
+        """
+        return position_at(self._order, index, "frozendict")[1]
+
+    def index(self, key: Any, /) -> int:
+        """The position of ``key`` in insertion order; ``KeyError`` if absent.
+
+        Cost: O(log n).
+
+        >>> frozendict(a=1, b=2, c=3).index('c')
+        2
+        """
+        return position_of(self, key)
+
+    def slice(
+        self, start: Optional[SupportsIndex] = None, stop: Optional[SupportsIndex] = None, /
+    ) -> "frozendict":
+        """A frozendict of the items at positions ``start`` to ``stop``.
+
+        ``start`` and ``stop`` follow a list's slice rules (negative from the
+        end, ``None`` for the ends, clamped to the length); the result keeps
+        the order.  All of an exact frozendict is ``self``.  Stored keys are
+        never hashed again: a key whose hash runs no Python code (str, int,
+        float, bytes, tuples of those, ...) is rehashed for free; for other
+        keys the stored hashes come from one walk of the key index.
+        Cost: O(log n + k log k) for k items kept, O(n + k log k) when a kept
+        key's type defines ``__hash__`` in Python.
+
+        >>> fd = frozendict(a=1, b=2, c=3, d=4)
+        >>> fd.slice(1, 3)
+        frozendict({'b': 2, 'c': 3})
+        >>> fd.slice(-2)
+        frozendict({'c': 3, 'd': 4})
+        """
+        return position_slice(self, start, stop)  # type: ignore[no-any-return]
 
     def merge_with(self, fn: Any, /, *others: Any) -> "frozendict":
         """A version with each of ``others`` (mappings) merged in, in turn.

@@ -28,6 +28,16 @@ and no edit ever pays for tombstones or a compaction pass, whichever old version
 it starts from.  Depth is at most 17 (64-bit seqs); with dense seqs it is
 1 + log16(n / 8).
 
+**Counts.**  An inner node ends with one more field, the number of items
+below it (``[shift, prefix, bitmap, owner, children..., size]``); a leaf's is
+its number of slots.  That makes positional access O(log n): ``order_at``
+finds the i-th item by summing the sizes of the children left of the one that
+holds it, ``order_rank`` the position of a seq the same way.  Edits keep the
+sizes along the path they copy or edit anyway (+1 for an insert, -1 for a
+removal).  Inner nodes are about 1/120 of the items (16 children of 8), so
+the field costs well under a byte per item; a field in every leaf would have
+cost 2 (the list's item array grows by one 16-byte allocation step).
+
 Mirrors ``frozenmap/_ccore/ordertrie.c``.
 """
 
@@ -45,6 +55,9 @@ __all__ = [
     "order_remove",
     "order_remove_copying",
     "order_last",
+    "order_size",
+    "order_at",
+    "order_rank",
     "order_items",
     "order_items_reversed",
     "order_build",
@@ -100,25 +113,40 @@ def _base(node: OrderNode) -> int:
     return node[PREFIX] << (node[SHIFT] + _width(node[SHIFT]))  # type: ignore[no-any-return]
 
 
-def _reattach(path: Path, new: OrderNode, owner: Optional[object]) -> OrderNode:
+def _size(node: OrderNode) -> int:
+    """How many items the node holds (see Counts above)."""
+    return node[-1] if node[0] else len(node) - FIRST
+
+
+def _grow(path: Path, delta: int) -> None:
+    """Add ``delta`` to the size of every (owned) node along ``path``."""
+    for parent, _ in path:
+        parent[-1] += delta
+
+
+def _reattach(path: Path, new: OrderNode, owner: Optional[object], delta: int) -> OrderNode:
     """Install ``new`` in place of the last node taken along ``path`` (a list of
-    (parent, slot index)), copying the parents the caller does not own; return
-    the root.  Only stores into owned nodes, which happen after every copy."""
+    (parent, slot index)), copying the parents the caller does not own, each
+    parent's size changed by ``delta`` (the items gained below); return the
+    root.  Only stores into owned nodes, which happen after every copy."""
     if owner is None:
         for parent, i in reversed(path):
             copy = parent[:]
             copy[3] = None
             copy[i] = new
+            copy[-1] += delta
             new = copy
         return new
     for k in range(len(path) - 1, -1, -1):
         parent, i = path[k]
         if owner is not None and parent[OWNER] is owner:
             parent[i] = new  # its own parent is owned too and keeps it
+            _grow(path[: k + 1], delta)
             return path[0][0]
         copy = parent[:]
         copy[OWNER] = owner
         copy[i] = new
+        copy[-1] += delta
         new = copy
     return new
 
@@ -154,9 +182,10 @@ def _join(a: OrderNode, b: OrderNode, owner: Optional[object]) -> OrderNode:
     da = _digit(sa, shift)
     db = _digit(sb, shift)
     bitmap = (1 << da) | (1 << db)
+    size = _size(a) + _size(b)
     if da < db:
-        return [shift, _prefix_of(sa, shift), bitmap, owner, a, b]
-    return [shift, _prefix_of(sa, shift), bitmap, owner, b, a]
+        return [shift, _prefix_of(sa, shift), bitmap, owner, a, b, size]
+    return [shift, _prefix_of(sa, shift), bitmap, owner, b, a, size]
 
 
 def order_insert(
@@ -188,15 +217,20 @@ def order_insert(
             continue
         slot = _leaf(seq, item, owner) if shift else item
         if owner is not None and node[3] is owner:
-            node.insert(i, slot)  # one step, then a store
+            node.insert(i, slot)  # one step, then stores
             node[2] = bitmap | bit
+            if shift:
+                node[-1] += 1
+            _grow(path, 1)
             return root
         new = node[:]
         new.insert(i, slot)
         new[2] = bitmap | bit
         new[3] = owner
+        if shift:
+            new[-1] += 1
         break
-    return _reattach(path, new, owner)
+    return _reattach(path, new, owner, 1)
 
 
 def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> OrderNode:
@@ -215,6 +249,8 @@ def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> Ord
         bit = 1 << ((seq >> shift) & ((1 << width) - 1))
         bitmap = new[2]
         i = 4 + (bitmap & (bit - 1)).bit_count()
+        if shift:
+            new[-1] += 1  # every inner node on the path gains the item
         if not bitmap & bit:
             new.insert(i, _leaf(seq, item, None) if shift else item)
             new[2] = bitmap | bit
@@ -258,7 +294,7 @@ def order_replace(node: OrderNode, seq: int, item: Item, owner: Optional[object]
         new = node[:]
         new[3] = owner
         new[i] = item
-        return _reattach(path, new, owner)
+        return _reattach(path, new, owner, 0)
 
 
 def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
@@ -307,21 +343,26 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
         if not path:
             return None
         node, i = path.pop()
-        if len(node) == FIRST + 2:
+        if len(node) == FIRST + 3:
             # an inner node left with one child gives way to it
-            return _reattach(path, node[(2 * FIRST + 1) - i], owner)
+            return _reattach(path, node[(2 * FIRST + 1) - i], owner, -1)
         bit = 1 << ((seq >> node[0]) & (INNER_SIZE - 1))
     bitmap = node[2]
     i = 4 + (bitmap & (bit - 1)).bit_count()
     if owner is not None and node[3] is owner:
-        del node[i]  # one step, then a store
+        del node[i]  # one step, then stores
         node[2] = bitmap ^ bit
+        if node[0]:
+            node[-1] -= 1
+        _grow(path, -1)
         return root
     new = node[:]
     del new[i]
     new[2] = bitmap ^ bit
     new[3] = owner
-    return _reattach(path, new, owner)
+    if new[0]:
+        new[-1] -= 1
+    return _reattach(path, new, owner, -1)
 
 
 def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
@@ -338,6 +379,7 @@ def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
     up: Optional[OrderNode] = None
     up_i = 0
     while True:
+        new[-1] -= 1  # every inner node on the path loses the item
         d = (seq >> shift) & (INNER_SIZE - 1)
         bitmap = new[2]
         i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
@@ -355,7 +397,7 @@ def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
         leaf_bitmap = child[2]
         if leaf_bitmap == bit:
             # The leaf's last item: the leaf vanishes, and its parent loses a child.
-            if len(new) == FIRST + 2:
+            if len(new) == FIRST + 3:
                 other = new[(2 * FIRST + 1) - i]  # the parent gives way to it
                 if up is None:
                     return other  # type: ignore[no-any-return]
@@ -377,25 +419,87 @@ def order_last(node: Optional[OrderNode]) -> Optional[Tuple[int, Item]]:
     if node is None:
         return None
     while node[SHIFT]:
-        node = node[-1]
+        node = node[-2]  # (node[-1] is its size)
     seq = _base(node) | (node[BITMAP].bit_length() - 1)  # the leaf's highest digit
     return seq, node[-1]
 
 
-def order_items(node: Optional[OrderNode]) -> Iterator[Item]:
-    """The items in insertion order; an explicit stack, no lookups.  Cost: O(n)."""
+def _child_at(node: OrderNode, index: int) -> Tuple[int, int]:
+    """The slot of the child of an inner node holding position ``index``, and
+    the position within that child."""
+    for i in range(FIRST, len(node) - 1):
+        size = _size(node[i])
+        if index < size:
+            return i, index
+        index -= size
+    raise AssertionError("position beyond the node's size")
+
+
+def order_size(node: Optional[OrderNode]) -> int:
+    """How many items the trie holds.  Cost: O(1)."""
+    return 0 if node is None else _size(node)
+
+
+def order_at(node: OrderNode, index: int) -> Tuple[int, Item]:
+    """The seq and the item at position ``index`` (0 <= index < size).
+
+    At each inner node the children's sizes are summed, left to right, until
+    the one holding the position.  Cost: O(log n) (up to 16 sizes a level).
+    """
+    while node[0]:
+        i, index = _child_at(node, index)
+        node = node[i]
+    bitmap = node[2]
+    for _ in range(index):
+        bitmap &= bitmap - 1  # drop the lowest set bit
+    seq = (node[1] << LEAF_BITS) | ((bitmap & -bitmap).bit_length() - 1)
+    return seq, node[FIRST + index]
+
+
+def order_rank(node: Optional[OrderNode], seq: int) -> int:
+    """The position of ``seq`` (how many items come before it), or -1 when
+    the trie does not hold it.  Cost: O(log n) (up to 16 sizes a level)."""
+    rank: int = 0
+    while node is not None:
+        shift: int = node[0]
+        width = INNER_BITS if shift else LEAF_BITS
+        if seq >> (shift + width) != node[1]:
+            return -1
+        bit = 1 << ((seq >> shift) & ((1 << width) - 1))
+        bitmap: int = node[2]
+        if not bitmap & bit:
+            return -1
+        i = FIRST + (bitmap & (bit - 1)).bit_count()
+        if not shift:
+            return rank + i - FIRST
+        for k in range(FIRST, i):
+            child = node[k]
+            rank += child[-1] if child[0] else len(child) - FIRST
+        node = node[i]
+    return -1
+
+
+def order_items(node: Optional[OrderNode], start: int = 0) -> Iterator[Item]:
+    """The items in insertion order, from position ``start`` on; an explicit
+    stack, no lookups.  Positions before ``start`` are skipped by one descent
+    by the sizes (as ``order_at``).  Cost: O(log n + k) for k items taken."""
     if node is None:
         return
-    if not node[SHIFT]:
-        yield from node[FIRST:]
-        return
-    stack = [iter(node[FIRST:])]
+    stack: List[Iterator[OrderNode]] = []
+    while start and node[SHIFT]:
+        i, start = _child_at(node, start)
+        stack.append(iter(node[i + 1 : -1]))  # the siblings still to come
+        node = node[i]
+    if node[SHIFT]:
+        stack.append(iter(node[FIRST:-1]))
+    else:
+        yield from node[FIRST + start :]
     while stack:
         for child in stack[-1]:
             if not child[SHIFT]:
                 yield from child[FIRST:]
             else:
-                stack.append(iter(child[FIRST:]))
+                stack.append(iter(child[FIRST:-1]))
                 break
         else:
             stack.pop()
@@ -408,13 +512,13 @@ def order_items_reversed(node: Optional[OrderNode]) -> Iterator[Item]:
     if not node[SHIFT]:
         yield from node[: FIRST - 1 : -1]
         return
-    stack = [iter(node[: FIRST - 1 : -1])]
+    stack = [iter(node[-2 : FIRST - 1 : -1])]
     while stack:
         for child in stack[-1]:
             if not child[SHIFT]:
                 yield from child[: FIRST - 1 : -1]
             else:
-                stack.append(iter(child[: FIRST - 1 : -1]))
+                stack.append(iter(child[-2 : FIRST - 1 : -1]))
                 break
         else:
             stack.pop()
@@ -440,10 +544,13 @@ def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNod
                 parents.append(group[0])  # a lone child is not wrapped
                 continue
             bitmap = 0
+            size = 0
             for child in group:
                 bitmap |= 1 << _digit(_base(child), shift)
+                size += _size(child)
             node = [shift, _prefix_of(_base(group[0]), shift), bitmap, owner]
             node += group
+            node.append(size)
             parents.append(node)
         level = parents
         shift += INNER_BITS
@@ -463,7 +570,8 @@ def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -
     assert type(node) is list and len(node) > FIRST, "unknown order node %r" % (type(node),)
     shift = node[SHIFT]
     bitmap = node[BITMAP]
-    slots = node[FIRST:]
+    slots = node[FIRST:-1] if shift else node[FIRST:]
+    before = len(seqs)
     assert shift == 0 or (
         shift % INNER_BITS == LEAF_BITS % INNER_BITS and LEAF_BITS <= shift <= MAX_SHIFT
     ), "bad shift %d" % shift
@@ -484,6 +592,11 @@ def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -
         else:
             assert _base(slot) >> shift == seq_here >> shift, "child off its digit"
             _check_node(slot, shift, seqs)
+    if shift:
+        assert node[-1] == len(seqs) - before, "size %r, %d items below" % (
+            node[-1],
+            len(seqs) - before,
+        )
 
 
 def order_node_ids(node: Optional[OrderNode], out: List[int]) -> None:
@@ -492,7 +605,7 @@ def order_node_ids(node: Optional[OrderNode], out: List[int]) -> None:
         return
     out.append(id(node))
     if node[SHIFT]:
-        for child in node[FIRST:]:
+        for child in node[FIRST:-1]:
             order_node_ids(child, out)
 
 
@@ -502,9 +615,10 @@ def order_dump(node: Optional[OrderNode], indent: int = 0) -> List[str]:
         return ["  " * indent + "(empty)"]
     pad = "  " * indent
     lines = [
-        "%sOrder shift=%d prefix=%#x bitmap=%#x" % (pad, node[SHIFT], node[PREFIX], node[BITMAP])
+        "%sOrder shift=%d prefix=%#x bitmap=%#x size=%d"
+        % (pad, node[SHIFT], node[PREFIX], node[BITMAP], _size(node))
     ]
-    for slot in node[FIRST:]:
+    for slot in node[FIRST:-1] if node[SHIFT] else node[FIRST:]:
         if node[SHIFT] == 0:
             lines.append("%s  %r" % (pad, slot))
         else:

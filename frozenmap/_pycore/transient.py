@@ -34,13 +34,14 @@ Mirrors ``frozenmap/_ccore/transient.c``.
 from __future__ import annotations
 
 import gc
+import operator
 import sys
 import threading
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from .. import _common
 from .._typeinfo import type_fullname, type_lookup, type_name
-from .hashing import acc_replace, key_hash
+from .hashing import acc_replace, key_hash, pure_key_hash
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
@@ -52,16 +53,28 @@ from .keytrie import (
 )
 from .ordertrie import (
     OrderNode,
+    order_at,
     order_build,
     order_insert,
     order_items,
     order_items_reversed,
+    order_rank,
     order_remove,
     order_replace,
+    order_size,
 )
 from .views import mapping_len
 
-__all__ = ["Transient", "merge_into", "mapping_equal", "items_repr", "register_types"]
+__all__ = [
+    "Transient",
+    "merge_into",
+    "mapping_equal",
+    "items_repr",
+    "register_types",
+    "position_at",
+    "position_of",
+    "position_slice",
+]
 
 _MISSING: Any = object()
 _repr_running = threading.local()
@@ -441,3 +454,69 @@ def items_repr(mapping: Any, name: str) -> str:
     finally:
         running.discard(key)
     return "%s({%s})" % (name, body)
+
+
+# --- positional reads: frozendict and Evolver ------------------------------------
+
+
+def position_at(order: Any, index: Any, name: str) -> Tuple[int, Tuple[Any, Any]]:
+    """The seq and item at position ``index`` of the trie ``order``: an int
+    (or ``__index__``), negative from the end as for a list.  ``TypeError``
+    and ``IndexError`` as ``list.pop`` raises them, ``name`` in the message."""
+    i = operator.index(index)
+    size = order_size(order)
+    if i < 0:
+        i += size
+    if not 0 <= i < size:
+        raise IndexError("%s index out of range" % name)
+    return order_at(order, i)
+
+
+def position_of(version: Any, key: Any) -> int:
+    """The position of ``key`` in a frozendict (``KeyError`` when absent)."""
+    entry = champ_find(version._root, key_hash(key), key)
+    if entry is None:
+        raise KeyError(key)
+    return order_rank(version._order, entry[1])
+
+
+def position_slice(version: Any, start: Any, stop: Any) -> Any:
+    """An exact frozendict of the items of ``version`` (a frozendict) at
+    positions ``start:stop`` (a list's slice rules).
+
+    Stored keys are never hashed again.  The kept items are read from the
+    order trie from position ``start`` on; when each kept key's hash runs no
+    Python code (``pure_key_hash``: str, int, ..., the identity hash) it is
+    recomputed, O(1) a key.  Otherwise the hashes come from the key trie,
+    whose entries carry them: one walk keeps the entries whose seq lies
+    between the seqs at the two ends, O(n).
+    """
+    cls = frozendict_type()
+    length = version._len
+    lo, hi, _ = slice(start, stop).indices(length)
+    if lo == 0 and hi == length:
+        return version if type(version) is cls else version._exact()
+    t = Transient()
+    if lo < hi:
+        kept = []
+        for key, value in order_items(version._order, lo):
+            h = pure_key_hash(key)
+            if h is None:
+                kept = _slice_entries(version, lo, hi)
+                break
+            kept.append((h, key, value))
+            if len(kept) == hi - lo:
+                break
+        for h, key, value in kept:
+            t._put_new(h, key, value)
+    return t._publish(cls)
+
+
+def _slice_entries(version: Any, lo: int, hi: int) -> Any:
+    """``(hash, key, value)`` of the items at positions ``lo:hi`` in order,
+    from the key trie's stored hashes (a walk of every entry)."""
+    first = order_at(version._order, lo)[0]
+    last = order_at(version._order, hi - 1)[0]
+    kept = [e for e in champ_entries(version._root) if first <= e[1] <= last]
+    kept.sort(key=_seq_of)
+    return [(e[0], e[2], e[3]) for e in kept]

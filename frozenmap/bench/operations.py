@@ -79,6 +79,8 @@ class Workload:
         self.removals = [(k,) for k in list(dict.fromkeys(self.deletes))[: max(1, n // 2)]]
         #: Values for versions derived from the base, one per version.
         self.values = [n + 1 + i for i in range(SAMPLE)]
+        #: Positions in insertion order (drawn last: the samples above stay as they were).
+        self.positions = [rng.randrange(n) for _ in range(SAMPLE)] if n else []
         self._bases: Dict[tuple, Any] = {}
         self._reducer: Optional[Reducer] = None
 
@@ -312,6 +314,12 @@ def _with(method: str, inputs: str):
         return Case("f(x)", {"f": f}, _fixed(items), len(items))
 
     return case
+
+
+def _item_at(lib, w):
+    if w.n == 0:
+        return None
+    return Case("f(x)", {"f": lib.positioner(w.base(lib))}, _fixed(w.positions), SAMPLE)
 
 
 def _equal(lib, w):
@@ -600,6 +608,7 @@ OPERATIONS = [
     Operation("lookup_hit", "lookup, hit: m[k]", "s", _lookup_hit, asv_count=100),
     Operation("lookup_miss", "lookup, miss: k in m", "s", _lookup_miss, asv_count=100),
     Operation("iterate", "iterate items (per item)", "s", _iterate),
+    Operation("item_at", "item at a random position", "s", _item_at, asv_count=100),
     Operation("set_existing", "set existing key", "s", _set_existing, asv_count=100),
     Operation("set_new", "set new key", "s", _set_new, asv_count=100),
     Operation("delete", "delete", "s", _delete, asv_count=100),

@@ -122,6 +122,11 @@ class Library:
 
         return batch
 
+    def positioner(self, m: Any) -> Callable[[int], Any]:
+        """``f(i)`` -> what sits at position ``i`` of ``m``'s iteration order:
+        ``list(m)[i]``, O(n), where the library has no positional read."""
+        return lambda i: list(m)[i]
+
     #: ``f(a, b)`` -> what changed from ``a`` to ``b``; None when not offered.
     differ: Optional[Callable[[Any, Any], Any]] = None
 
@@ -181,6 +186,9 @@ class FrozenMap(Library):
     def keeper(self, m):
         return m.__and__
 
+    def positioner(self, m):
+        return m.item_at
+
 
 def mapping_diff(a, b):
     """``(added, removed, changed)`` from ``a`` to ``b`` as a dict user writes it.
@@ -235,6 +243,10 @@ class CopyOnWrite(Library):
 
     def unioner(self, m):
         return m.__or__
+
+    def positioner(self, m):
+        # PyPI frozendict's item(i); the others list(m)[i].
+        return m.item if hasattr(m, "item") else super().positioner(m)
 
 
 class Immutables(Library):

@@ -94,6 +94,15 @@ assert_type(fd - {"a", "b"}, frozendict[str, int])
 assert_type(fd & ("a",), frozendict[str, int])
 assert_type(fd & fd.keys(), frozendict[str, int])
 
+# -- positions --------------------------------------------------------------------------
+
+assert_type(fd.key_at(0), str)
+assert_type(fd.value_at(-1), int)
+assert_type(fd.item_at(0), tuple[str, int])
+assert_type(fd.index("a"), int)
+assert_type(fd.slice(0, 1), frozendict[str, int])
+assert_type(fd.slice(), frozendict[str, int])
+
 # -- the evolver ------------------------------------------------------------------------
 
 ev = fd.evolve()
@@ -108,6 +117,10 @@ assert_type(ev.setdefault("e", 5), int)
 ev.update({"f": 6})
 ev.update(g=7)
 assert_type(ev.popitem(), tuple[str, int])
+assert_type(ev.key_at(-1), str)
+assert_type(ev.item_at(0), tuple[str, int])
+assert_type(ev.index(ev.key_at(0)), int)
+assert_type(ev.slice(None, 2), frozendict[str, int])
 assert_type(ev.get("c"), int | None)
 assert_type(len(ev), int)
 assert_type(list(reversed(ev)), list[str])
