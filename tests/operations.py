@@ -603,5 +603,13 @@ NOT_OPERATIONS = {
     "__ge__": "the C type's rich-compare slot: ordering is not supported, as for dict",
     "__setattr__": "the pure core refuses attribute assignment; tests/test_pep814_objects.py",
     "__delattr__": "the pure core refuses attribute deletion; tests/test_pep814_objects.py",
+    # Positional reads (issue 25): checked by tests/test_positional.py (a hypothesis
+    # model against list(d.items()) over random derivations, both cores).  The
+    # engines have no role for a position yet; entries come with one (issue 27).
+    "key_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
+    "value_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
+    "item_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
+    "index": "positional read; tests/test_positional.py (no position role in the engines yet)",
+    "slice": "positional read; tests/test_positional.py (no position role in the engines yet)",
 }
 """Public attributes that are not operations for the engines, each with why."""
