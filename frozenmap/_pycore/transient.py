@@ -284,9 +284,7 @@ def _sequence_error(index: int) -> TypeError:
             "cannot convert dictionary update sequence element #%d to a sequence" % index
         )
     exc = TypeError("object is not iterable")
-    exc.__notes__ = [
-        "Cannot convert dictionary update sequence element #%d to a sequence" % index
-    ]
+    exc.__notes__ = ["Cannot convert dictionary update sequence element #%d to a sequence" % index]
     return exc
 
 
