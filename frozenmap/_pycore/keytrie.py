@@ -807,9 +807,7 @@ def champ_identical(a: Node, b: Node) -> bool:
     return all(champ_identical(a[k], b[k]) for k in range(d, len(a)))
 
 
-DiffOut = Tuple[
-    Optional[List[Entry]], Optional[List[Entry]], Optional[List[Tuple[Entry, Entry]]]
-]
+DiffOut = Tuple[Optional[List[Entry]], Optional[List[Entry]], Optional[List[Tuple[Entry, Entry]]]]
 """(added, removed, changed); a list left None is not wanted (see ``champ_diff``)."""
 
 
