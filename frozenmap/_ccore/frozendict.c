@@ -55,7 +55,10 @@
  * are compared by walking both tries in parallel position by position
  * (champ_equal, champ_diff), skipping subtrees they share by identity --
  * O(d log n) for versions d edits apart, where dict-backed or HAMT maps
- * (hamt.c, immutables) pay O(n).
+ * (hamt.c, immutables) pay O(n).  The same walk makes |, -, & and
+ * Evolver.update with a related frozendict cost what changed: only the
+ * entries it reports go through the builder (transient_merge_version,
+ * fd_keys_missing_from).
  *
  * 2. How insertion order is kept: the order trie
  * ----------------------------------------------
@@ -147,6 +150,8 @@
  *     lookup, in, get                 O(log32 n)
  *     set, delete, discard            O(log n) time and new memory, worst case
  *     |, -, & with k keys             O(k log n)
+ *     |, -, &, Evolver.update with a frozendict d edits away
+ *                                     O(d log n): shared subtrees skipped
  *     constructor from a dict         O(n): radix partition + bottom-up build
  *     evolve(), freeze(), copy()      O(1)
  *     iteration, repr, pickle         O(n), no lookups

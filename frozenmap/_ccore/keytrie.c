@@ -1290,6 +1290,27 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
         champ_difflist_free(&lb);
         return r;
     }
+    if (a->datamap == b->datamap && a->nodemap == b->nodemap) {
+        /* The same digits on both sides (the usual case between versions):
+         * the slots pair up by position, and a shared one is skipped. */
+        int nd = champ_ndata(a), nc = champ_nchild(a);
+        for (int i = 0; i < nd; i++) {
+            champ_entry *x = &champ_entries(a)[i], *y = &champ_entries(b)[i];
+            if ((x->hash != y->hash || x->key != y->key || x->value != y->value
+                 || x->seq != y->seq)
+                && champ_diff_lists(x, 1, y, 1, added, removed, changed, by_identity) < 0) {
+                return -1;
+            }
+        }
+        for (int i = 0; i < nc; i++) {
+            if (champ_diff(champ_children(a)[i], champ_children(b)[i], added, removed, changed,
+                           by_identity)
+                < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
     uint32_t a_bits = a->datamap | a->nodemap, b_bits = b->datamap | b->nodemap;
     /* digits only one side holds, when what they would give is not wanted */
     uint32_t skip =

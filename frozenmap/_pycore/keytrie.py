@@ -859,6 +859,17 @@ def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> Non
         return
     a_nodes = a[NODEMAP]
     b_nodes = b[NODEMAP]
+    if a_nodes == b_nodes and a[DATAMAP] == b[DATAMAP]:
+        # The same digits on both sides (the usual case between versions):
+        # the slots pair up by position, and a shared one is one ``is``.
+        d = FIRST + a[DATAMAP].bit_count()
+        for k in range(FIRST, d):
+            if a[k] is not b[k]:
+                _diff_lists([a[k]], [b[k]], out, by_identity)
+        for k in range(len(a) - 1, d - 1, -1):
+            if a[k] is not b[k]:
+                champ_diff(a[k], b[k], out, by_identity)
+        return
     a_bits = a[DATAMAP] | a_nodes
     b_bits = b[DATAMAP] | b_nodes
     # digits only one side holds, when what they would give is not wanted
