@@ -16,12 +16,13 @@ anything, so the real fields are read through ``frozenmap._typeinfo``.
 from __future__ import annotations
 
 import copy as _copy
+from collections import UserDict, defaultdict
 from typing import Any
 
 from . import _common
 from ._typeinfo import type_dict, type_fullname, type_mro, type_name
 
-__all__ = ["subclass_state", "reconstruct", "generic_diff"]
+__all__ = ["subclass_state", "reconstruct", "generic_diff", "or_foreign"]
 
 _MISSING: Any = object()
 
@@ -109,3 +110,25 @@ def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:
         if not contains(fd, key):
             added[key] = other[key]
     return _common.Diff(added.freeze(), removed.freeze(), changed.freeze())
+
+
+def or_foreign(fd: Any, other: Any, fd_on_left: bool) -> Any:
+    """``fd | other`` (``fd_on_left``) or ``other | fd`` for the mapping types
+    whose own ``|`` takes CPython 3.15's builtin frozendict but cannot know
+    ours (its ``isinstance`` tests name the builtin): the result they give
+    the builtin.  ``NotImplemented`` for any other ``other``.
+
+    ``UserDict`` either side: a ``UserDict`` of ``other``'s class around
+    ``fd | other.data`` or ``other.data | fd`` (its ``__ror__``/``__or__``).
+    A ``defaultdict`` on the left: ``defaultdict.__or__``'s copy, ``type(other)
+    (other.default_factory, other)``, updated with ``fd`` (a ``defaultdict``
+    on the right is a dict: ``fd``'s own ``|`` answers)."""
+    if isinstance(other, UserDict):
+        if fd_on_left:
+            return other.__class__(fd | other.data)
+        return other.__class__(other.data | fd)
+    if not fd_on_left and isinstance(other, defaultdict):
+        result = type(other)(other.default_factory, other)
+        dict.update(result, fd)  # PyDict_Update: never a subclass's update
+        return result
+    return NotImplemented

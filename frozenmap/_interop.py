@@ -170,6 +170,36 @@ def _safe_repr_frozendict(
     return "%s({%s})" % (name, ", ".join(components)), readable, recursive
 
 
+_VIEW_NAMES: Dict[Any, str] = {}
+"""The name a view's repr starts with (``dict_keys`` ...), by its ``__repr__``."""
+
+
+def _pprint_view(
+    printer: Any, obj: Any, stream: Any, indent: int, allowance: int, context: Any, level: int
+) -> None:
+    """pprint's formatter for a keys, values or items view too wide for one line.
+
+    CPython 3.15 wraps dict's views (and so the builtin frozendict's) with
+    ``PrettyPrinter._pprint_dict_view``: ``dict_keys([`` then the members one
+    a line, sorted unless ``sort_dicts=False``, then ``])``.  Ours print the
+    same text (their ``repr`` already names them ``dict_keys`` and so on, as
+    the builtin's do); registered only where the printer wraps dict's views.
+    """
+    import pprint
+
+    name = _VIEW_NAMES[type(obj).__repr__]
+    write = stream.write
+    write(printer._format_block_start(name + "([", indent))
+    if len(obj):
+        entries: Any = obj
+        if printer._sort_dicts:
+            items = name == "dict_items"
+            key = pprint._safe_tuple if items else pprint._safe_key  # type: ignore[attr-defined]
+            entries = sorted(obj, key=key)
+        printer._format_items(entries, stream, indent, allowance + 2, context, level)
+    write(printer._format_block_end("])", indent))
+
+
 def _register_pprint(cls: type) -> None:
     # pprint chooses a wrapping formatter by ``type(obj).__repr__`` in this
     # table, its only extension point (the builtin frozendict is registered the
@@ -177,7 +207,13 @@ def _register_pprint(cls: type) -> None:
     # once, for frozenmap's types only (any other object goes to pprint's own).
     import pprint
 
-    pprint.PrettyPrinter._dispatch[cls.__repr__] = _pprint_frozendict  # type: ignore[attr-defined]
+    dispatch = pprint.PrettyPrinter._dispatch  # type: ignore[attr-defined]
+    dispatch[cls.__repr__] = _pprint_frozendict
+    if hasattr(pprint.PrettyPrinter, "_pprint_dict_view"):  # 3.15+
+        empty = cls()
+        for view in (empty.keys(), empty.values(), empty.items()):
+            _VIEW_NAMES[type(view).__repr__] = repr(view).partition("(")[0]
+            dispatch[type(view).__repr__] = _pprint_view
     _ONE_LINE_REPRS[cls.__repr__] = True
     original = pprint.PrettyPrinter._safe_repr  # type: ignore[attr-defined]
     if getattr(original, "_frozenmap_original", None) is not None:

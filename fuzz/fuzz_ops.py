@@ -2,10 +2,12 @@
 """Fuzz harness: bytes -> a sequence of frozendict operations, checked against a dict.
 
 The bytes are decoded (``decode``) into the operation tuples of
-``tests/differential_engine.py`` -- construction from pairs and from dicts,
-set/delete/discard, ``|``, ``-``, ``&``, evolver edits, ``diff``, ``==``,
-``hash``, ``repr``, iteration, lookups, ``fromkeys`` -- over a pool of
-adversarial keys and values.  Each sequence runs on the core under test and on
+``tests/differential_engine.py`` -- every operation of ``tests/operations.py``
+that names the ``fuzz`` engine: construction, set/delete/discard, ``|``,
+``-``, ``&``, evolver edits, ``diff`` and ``Diff.apply``, ``==``, ``hash``,
+``repr``, iteration, lookups, nested paths, ``merge_with`` ... -- over a pool
+of adversarial keys and values.  A byte picks the operation; its fields follow
+(``differential_engine.fields``), each decoded by its kind.  Each sequence runs on the core under test and on
 the dict model; any difference in results, orders, hashes, reprs, exception
 types or messages, or an invariant violation (``_check()`` runs on every
 version made) raises ``AssertionError``, which the fuzzer reports as a crash
@@ -108,6 +110,28 @@ class Reader:
     def keys(self):
         return [self.key() for _ in range(self.count(6))]
 
+    def path(self):
+        return [self.key() for _ in range(self.count(3))]
+
+    def field(self, kind):
+        """One field of an op or an edit (see differential_engine.fields)."""
+        if kind in ("version", "other", "fn", "hostile"):
+            return self.byte()
+        if kind == "edits":
+            return [self.entry(de.EDITS) for _ in range(self.count(12))]
+        return {
+            "key": self.key,
+            "value": self.value,
+            "pairs": self.pairs,
+            "mapping": self.pairs,
+            "keys": self.keys,
+            "path": self.path,
+        }[kind]()
+
+    def entry(self, table):
+        code = self.byte() % len(table)
+        return (code,) + tuple(self.field(kind) for kind in de.fields(table[code]))
+
 
 def decode(data):
     """The operation sequence ``data`` stands for (see the module docstring)."""
@@ -115,31 +139,7 @@ def decode(data):
     r = Reader(data)
     ops = []
     while r.more() and len(ops) < MAX_OPS:
-        code = r.byte() % de.N_OPS
-        if code in (de.BUILD, de.BUILD_DICT):
-            ops.append((code, r.pairs()))
-        elif code == de.SET:
-            ops.append((code, r.byte(), r.key(), r.value()))
-        elif code in (de.DELETE, de.DISCARD, de.LOOKUP):
-            ops.append((code, r.byte(), r.key()))
-        elif code in (de.OR, de.DIFF, de.DIFF_DICT, de.EQ):
-            ops.append((code, r.byte(), r.byte()))
-        elif code == de.OR_DICT:
-            ops.append((code, r.byte(), r.pairs()))
-        elif code in (de.SUB, de.AND):
-            ops.append((code, r.byte(), r.keys()))
-        elif code == de.EVOLVE:
-            ver = r.byte()
-            edits = [
-                (r.byte() % de.N_EDITS, r.key(), r.value(), r.pairs()) for _ in range(r.count(12))
-            ]
-            ops.append((code, ver, edits))
-        elif code in (de.HASH, de.REPR, de.ITER):
-            ops.append((code, r.byte()))
-        elif code == de.HOSTILE:
-            ops.append((code, r.byte(), r.byte(), r.pairs()))
-        else:  # FROMKEYS
-            ops.append((code, r.keys(), r.value()))
+        ops.append(r.entry(de.OPS))
     return ops
 
 
@@ -152,53 +152,37 @@ def encode(ops):
     def key(k):
         out.append(k if k < n_good else BAD_KEY_BYTE + (k - n_good))
 
-    def pairs(ps):
-        out.append(len(ps))
-        for k, v in ps:
-            key(k)
-            out.append(v)
-
     def keys(ks):
         out.append(len(ks))
         for k in ks:
             key(k)
 
-    for op in ops:
-        code = op[0]
-        out.append(code)
-        if code in (de.BUILD, de.BUILD_DICT):
-            pairs(op[1])
-        elif code == de.SET:
-            out.append(op[1] % 256)
-            key(op[2])
-            out.append(op[3])
-        elif code in (de.DELETE, de.DISCARD, de.LOOKUP):
-            out.append(op[1] % 256)
-            key(op[2])
-        elif code in (de.OR, de.DIFF, de.DIFF_DICT, de.EQ):
-            out += bytes([op[1] % 256, op[2] % 256])
-        elif code == de.OR_DICT:
-            out.append(op[1] % 256)
-            pairs(op[2])
-        elif code in (de.SUB, de.AND):
-            out.append(op[1] % 256)
-            keys(op[2])
-        elif code == de.EVOLVE:
-            out.append(op[1] % 256)
-            out.append(len(op[2]))
-            for ecode, k, v, ps in op[2]:
-                out.append(ecode)
+    def field(kind, f):
+        if kind in ("version", "other", "fn", "hostile"):
+            out.append(f % 256)
+        elif kind == "key":
+            key(f)
+        elif kind == "value":
+            out.append(f)
+        elif kind in ("pairs", "mapping"):
+            out.append(len(f))
+            for k, v in f:
                 key(k)
                 out.append(v)
-                pairs(ps)
-        elif code in (de.HASH, de.REPR, de.ITER):
-            out.append(op[1] % 256)
-        elif code == de.HOSTILE:
-            out += bytes([op[1] % 256, op[2] % 256])
-            pairs(op[3])
-        else:
-            keys(op[1])
-            out.append(op[2])
+        elif kind in ("keys", "path"):
+            keys(f)
+        else:  # edits
+            out.append(len(f))
+            for edit in f:
+                entry(de.EDITS, edit)
+
+    def entry(table, op):
+        out.append(op[0])
+        for kind, f in zip(de.fields(table[op[0]]), op[1:]):
+            field(kind, f)
+
+    for op in ops:
+        entry(de.OPS, op)
     return bytes(out)
 
 
@@ -279,16 +263,17 @@ def write_seeds(directory):
     print("fuzz_ops: wrote %d seeds to %s" % (len(seeds), directory))
 
 
-def _canonical(op):
-    """``op`` with version indexes reduced to a byte, as ``decode`` yields them."""
-    code = op[0]
-    if code in (de.BUILD, de.BUILD_DICT, de.FROMKEYS):
-        return op
-    op = list(op)
-    op[1] %= 256
-    if code in (de.OR, de.DIFF, de.DIFF_DICT, de.EQ, de.HOSTILE):
-        op[2] %= 256
-    return tuple(op)
+def _canonical(op, table=None):
+    """``op`` with its byte fields reduced to a byte, as ``decode`` yields them."""
+    table = de.OPS if table is None else table
+    out = [op[0]]
+    for kind, f in zip(de.fields(table[op[0]]), op[1:]):
+        if kind in ("version", "other", "fn", "hostile"):
+            f %= 256
+        elif kind == "edits":
+            f = [_canonical(edit, de.EDITS) for edit in f]
+        out.append(f)
+    return tuple(out)
 
 
 def main(argv):

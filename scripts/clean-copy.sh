@@ -1,5 +1,5 @@
 # Sourced by scripts/test.sh, scripts/bench.sh and the checks that build
-# (scripts/checks/10-versions.sh, 15-packaging.sh, 55-refleaks-dbg.sh, 60-asan.sh):
+# (scripts/checks/35-versions.sh, 15-packaging.sh, 55-refleaks-dbg.sh, 60-asan.sh):
 #
 #   clean_copy DEST    copy the source tree at $ROOT to DEST as a fresh clone has it
 #

@@ -4,6 +4,8 @@
 # Usage: bash scripts/debian-python.sh 3.15              prints the interpreter's path
 #        bash scripts/debian-python.sh --cppflags 3.15   prints the -I flags C builds need
 #        bash scripts/debian-python.sh --venv 3.15 DIR   makes a venv with pip in DIR
+#        bash scripts/debian-python.sh --testsuite 3.15  prints the folder holding 3.15's
+#                                                        `test` package (Lib/test)
 #
 # pyenv on this machine stops at 3.13; sid ships python3.14 and python3.15 as
 # binary packages built against a newer glibc than the host's.  So this script
@@ -19,6 +21,14 @@
 # call; when sid cannot be reached, a cached interpreter is used as it is).
 # Needs root (or patchelf already installed) on a Debian-based machine.
 #
+# --testsuite fetches the interpreter too, then CPython's own tests of the same
+# release (libpython3.X-testsuite, whose version is pinned to the interpreter's
+# libpython3.X-stdlib), and assembles the whole `test` package in a folder of
+# its own, $CACHE/3.X-testsuite: the testsuite's files plus the `test/__init__`,
+# `test.support` and `test.libregrtest` that Debian ships in libpython3.X-stdlib.
+# That folder holds nothing but `test`, so any Python can put it on its path
+# (scripts/cpython_frozendict_tests.py runs 3.15's frozendict tests that way).
+#
 # Extension modules built against it need the multiarch pyconfig.h, which the
 # compiler would otherwise look for in the host's /usr/include.  Pass the
 # flags as CPPFLAGS, which setuptools adds to the interpreter's own flags
@@ -27,15 +37,19 @@
 set -euo pipefail
 
 want_cppflags=""
+want_testsuite=""
 venv_dir=""
 if [ "${1:-}" = "--cppflags" ]; then
     want_cppflags=1
+    shift
+elif [ "${1:-}" = "--testsuite" ]; then
+    want_testsuite=1
     shift
 elif [ "${1:-}" = "--venv" ]; then
     venv_dir=${3:?usage: debian-python.sh --venv 3.X DIR}
     set -- "$2"
 fi
-V=${1:?usage: debian-python.sh [--cppflags] 3.X | --venv 3.X DIR}
+V=${1:?usage: debian-python.sh [--cppflags | --testsuite] 3.X | --venv 3.X DIR}
 case "$V" in
     3.[0-9]|3.[0-9][0-9]) ;;
     *) echo "debian-python.sh: not a Python version: $V" >&2; exit 2 ;;
@@ -102,6 +116,44 @@ APT_OPTS=(
     -o Debug::NoLocking=1
     -o APT::Sandbox::User=root
 )
+
+if [ -n "$want_testsuite" ]; then
+    # The interpreter first: that call refreshes sid's package list and says
+    # which release is current.
+    bash "$0" "$V" >/dev/null
+    stdlib_version=$(sed -n "s/^libpython$V-stdlib=//p" "$DEST/packages")
+    TSDEST=$CACHE/$V-testsuite
+    TESTDIR=$TSDEST/root/usr/lib/python$V
+    want="libpython$V-testsuite=$stdlib_version"
+    if [ -f "$TESTDIR/test/test_dict.py" ] && [ -f "$TESTDIR/test/support/__init__.py" ] \
+            && [ "$(cat "$TSDEST/packages" 2>/dev/null)" = "$want" ]; then
+        echo "$TESTDIR"
+        exit 0
+    fi
+    log "fetching CPython's tests from sid: $want"
+    if ! (cd "$APTDIR/debs" && apt-get -qq "${APT_OPTS[@]}" download "$want" >/dev/null); then
+        if [ -f "$TESTDIR/test/test_dict.py" ]; then
+            log "cannot download $want; using the cached $(cat "$TSDEST/packages")"
+            echo "$TESTDIR"
+            exit 0
+        fi
+        log "cannot download $want"
+        exit 1
+    fi
+    NEW=$TSDEST.new
+    rm -rf "$NEW"
+    mkdir -p "$NEW/root"
+    dpkg-deb -x "$(ls "$APTDIR/debs/libpython${V}-testsuite_${stdlib_version//:/%3a}_"*.deb | head -n1)" "$NEW/root"
+    # Debian ships test/__init__.py, test.support and test.libregrtest in
+    # libpython3.X-stdlib: copy them from the interpreter of the same release.
+    cp -a "$ROOTFS/usr/lib/python$V/test/." "$NEW/root/usr/lib/python$V/test/"
+    printf '%s' "$want" >"$NEW/packages"
+    rm -rf "$TSDEST"
+    mv "$NEW" "$TSDEST"
+    log "CPython $V's tests ready at $TESTDIR"
+    echo "$TESTDIR"
+    exit 0
+fi
 
 if ! apt-get -qq "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1; then
     if [ -x "$PYBIN" ]; then

@@ -4,14 +4,16 @@
 Not a pytest module (its name does not start with ``test_``): CI runs it as a
 script from ``scripts/checks/50-leaks.sh``, against the installed package::
 
-    python tests/leakcheck.py                 # every available core, every group
-    python tests/leakcheck.py --cores c --groups evolver_errors,cycles
-    python tests/leakcheck.py --selftest      # prove the checker sees a leak
+    python scripts/leakcheck.py               # every available core, every group
+    python scripts/leakcheck.py --cores c --groups evolver_errors,cycles
+    python scripts/leakcheck.py --selftest    # prove the checker sees a leak
 
 How it works.  The operations are split into groups (construction, lookups,
 iteration, views, derivations, the Evolver, diff, hash, repr, pickle and
 copy, equality, large and colliding maps, the other core's maps, reference
-cycles), each with its failure paths: unhashable keys, ``__hash__`` and
+cycles, and ``registry``: every operation of ``tests/operations.py`` that
+names the ``leaks`` engine, with plain and with failing arguments), each
+with its failure paths: unhashable keys, ``__hash__`` and
 ``__eq__`` that raise, missing keys, bad pairs, an ``update()`` that fails
 half-way, re-entrant evolver edits.  Each group runs alone: ``--warmup``
 rounds first (caches, interned names and lazily created type attributes
@@ -1004,6 +1006,62 @@ def load_core(name):
     )
 
 
+def _registry_args(ns, role, failing):
+    """An argument for a registry operation's role (tests/operations.py)."""
+    if failing:
+        return {
+            "key": lambda: HashBomb(),
+            "value": lambda: BadValueEq(),
+            "pairs": lambda: failing_pairs(5, 3),
+            "mapping": lambda: KeysMapping({"a": 5}, fail_at="a"),
+            "keys": lambda: ["a", UnhashableKey()],
+            "path": lambda: ["a", "x"],  # through a value that is no frozendict
+            "fn": lambda: _raise_crash,
+            "other": lambda: {"a": BadValueEq(), HashKey(7, "x"): 3},
+            "version": lambda: ns.frozendict({EqBomb(7): 1, "a": [1]}),
+        }[role]()
+    return {
+        "key": lambda: "a",
+        "value": lambda: (5,),
+        "pairs": lambda: [("a", 5), ("c", (6,))],
+        "mapping": lambda: {"a": 5, "c": (6,)},
+        "keys": lambda: ["a", "z", HashKey(7, "y")],
+        "path": lambda: ["a"],
+        "fn": lambda: lambda *args: args[-1],
+        "other": lambda: {"a": 2, "d": (4,)},
+        "version": lambda: ns.frozendict({"a": 2, "d": (4,), HashKey(7, "x"): 1}),
+    }[role]()
+
+
+def _raise_crash(*args):
+    raise CrashError("fn")
+
+
+def g_registry(ns):
+    """Every operation of tests/operations.py that names the leak check."""
+    import operations
+
+    base = {"a": 1, "b": (2,), HashKey(7, "x"): 3, HashKey(7, "y"): 4}
+    for entry in operations.for_engine(operations.LEAKS):
+        for failing in (False, True):
+            subject = {
+                "frozendict": lambda: ns.frozendict(base),
+                "Evolver": lambda: ns.frozendict(base).evolve(),
+                "type": lambda: ns.frozendict,
+            }[entry.on]()
+            try:
+                args = [_registry_args(ns, role, failing) for role in entry.args]
+                entry.call(ns, subject, *args)
+            except (CrashError, TypeError, KeyError, ValueError, RuntimeError):
+                if not failing and entry.name not in _REGISTRY_RAISES:
+                    raise
+            del subject
+
+
+_REGISTRY_RAISES = {"fd[k]", "frozendict.delete", "del Evolver[k]", "Evolver.pop"}
+"""Operations that may raise even with plain arguments (a key the last edit removed)."""
+
+
 GROUPS = {
     "construct": g_construct,
     "construct_errors": g_construct_errors,
@@ -1022,6 +1080,7 @@ GROUPS = {
     "big": g_big,
     "interop": g_interop,
     "cycles": g_cycles,
+    "registry": g_registry,
 }
 
 _selftest_sink = []

@@ -14,42 +14,30 @@ model can predict, and what only two cores can be compared on (identity
 shortcuts like ``fd.set(k, same) is fd``, and the outcome of comparisons whose
 order of ``__eq__`` calls differs from a dict's).
 
-Operation codes (``op[0]``)::
+The operations are the entries of ``tests/operations.py`` that name the
+``differential`` engine, in table order: an op is ``(code, *fields)`` where
+``code`` indexes ``OPS`` and the fields are, in order, the index of the version
+it runs on (for an operation on a frozendict) and one field per argument role
+(``FIELDS`` says what each role is encoded as: a key index, a list of pairs
+of indexes, a version index ...).  ``frozendict.evolve`` takes a list of edits
+encoded the same way over ``EDITS`` (the registry's Evolver operations), and
+``hostile operand`` feeds every operation that reads another mapping (==,
+|, the constructor, update(), diff, and x | fd) a hostile operand:
+HOSTILE_TYPES[h] made from pairs (dict subclasses and mapping-likes whose
+methods return wrong types, raise, lie or edit themselves).
 
-    BUILD pairs         frozendict(list of pairs)
-    BUILD_DICT pairs    frozendict(dict(pairs))
-    SET i k v           versions[i].set(k, v)
-    DELETE i k          versions[i].delete(k)
-    DISCARD i k         versions[i].discard(k)
-    OR i j              versions[i] | versions[j]
-    OR_DICT i pairs     versions[i] | dict(pairs)
-    SUB i keys          versions[i] - keys
-    AND i keys          versions[i] & keys
-    EVOLVE i edits      an Evolver from versions[i], edited, then frozen
-    DIFF i j            versions[i].diff(versions[j])
-    DIFF_DICT i j       versions[i].diff(dict(versions[j]))
-    EQ i j              ==, != against the version and against a dict
-    HASH i              hash(versions[i])
-    REPR i              repr(versions[i])
-    ITER i              items, reversed keys, values, len
-    LOOKUP i k          get, in, []
-    FROMKEYS keys v     frozendict.fromkeys(keys, v)
-    HOSTILE i h pairs   every operation that reads another mapping (==, |, the
-                        constructor, update(), diff, and x | fd) fed a hostile
-                        operand: HOSTILE_TYPES[h] made from pairs (dict
-                        subclasses and mapping-likes whose methods return
-                        wrong types, raise, lie or edit themselves)
-
-Every op that makes a version appends it to the versions list; ``i`` and
-``j`` are taken modulo its length.
+Every op that makes a version appends it to the versions list; version
+indexes are taken modulo its length.  ``code(name)`` and ``edit_code(name)``
+give an operation's code, for hand-written sequences.
 """
 
 import math
 import sys
 
+import operations as registry
 from fault_helpers import M61
-from helpers import unhashable_key_message
 from keys import CrashError, EqBomb, HashBomb, HashKey, TypeErrorHash
+from operations import DictModel, model_hash  # noqa: F401  (model_hash: re-exported)
 
 NAN = float("nan")
 EQBOMB = EqBomb(77)
@@ -65,18 +53,26 @@ BAD_KEYS = [[], HashBomb(), TypeErrorHash()]
 KEYS = GOOD_KEYS + BAD_KEYS
 VALUES = [0, 1, "v", None, NAN, [], 1.0, True, (1, []), "w", 2, -2]
 
-(BUILD, BUILD_DICT, SET, DELETE, DISCARD, OR, OR_DICT, SUB, AND, EVOLVE, DIFF, DIFF_DICT,
- EQ, HASH, REPR, ITER, LOOKUP, FROMKEYS, HOSTILE) = range(19)  # fmt: skip
-N_OPS = 19
-OP_NAMES = [
-    "BUILD", "BUILD_DICT", "SET", "DELETE", "DISCARD", "OR", "OR_DICT", "SUB", "AND", "EVOLVE",
-    "DIFF", "DIFF_DICT", "EQ", "HASH", "REPR", "ITER", "LOOKUP", "FROMKEYS", "HOSTILE",
-]  # fmt: skip
+OPS = [op for op in registry.for_engine(registry.DIFFERENTIAL) if op.on != "Evolver"]
+EDITS = registry.for_engine(registry.DIFFERENTIAL, on="Evolver")
+N_OPS = len(OPS)
+N_EDITS = len(EDITS)
 
-# Evolver edit codes: (code, k, v, pairs)
-(E_SETITEM, E_DELITEM, E_POP, E_POP_DEFAULT, E_POPITEM, E_SETDEFAULT, E_UPDATE, E_UPDATE_KW,
- E_CLEAR, E_DISCARD, E_GET, E_CONTAINS, E_FREEZE) = range(13)  # fmt: skip
-N_EDITS = 13
+
+def code(name):
+    """The op code of the registry entry ``name``."""
+    return OPS.index(registry.BY_NAME[name])
+
+
+def edit_code(name):
+    """The edit code of the registry's Evolver entry ``name``."""
+    return EDITS.index(registry.BY_NAME[name])
+
+
+def fields(entry):
+    """The field kinds of an op (or edit) for ``entry``: its version, then its roles."""
+    return (("version",) if entry.on == "frozendict" else ()) + tuple(entry.args)
+
 
 _TOKENS = {}
 for _i, _obj in enumerate(KEYS):
@@ -112,7 +108,9 @@ def norm(obj):
     if t is list:
         return ("list",) + tuple(norm(x) for x in obj)
     if t.__name__ == "Diff":
-        return ("Diff", norm(obj.added), norm(obj.removed), norm(obj.changed))
+        return ("Diff",) + tuple(
+            ("fd",) + tuple((norm(k), norm(v)) for k, v in part.items()) for part in obj
+        )
     if t.__name__ in ("frozendict", "DictModel"):
         return ("fd",) + tuple((norm(k), norm(v)) for k, v in obj.items())
     if t is dict:
@@ -124,6 +122,8 @@ def capture(fn, *args):
     """``("ok", norm(result))`` or ``("raise", type name, message)``."""
     try:
         return ("ok", norm(fn(*args)))
+    except MemoryError:
+        raise
     except Exception as exc:
         return raised(exc)
 
@@ -236,210 +236,35 @@ def hostile(h, pairs):
         return exc
 
 
-# --- the dict model ---------------------------------------------------------------------
-
-
-def model_hash(k):
-    """``hash(k)`` with the frozendict message for an exact TypeError."""
-    try:
-        return hash(k)
-    except TypeError as exc:
-        if type(exc) is not TypeError:
-            raise
-        raise TypeError(unhashable_key_message(k)) from None
-
-
-class DictModel:
-    """What a frozendict should be: a dict, never changed after it is made."""
-
-    __slots__ = ("d",)
-
-    def __init__(self, d=None):
-        self.d = {} if d is None else d
-
-    def items(self):
-        return self.d.items()
-
-    def __len__(self):
-        return len(self.d)
-
-
-class EvolverModel:
-    """What an Evolver should do: a dict, with all-or-nothing update()."""
-
-    def __init__(self, d):
-        self.d = dict(d)
-
-    def items(self):
-        return self.d.items()
-
-    def __len__(self):
-        return len(self.d)
-
-    def setitem(self, k, v):
-        model_hash(k)
-        self.d[k] = v
-
-    def delitem(self, k):
-        model_hash(k)
-        del self.d[k]
-
-    def pop(self, k, *default):
-        model_hash(k)
-        return self.d.pop(k, *default)
-
-    def popitem(self):
-        if not self.d:
-            raise KeyError("popitem(): evolver is empty")
-        return self.d.popitem()
-
-    def setdefault(self, k, v):
-        model_hash(k)
-        return self.d.setdefault(k, v)
-
-    def update(self, source, **kw):
-        tmp = dict(self.d)
-        items = source.items() if isinstance(source, dict) else source
-        for k, v in items:
-            model_hash(k)
-            tmp[k] = v
-        for k, v in kw.items():
-            tmp[k] = v
-        self.d = tmp
-
-    def clear(self):
-        self.d.clear()
-
-    def discard(self, k):
-        model_hash(k)
-        self.d.pop(k, None)
-        return self
-
-    def get(self, k):
-        model_hash(k)
-        return self.d.get(k)
-
-    def contains(self, k):
-        model_hash(k)
-        return k in self.d
-
-    def freeze(self):
-        return DictModel(dict(self.d))
+# --- the backends: the dict model and a core ------------------------------------------------
 
 
 class ModelBackend:
+    """Runs each operation's dict model (``tests/operations.py``).
+
+    A version is a ``DictModel``; operations get its dict.
+    """
+
     name = "model"
+    is_model = True
 
     def empty(self):
         return DictModel()
 
-    def build(self, pairs):
-        d = {}
-        for k, v in pairs:
-            model_hash(k)
-            d[k] = v
-        return DictModel(d)
+    def version(self, v):
+        return v.d
 
-    def build_dict(self, source):
-        return DictModel(dict(source))
+    def call(self, entry, subject, args):
+        return entry.model(subject, *args)
 
-    def set(self, fd, k, v):
-        model_hash(k)
-        d = dict(fd.d)
-        d[k] = v
-        return DictModel(d)
-
-    def delete(self, fd, k):
-        model_hash(k)
-        d = dict(fd.d)
-        del d[k]
-        return DictModel(d)
-
-    def discard(self, fd, k):
-        model_hash(k)
-        d = dict(fd.d)
-        d.pop(k, None)
-        return DictModel(d)
-
-    def or_(self, fd, other_items):
-        d = dict(fd.d)
-        for k, v in other_items:
-            d[k] = v
-        return DictModel(d)
-
-    def sub(self, fd, keys):
-        d = dict(fd.d)
-        for k in keys:
-            model_hash(k)
-            d.pop(k, None)
-        return DictModel(d)
-
-    def and_(self, fd, keys):
-        keep = []
-        for k in keys:
-            model_hash(k)
-            if k in fd.d:
-                keep.append(k)
-        wanted = set(keep)
-        return DictModel({k: v for k, v in fd.d.items() if k in wanted})
+    def made(self, result):
+        return DictModel(result)
 
     def evolver(self, fd):
-        return EvolverModel(fd.d)
+        return dict(fd.d)
 
-    def diff(self, fd, other_items):
-        old = fd.d
-        new = dict(other_items)
-        added = {k: v for k, v in new.items() if k not in old}
-        removed = {k: v for k, v in old.items() if k not in new}
-        changed = {}
-        for k, v in old.items():
-            if k in new:
-                w = new[k]
-                if v is not w and v != w:
-                    changed[k] = (v, w)
-        return ("Diff", norm(DictModel(added)), norm(DictModel(removed)), norm(DictModel(changed)))
-
-    def eq(self, a, b):
-        return a.d == b.d
-
-    def hash(self, fd):
-        # The builtin hashes each pair in insertion order, so the first
-        # unhashable value raises its own TypeError; hash(frozenset(...))
-        # rewords it on 3.15 ("cannot use 'tuple' as a set element (...)").
-        for pair in fd.d.items():
-            hash(pair)
-        return hash(frozenset(fd.d.items()))
-
-    def repr(self, fd):
-        return "frozendict(%r)" % (fd.d,) if fd.d else "frozendict()"
-
-    def reversed_keys(self, fd):
-        return list(reversed(fd.d))
-
-    def values(self, fd):
-        return list(fd.d.values())
-
-    def lookup(self, fd, k):
-        def get():
-            model_hash(k)
-            return fd.d.get(k)
-
-        def contains():
-            model_hash(k)
-            return k in fd.d
-
-        def getitem():
-            model_hash(k)
-            return fd.d[k]
-
-        return capture(get), capture(contains), capture(getitem)
-
-    def fromkeys(self, keys, v):
-        d = {}
-        for k in keys:
-            model_hash(k)
-            d[k] = v
-        return DictModel(d)
+    def freeze(self, e):
+        return DictModel(dict(e))
 
     def hostile(self, fd, make):
         """What dict's operations do with the operand (None: only cores compare)."""
@@ -467,74 +292,40 @@ class ModelBackend:
 class CoreBackend:
     """Runs the operations on one core's frozendict and Evolver."""
 
+    is_model = False
+
     def __init__(self, core, check=True):
         self.core = core
         self.fd = core.frozendict
         self.name = getattr(core, "name", "core")
         self.check = check
 
+    def empty(self):
+        return self.fd()
+
+    def version(self, v):
+        return v
+
+    def call(self, entry, subject, args):
+        result = entry.call(self.core, subject, *args)
+        if self.check and type(result).__name__ == "Diff":
+            for part in result:
+                part._check()
+        return result
+
+    def made(self, v):
+        return self._made(v)
+
     def _made(self, v):
         if self.check:
             v._check()
         return v
 
-    def empty(self):
-        return self.fd()
-
-    def build(self, pairs):
-        return self._made(self.fd(pairs))
-
-    def build_dict(self, source):
-        return self._made(self.fd(source))
-
-    def set(self, fd, k, v):
-        return self._made(fd.set(k, v))
-
-    def delete(self, fd, k):
-        return self._made(fd.delete(k))
-
-    def discard(self, fd, k):
-        return self._made(fd.discard(k))
-
-    def or_(self, fd, other):
-        return self._made(fd | other)
-
-    def sub(self, fd, keys):
-        return self._made(fd - keys)
-
-    def and_(self, fd, keys):
-        return self._made(fd & keys)
-
     def evolver(self, fd):
         return fd.evolve()
 
-    def diff(self, fd, other):
-        result = fd.diff(other)
-        if self.check:
-            for part in result:
-                part._check()
-        return norm(result)
-
-    def eq(self, a, b):
-        return a == b
-
-    def hash(self, fd):
-        return hash(fd)
-
-    def repr(self, fd):
-        return repr(fd)
-
-    def reversed_keys(self, fd):
-        return list(reversed(fd))
-
-    def values(self, fd):
-        return list(fd.values())
-
-    def lookup(self, fd, k):
-        return capture(fd.get, k), capture(fd.__contains__, k), capture(fd.__getitem__, k)
-
-    def fromkeys(self, keys, v):
-        return self._made(self.fd.fromkeys(keys, v))
+    def freeze(self, e):
+        return e.freeze()
 
     def hostile(self, fd, make):
         def updated():
@@ -554,171 +345,119 @@ class CoreBackend:
 # --- running a sequence ------------------------------------------------------------------------
 
 
-def _dict_or_none(pairs):
+class _Skip(Exception):
+    """An op whose arguments cannot be made (a dict of unhashable keys)."""
+
+
+def _dict_or_skip(pairs):
     try:
         return dict(pairs)
-    except Exception as exc:
-        return exc
+    except Exception:
+        raise _Skip from None
 
 
-def _edit(backend, e, edit):
-    """One evolver edit; returns an observation (model-comparable)."""
-    code, k, v, pairs = edit
-    code %= N_EDITS
-    model = isinstance(e, EvolverModel)
-    k, v = key(k), value(v)
-    if code == E_SETITEM:
-        return capture(e.setitem if model else e.__setitem__, k, v)
-    if code == E_DELITEM:
-        return capture(e.delitem if model else e.__delitem__, k)
-    if code == E_POP:
-        return capture(e.pop, k)
-    if code == E_POP_DEFAULT:
-        return capture(e.pop, k, "default")
-    if code == E_POPITEM:
-        return capture(e.popitem)
-    if code == E_SETDEFAULT:
-        return capture(e.setdefault, k, v)
-    if code == E_UPDATE:
-        return capture(lambda: e.update(pairs_of(pairs)) and None)
-    if code == E_UPDATE_KW:
-        source = _dict_or_none(pairs_of(pairs))
-        if isinstance(source, Exception):
-            return ("skip",)
-        return capture(lambda: e.update(source, kw=v) and None)
-    if code == E_CLEAR:
-        return capture(e.clear)
-    if code == E_DISCARD:
-        return capture(lambda: e.discard(k) is e)
-    if code == E_GET:
-        return capture(e.get, k)
-    if code == E_CONTAINS:
-        return capture(e.contains if model else e.__contains__, k)
-    # E_FREEZE: freeze mid-way, then keep editing
-    return capture(lambda: norm(e.freeze()))
+def _resolve(backend, versions, kind, field):
+    """The argument that ``field`` (of kind ``kind``) stands for on ``backend``."""
+    if kind == "key":
+        return key(field)
+    if kind == "value":
+        return value(field)
+    if kind == "pairs":
+        return pairs_of(field)
+    if kind == "mapping":
+        return _dict_or_skip(pairs_of(field))
+    if kind in ("keys", "path"):
+        return [key(k) for k in field]
+    if kind == "version":
+        return backend.version(_pick(versions, field))
+    if kind == "other":
+        return dict(_pick(versions, field).items())
+    if kind == "fn":
+        return registry.FN_POOL[field % len(registry.FN_POOL)]
+    raise AssertionError("the differential engine has no role %r" % (kind,))
 
 
 def run(backend, ops, observe_each_version=True):
     """Run ``ops`` on ``backend``; return a list of (model_part, core_part) observations."""
     versions = [backend.empty()]
-    out = []
-    model = isinstance(backend, ModelBackend)
-    for op in ops:
-        out.append(_run_one(backend, model, versions, op, observe_each_version))
-    return out
+    return [_run_one(backend, versions, op, observe_each_version) for op in ops]
 
 
 def _pick(versions, i):
     return versions[i % len(versions)]
 
 
-def _run_one(backend, model, versions, op, observe):
-    code = op[0] % N_OPS
-    made = None
-    core_part = None
+def _run_one(backend, versions, op, observe):
+    entry = OPS[op[0] % N_OPS]
+    if entry.name == "frozendict.evolve":
+        return _run_evolve(backend, versions, op, observe)
+    if entry.name == "hostile operand":
+        return _run_hostile(backend, versions, op)
+    kinds = fields(entry)
     try:
-        if code == BUILD:
-            made = backend.build(pairs_of(op[1]))
-        elif code == BUILD_DICT:
-            source = _dict_or_none(pairs_of(op[1]))
-            if isinstance(source, Exception):
-                return (("skip",), None)
-            made = backend.build_dict(source)
-        elif code == SET:
-            src = _pick(versions, op[1])
-            made = backend.set(src, key(op[2]), value(op[3]))
-            core_part = made is src
-        elif code == DELETE:
-            made = backend.delete(_pick(versions, op[1]), key(op[2]))
-        elif code == DISCARD:
-            src = _pick(versions, op[1])
-            made = backend.discard(src, key(op[2]))
-            core_part = made is src
-        elif code == OR:
-            a, b = _pick(versions, op[1]), _pick(versions, op[2])
-            made = backend.or_(a, list(b.items()) if model else b)
-            core_part = (made is a, made is b)
-        elif code == OR_DICT:
-            source = _dict_or_none(pairs_of(op[2]))
-            if isinstance(source, Exception):
-                return (("skip",), None)
-            src = _pick(versions, op[1])
-            made = backend.or_(src, list(source.items()) if model else source)
-            core_part = made is src
-        elif code in (SUB, AND):
-            src = _pick(versions, op[1])
-            keys = [key(k) for k in op[2]]
-            made = (backend.sub if code == SUB else backend.and_)(src, keys)
-            core_part = made is src
-        elif code == EVOLVE:
-            e = backend.evolver(_pick(versions, op[1]))
-            # Only len() is observed between edits: reading items or freezing
-            # would end the evolver's in-place ownership (E_FREEZE does that
-            # on purpose).
-            steps = tuple((_edit(backend, e, edit), len(e)) for edit in op[2])
-            made = e.freeze()
-            if not model:
-                backend._made(made)
-                core_part = made is e.freeze()
-            versions.append(made)
-            return (("evolve", steps, norm(made) if observe else len(made)), core_part)
-        elif code in (DIFF, DIFF_DICT):
-            a, b = _pick(versions, op[1]), _pick(versions, op[2])
-            other = list(b.items()) if model else (b if code == DIFF else dict(b.items()))
-            result = backend.diff(a, other)
-            return _lenient(code, ("ok", result))
-        elif code == EQ:
-            a, b = _pick(versions, op[1]), _pick(versions, op[2])
-            if model:
-                result = (
-                    backend.eq(a, b),
-                    not backend.eq(a, b),
-                    backend.eq(a, b),
-                    backend.eq(a, b),
-                )
-            else:
-                d = dict(b.items())
-                result = (a == b, a != b, a == d, d == a)
-            return _lenient(code, ("ok", result))
-        elif code == HASH:
-            return (("ok", backend.hash(_pick(versions, op[1]))), None)
-        elif code == REPR:
-            return (("ok", backend.repr(_pick(versions, op[1]))), None)
-        elif code == ITER:
-            v = _pick(versions, op[1])
-            return (
-                (
-                    "ok",
-                    norm(list(v.items())),
-                    norm(backend.reversed_keys(v)),
-                    norm(backend.values(v)),
-                    len(v),
-                ),
-                None,
-            )
-        elif code == LOOKUP:
-            return (("ok",) + backend.lookup(_pick(versions, op[1]), key(op[2])), None)
-        elif code == HOSTILE:
-            fd = _pick(versions, op[1])
-            if isinstance(hostile(op[2], op[3]), Exception):
-                return (("skip",), None)
-            make = lambda: hostile(op[2], op[3])  # noqa: E731  (a fresh one each time)
-            if model:
-                return (("hostile",) + backend.hostile(fd, make), None)
-            seen, diff = backend.hostile(fd, make)
-            # the model predicts what it can (None where only cores compare)
-            return (("hostile",) + seen, (seen, diff))
-        else:  # FROMKEYS
-            made = backend.fromkeys([key(k) for k in op[1]], value(op[2]))
+        args = [_resolve(backend, versions, kind, f) for kind, f in zip(kinds, op[1:])]
+    except _Skip:
+        return (("skip",), None)
+    if entry.on == "frozendict":
+        subject, args = args[0], args[1:]
+        operands = [_pick(versions, op[1])] + [
+            _pick(versions, f) for kind, f in zip(kinds[1:], op[2:]) if kind == "version"
+        ]
+    else:
+        subject, operands = (None if backend.is_model else backend.fd), []
+    try:
+        result = backend.call(entry, subject, args)
+        if entry.makes:
+            made = backend.made(result)
     except Exception as exc:
-        if code in (EQ, DIFF, DIFF_DICT):
-            return _lenient(code, raised(exc))
+        if entry.order_dependent:
+            return _lenient(raised(exc))
         return (raised(exc), None)
+    if not entry.makes:
+        outcome = ("ok", norm(result))
+        return _lenient(outcome) if entry.order_dependent else (outcome, None)
     versions.append(made)
+    core_part = None if backend.is_model else tuple(made is v for v in operands)
     return (("made", norm(made) if observe else len(made)), core_part)
 
 
-def _lenient(code, outcome):
+def _run_evolve(backend, versions, op, observe):
+    e = backend.evolver(_pick(versions, op[1]))
+    # Only len() is observed between edits: reading items or freezing would
+    # end the evolver's in-place ownership (some edits do that on purpose).
+    steps = tuple((_edit(backend, versions, e, edit), len(e)) for edit in op[2])
+    made = backend.freeze(e)
+    core_part = None
+    if not backend.is_model:
+        backend.made(made)
+        core_part = made is e.freeze()
+    versions.append(made)
+    return (("evolve", steps, norm(made) if observe else len(made)), core_part)
+
+
+def _edit(backend, versions, e, edit):
+    """One evolver edit; returns an observation (model-comparable)."""
+    entry = EDITS[edit[0] % N_EDITS]
+    try:
+        args = [_resolve(backend, versions, kind, f) for kind, f in zip(entry.args, edit[1:])]
+    except _Skip:
+        return ("skip",)
+    return capture(backend.call, entry, e, args)
+
+
+def _run_hostile(backend, versions, op):
+    fd = _pick(versions, op[1])
+    if isinstance(hostile(op[2], op[3]), Exception):
+        return (("skip",), None)
+    make = lambda: hostile(op[2], op[3])  # noqa: E731  (a fresh one each time)
+    if backend.is_model:
+        return (("hostile",) + backend.hostile(fd, make), None)
+    seen, diff = backend.hostile(fd, make)
+    # the model predicts what it can (None where only cores compare)
+    return (("hostile",) + seen, (seen, diff))
+
+
+def _lenient(outcome):
     """``==`` and ``diff`` between tries call ``__eq__`` in trie order, not dict order.
 
     When a key's ``__eq__`` raises, whether the answer is the exception or
@@ -788,14 +527,19 @@ def _mismatch(ops, index, a_name, a, b_name, b):
 
 def describe(op):
     """A readable form of one op, for failure messages."""
-    code = op[0] % N_OPS
-    if code == HOSTILE:
-        return "HOSTILE(%r, %s, %r)" % (
+    entry = OPS[op[0] % N_OPS]
+    if entry.name == "hostile operand":
+        return "hostile operand(%r, %s, %r)" % (
             op[1],
             HOSTILE_TYPES[op[2] % len(HOSTILE_TYPES)].__name__,
             op[3],
         )
-    return "%s%r" % (OP_NAMES[code], tuple(op[1:]))
+    if entry.name == "frozendict.evolve":
+        edits = ", ".join(
+            "%s%r" % (EDITS[edit[0] % N_EDITS].name, tuple(edit[1:])) for edit in op[2]
+        )
+        return "frozendict.evolve(%r, [%s])" % (op[1], edits)
+    return "%s%r" % (entry.name, tuple(op[1:]))
 
 
 def check_against_model(core, ops, check=True):

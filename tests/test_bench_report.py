@@ -121,9 +121,13 @@ def test_quick_plan_covers_the_readme_table_at_100000(monkeypatch):
     assert bench.main(["--quick", "--no-progress", "--libs", "frozenmap:c,frozenmap:py,dict"]) == 0
     at_readme = {(lib, op) for n, lib, op in measured if n == 100_000}
     assert at_readme == {(lib, op) for lib in ("frozenmap:c", "dict") for op in bench.README_OPS}
-    assert {n for n, _, _ in measured} == {1000, 10_000, 100_000}
+    own_sizes = {n for op in bench.OPERATIONS for n in op.sizes or ()}
+    assert {n for n, _, _ in measured} == {1000, 10_000, 100_000} | own_sizes
     assert {(lib, op) for n, lib, op in measured if n == 1000} == {
-        (lib, op) for lib in ("frozenmap:c", "frozenmap:py", "dict") for op in bench.OPERATION_KEYS
+        (lib, op.key)
+        for lib in ("frozenmap:c", "frozenmap:py", "dict")
+        for op in bench.OPERATIONS
+        if op.sizes is None
     }
 
 

@@ -1,9 +1,10 @@
 """Differential testing: the C core, the pure core and a dict model, op for op.
 
-Hypothesis draws sequences of operations (``differential_engine`` lists them:
-construction from pairs and from dicts, set/delete/discard, ``|``, ``-``,
-``&``, evolver edits including failing and all-or-nothing ones, ``diff``,
-``==``, ``hash``, ``repr``, iteration and ``reversed``, lookups, ``fromkeys``)
+Hypothesis draws sequences of operations (every entry of
+``tests/operations.py`` that names the differential engine: construction,
+set/delete/discard, ``|``, ``-``, ``&``, evolver edits including failing and
+all-or-nothing ones, ``diff`` and ``Diff.apply``, ``==``, ``hash``, ``repr``,
+iteration, lookups, copies and pickles, nested paths, ``merge_with`` ...)
 over a pool of adversarial keys (``1``/``1.0``/``True``, ``-1``/``-2``,
 multiples of 2**61-1, NaN, colliding and deep-hashed ``HashKey`` objects, a key
 whose ``__eq__`` raises, unhashable keys, a ``__hash__`` raising a non-TypeError
@@ -33,29 +34,32 @@ value_index = st.integers(0, len(de.VALUES) - 1)
 version = st.integers(0, 63)
 pairs = st.lists(st.tuples(key_index, value_index), max_size=8)
 key_list = st.lists(key_index, max_size=6)
-edit = st.tuples(st.integers(0, de.N_EDITS - 1), key_index, value_index, pairs)
+# a few keys, so that paths meet the maps set_in made
+path = st.lists(st.integers(0, 3) | key_index, max_size=3)
 
-operation = st.one_of(
-    st.tuples(st.just(de.BUILD), pairs),
-    st.tuples(st.just(de.BUILD_DICT), pairs),
-    st.tuples(st.just(de.SET), version, key_index, value_index),
-    st.tuples(st.just(de.DELETE), version, key_index),
-    st.tuples(st.just(de.DISCARD), version, key_index),
-    st.tuples(st.just(de.OR), version, version),
-    st.tuples(st.just(de.OR_DICT), version, pairs),
-    st.tuples(st.just(de.SUB), version, key_list),
-    st.tuples(st.just(de.AND), version, key_list),
-    st.tuples(st.just(de.EVOLVE), version, st.lists(edit, max_size=12)),
-    st.tuples(st.just(de.DIFF), version, version),
-    st.tuples(st.just(de.DIFF_DICT), version, version),
-    st.tuples(st.just(de.EQ), version, version),
-    st.tuples(st.just(de.HASH), version),
-    st.tuples(st.just(de.REPR), version),
-    st.tuples(st.just(de.ITER), version),
-    st.tuples(st.just(de.LOOKUP), version, key_index),
-    st.tuples(st.just(de.FROMKEYS), key_list, value_index),
-    st.tuples(st.just(de.HOSTILE), version, st.integers(0, len(de.HOSTILE_TYPES) - 1), pairs),
-)
+FIELD = {
+    "version": version,
+    "other": version,
+    "key": key_index,
+    "value": value_index,
+    "pairs": pairs,
+    "mapping": pairs,
+    "keys": key_list,
+    "path": path,
+    "fn": st.integers(0, len(de.registry.FN_POOL) - 1),
+    "hostile": st.integers(0, len(de.HOSTILE_TYPES) - 1),
+}
+"""A strategy for each kind of field (differential_engine.fields)."""
+
+
+def _drawn(code, entry, edit_strategy=None):
+    parts = [FIELD[kind] if kind != "edits" else st.lists(edit_strategy, max_size=12)
+             for kind in de.fields(entry)]  # fmt: skip
+    return st.tuples(st.just(code), *parts)
+
+
+edit = st.one_of([_drawn(i, entry) for i, entry in enumerate(de.EDITS)])
+operation = st.one_of([_drawn(i, entry, edit) for i, entry in enumerate(de.OPS)])
 operations = st.lists(operation, min_size=3, max_size=60)
 
 # Each example takes milliseconds: run five times the profile's count
@@ -63,25 +67,37 @@ operations = st.lists(operation, min_size=3, max_size=60)
 many = settings(max_examples=5 * settings.default.max_examples)
 
 K = {repr(k): i for i, k in enumerate(de.KEYS)}  # key index by repr, for the examples below
+C = de.code
+E = de.edit_code
 
 # Hand-written sequences that must always run (regressions and corner cases).
 EXAMPLES = [
     # 1, 1.0 and True are one key; the first object stays; -1/-2 collide
-    [(de.BUILD, [(K["1"], 0), (K["1.0"], 1), (K["True"], 2), (K["-1"], 3), (K["-2"], 4)]),
-     (de.ITER, 1), (de.HASH, 1), (de.DELETE, 1, K["True"]), (de.ITER, 2)],
+    [(C("frozendict(pairs)"), [(K["1"], 0), (K["1.0"], 1), (K["True"], 2), (K["-1"], 3), (K["-2"], 4)]),
+     (C("iteration"), 1), (C("hash"), 1), (C("frozendict.delete"), 1, K["True"]), (C("iteration"), 2)],
     # the key whose __eq__ raises against its hash-mate, in every derivation
-    [(de.BUILD, [(K["EqBomb(77)"], 0)]), (de.SET, 1, K["HashKey(77, 'bombmate')"], 1),
-     (de.SUB, 1, [K["HashKey(77, 'bombmate')"]]), (de.LOOKUP, 1, K["HashKey(77, 'bombmate')"]),
-     (de.EVOLVE, 1, [(de.E_UPDATE, 0, 0, [(0, 1), (K["HashKey(77, 'bombmate')"], 2)]), (de.E_SETITEM, 3, 3, [])])],
+    [(C("frozendict(pairs)"), [(K["EqBomb(77)"], 0)]), (C("frozendict.set"), 1, K["HashKey(77, 'bombmate')"], 1),
+     (C("fd - keys"), 1, [K["HashKey(77, 'bombmate')"]]), (C("lookup"), 1, K["HashKey(77, 'bombmate')"]),
+     (C("frozendict.evolve"), 1, [(E("Evolver.update"), [(0, 1), (K["HashKey(77, 'bombmate')"], 2)]),
+                                  (E("Evolver[k] = v"), 3, 3)])],
     # unhashable keys and values; a failing update applies nothing
-    [(de.BUILD, [(0, 5), (len(de.GOOD_KEYS), 0)]), (de.BUILD, [(0, 5), (1, 8)]), (de.HASH, 2),
-     (de.EVOLVE, 2, [(de.E_UPDATE, 0, 0, [(2, 1), (len(de.GOOD_KEYS) + 2, 1)]), (de.E_POPITEM, 0, 0, [])])],
+    [(C("frozendict(pairs)"), [(0, 5), (len(de.GOOD_KEYS), 0)]), (C("frozendict(pairs)"), [(0, 5), (1, 8)]),
+     (C("hash"), 2),
+     (C("frozendict.evolve"), 2, [(E("Evolver.update"), [(2, 1), (len(de.GOOD_KEYS) + 2, 1)]),
+                                  (E("Evolver.popitem"),)])],
     # colliding and deep keys, deleted down to nothing
-    [(de.BUILD, [(K["HashKey(7, 'x')"], 0), (K["HashKey(7, 'y')"], 1), (K["HashKey(7, 'z')"], 2),
-                 (K["HashKey(1152921504606846981, 'd1')"], 3), (K["HashKey(2305843009213693957, 'd2')"], 4)]),
-     (de.DELETE, 1, K["HashKey(7, 'y')"]), (de.DIFF, 1, 2), (de.EQ, 2, 1),
-     (de.SUB, 2, [K["HashKey(7, 'x')"], K["HashKey(7, 'z')"], K["HashKey(1152921504606846981, 'd1')"]]),
-     (de.SUB, 3, [K["HashKey(2305843009213693957, 'd2')"], K["HashKey(7, 'y')"]]), (de.ITER, 4)],
+    [(C("frozendict(pairs)"), [(K["HashKey(7, 'x')"], 0), (K["HashKey(7, 'y')"], 1), (K["HashKey(7, 'z')"], 2),
+                               (K["HashKey(1152921504606846981, 'd1')"], 3), (K["HashKey(2305843009213693957, 'd2')"], 4)]),
+     (C("frozendict.delete"), 1, K["HashKey(7, 'y')"]), (C("frozendict.diff"), 1, 2), (C("=="), 2, 1),
+     (C("fd - keys"), 2, [K["HashKey(7, 'x')"], K["HashKey(7, 'z')"], K["HashKey(1152921504606846981, 'd1')"]]),
+     (C("fd - keys"), 3, [K["HashKey(2305843009213693957, 'd2')"], K["HashKey(7, 'y')"]]), (C("iteration"), 4)],
+    # nested paths: set_in makes the maps, the others walk them; merge_with; a diff applied elsewhere
+    [(C("frozendict.set_in"), 0, [0, 1], 2), (C("frozendict.get_in"), 1, [0, 1], 3),
+     (C("frozendict.update_in"), 1, [0, 1], 2), (C("frozendict.set_in"), 2, [0, 2, 3], 4),
+     (C("frozendict.delete_in"), 3, [0, 1]), (C("frozendict.get_in"), 3, [0, 1, 2], 0),
+     (C("frozendict.merge_with"), 3, 1, 2), (C("Diff.apply"), 1, 1, 3), (C("Diff.apply"), 2, 0, 4),
+     (C("frozendict.evolve"), 3, [(E("Evolver.set_in"), [0, 5], 1), (E("Evolver.delete_in"), [0, 2, 3]),
+                                  (E("Evolver.update_in"), [0, 5], 2)]), (C("repr"), 9), (C("hash"), 9)],
 ]  # fmt: skip
 
 
@@ -147,17 +163,20 @@ def test_fuzz_corpus_replays_on_every_core(core):
 class _Reordering(de.CoreBackend):
     """A deliberately wrong core: ``|`` puts the right side's items first."""
 
-    def or_(self, fd, other):
-        return self.fd(list(other.items()) + [(k, v) for k, v in fd.items() if k not in other])
+    def call(self, entry, subject, args):
+        if entry.name != "fd | version":
+            return super().call(entry, subject, args)
+        (other,) = args
+        return self.fd(list(other.items()) + [(k, v) for k, v in subject.items() if k not in other])
 
 
 def test_the_engine_notices_a_wrong_answer(core):
     ops = [
-        (de.BUILD, [(K["'a'"], 0), (K["'b'"], 1)]),
-        (de.BUILD, [(K["'b'"], 2), (K["''"], 3)]),
-        (de.OR, 1, 2),
+        (C("frozendict(pairs)"), [(K["'a'"], 0), (K["'b'"], 1)]),
+        (C("frozendict(pairs)"), [(K["'b'"], 2), (K["''"], 3)]),
+        (C("fd | version"), 1, 2),
     ]
     de.check_against_model(core, ops)
     runs = {"model": de.run(de.ModelBackend(), ops), "wrong": de.run(_Reordering(core), ops)}
-    with pytest.raises(AssertionError, match="op #2 OR"):
+    with pytest.raises(AssertionError, match=r"op #2 fd \| version"):
         de.compare(runs, ops)

@@ -16,6 +16,7 @@ import copy
 import pickle
 import re
 
+import operations as registry
 import pytest
 from conftest import available_cores
 from differential_engine import ItemsAsLists, IterKeysDict, LyingDict
@@ -654,6 +655,46 @@ def operations(core, x, make):
                 "freeze": lambda: core.Evolver.freeze(x),
             }
         )
+    ops.update(_registry_operations(core, x, cls))
+    return ops
+
+
+_PLAIN_ARGS = {
+    "key": 1,
+    "value": "v",
+    "pairs": [(1, "z"), (4, "w")],
+    "mapping": {3: "z"},
+    "keys": [1, 5],
+    "path": [1],
+    "fn": lambda *args: args[-1],
+    "other": {1: "a"},
+}
+_OPERANDS = ("mapping", "version", "other")
+
+
+def _registry_operations(core, x, cls):
+    """Every operation of tests/operations.py with x as its subject (when x
+    is a frozendict or an Evolver) and with x as each mapping it reads."""
+    fd = core.frozendict({1: "a", 3: "c"})
+
+    def subject(entry):
+        return {"frozendict": fd, "Evolver": core.Evolver(fd), "type": core.frozendict}[entry.on]
+
+    def run(entry, on, args):
+        return lambda: entry.call(core, on() if callable(on) else on, *args)
+
+    ops = {}
+    for entry in registry.for_engine(registry.HOSTILE):
+        args = [fd if role == "version" else _PLAIN_ARGS[role] for role in entry.args]
+        own = {"frozendict": core.frozendict, "Evolver": core.Evolver}.get(entry.on)
+        if own is not None and issubclass(cls, own):
+            ops["%s on x" % entry.name] = run(entry, x, args)
+        for i, role in enumerate(entry.args):
+            if role in _OPERANDS:
+                with_x = args[:i] + [x] + args[i + 1 :]
+                ops["%s, x as %s" % (entry.name, role)] = run(
+                    entry, lambda e=entry: subject(e), with_x
+                )
     return ops
 
 

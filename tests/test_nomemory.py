@@ -53,6 +53,7 @@ import os
 import pickle
 import sys
 
+import operations as registry
 import pytest
 from fault_helpers import M61, same_items
 
@@ -590,6 +591,66 @@ _evolver_cases("freeze", lambda e, p: e.freeze())
 def case_evolver_empty(c, p):
     e = c.Evolver()
     return Scenario(lambda: _setitem(e, p.keys[0], p.values[0]), [], e)
+
+
+# every operation of the registry (tests/operations.py)
+
+
+def _newest(*args):
+    return args[-1]
+
+
+def _pool_args(c, p, roles):
+    """An operation's arguments, built before the window from the pool."""
+    made = {
+        "key": lambda: p.keys[12],
+        "value": lambda: p.values[77],
+        "pairs": lambda: p.items(10, 35) + [(p.coll[4], p.values[4])],
+        "mapping": lambda: dict(p.items(10, 35)),
+        "keys": lambda: p.keys[5:15] + [p.coll[1]],
+        "path": lambda: [p.keys[12]],
+        "fn": lambda: _newest,
+        "other": lambda: dict(p.items(20, 30)),
+        "version": lambda: c.frozendict(p.items(20, 30) + p.coll_items(2)),
+    }
+    return [made[role]() for role in roles]
+
+
+def _registry_cases(entry):
+    name = "registry %s" % entry.name
+
+    def run(c, subject, args):
+        return lambda: entry.call(c, subject, *args)
+
+    if entry.on == "Evolver":
+        for variant, make in (("fresh", _fresh), ("owned", _owned)):
+
+            def case(c, p, make=make):
+                versions, e = make(c, p, coll=3)
+                args = _pool_args(c, p, entry.args)
+                return Scenario(
+                    run(c, e, args), versions if isinstance(versions, list) else [versions], e
+                )
+
+            CASES["%s (%s evolver)" % (name, variant)] = case
+        return
+
+    def case(c, p):
+        if entry.in_python and _PURE_CORE_CRASHES_CPYTHON:
+            pytest.skip(
+                "%s is Python code, which CPython %d.%d crashes on under these faults"
+                % (entry.name, *sys.version_info[:2])  # (see _PURE_CORE_CRASHES_CPYTHON)
+            )
+        m = _base(c, p, coll=3)
+        args = _pool_args(c, p, entry.args)
+        versions = [m] + [a for a in args if isinstance(a, c.frozendict)]
+        return Scenario(run(c, m if entry.on == "frozendict" else c.frozendict, args), versions)
+
+    CASES[name] = case
+
+
+for _entry in registry.for_engine(registry.NOMEMORY):
+    _registry_cases(_entry)
 
 
 # --- the sweep ------------------------------------------------------------------------------------

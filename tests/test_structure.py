@@ -6,13 +6,13 @@ node of a version, so ``set(new) - set(old)`` is exactly what a derivation
 allocated.  Nothing here measures time.
 
 Bounds: the key trie has at most 13 levels (5-bit digits of a 64-bit hash)
-and the path-compressed order trie at most 21 (a 4-bit leaf digit, then 3-bit
-digits of a 64-bit seq), so one path in each is at most 34 nodes, plus a split
-or join node: at most ``PER_EDIT`` = 40 new nodes for one single-key
-derivation, whatever n.  In practice the depths are log32(n) and
-1 + log8(n / 16), so from n = 1,000 to n = 100,000 the count may grow by about
-log32(100) + log8(100) ≈ 4 nodes (plus
-hash-placement luck), never by anything proportional to n.
+and the path-compressed order trie at most 17 (a 3-bit leaf digit, then 4-bit
+digits of a 64-bit seq: ``ORDER_MAX_DEPTH``), so one path in each is at most
+30 nodes, plus a split or join node: at most ``PER_EDIT`` = 40 new nodes for
+one single-key derivation, whatever n.  In practice the depths are log32(n)
+and 1 + log16(n / 8), so from n = 1,000 to n = 100,000 the count may grow by
+about log32(100) + log16(100) ≈ 3 nodes (plus hash-placement luck), never by
+anything proportional to n.
 """
 
 import re

@@ -104,7 +104,10 @@ def _generate():
             op.title,
             "bytes" if op.unit == "B" else "%d operation(s) per call" % op.asv_count,
         )
-        cls = type(prefix.capitalize() + camel, (base,), {"op": op, "__doc__": doc})
+        attrs = {"op": op, "__doc__": doc}
+        if op.sizes is not None:  # small maps, the nested reducer: sizes of their own
+            attrs["params"] = (LIBRARIES, list(op.sizes))
+        cls = type(prefix.capitalize() + camel, (base,), attrs)
         method = getattr(base, prefix)
         setattr(cls, "%s_%s" % (prefix, op.key), method)
         globals()[cls.__name__] = cls

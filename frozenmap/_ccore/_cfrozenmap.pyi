@@ -8,3 +8,6 @@
 #         --allowlist tests/typing/stubtest-allowlist.txt --ignore-unused-allowlist
 from frozenmap import Evolver as Evolver
 from frozenmap import frozendict as frozendict
+
+# The tries' layout constants (tests/test_layout_constants.py).
+_layout: dict[str, int]

@@ -247,16 +247,22 @@ int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
- * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched. */
+ * BaseException (KeyboardInterrupt) propagate: -1, *acc and *valid untouched.
+ * The pair leaving is XORed out only when its value's hash cannot have
+ * changed since it went in (see hashing.c); otherwise *valid becomes 0. */
 int hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
                         PyObject *new_value);
+/* frozendict.c's tp_hash (hashing.c recognises a cached version hash by it). */
+Py_hash_t fd_tp_hash(PyObject *op);
 
 /* ------------------------------------------------------------------------ */
 /* keytrie.c: the CHAMP key index                                             */
 
 #define CHAMP_BITS 5
-#define CHAMP_MASK 31
-#define CHAMP_MAX_SHIFT 60
+#define CHAMP_MASK ((1 << CHAMP_BITS) - 1)
+/* The last digit's shift: digits start at 0, 5, ..., below 64 (the top one
+ * holds only the hash's top 4 bits). */
+#define CHAMP_MAX_SHIFT ((63 / CHAMP_BITS) * CHAMP_BITS)
 /* The 5-bit digit of hash h at shift, its bit in a bitmap, and the dense
  * index of that bit among the bits set in bitmap. */
 static inline unsigned
@@ -307,6 +313,9 @@ typedef struct {
     uint32_t datamap;
     uint32_t nodemap;
 } champ_node;
+_Static_assert(sizeof(((champ_node *)0)->datamap) * 8 >= (1 << CHAMP_BITS)
+                   && sizeof(((champ_node *)0)->nodemap) * 8 >= (1 << CHAMP_BITS),
+               "champ_node's bitmaps are narrower than a node's fan-out");
 
 #define CHAMP_RC_ONE 4
 #define CHAMP_RC_COLLISION 1
@@ -486,11 +495,14 @@ champ_node *champ_empty_root(void);
  * into a node of the trie, valid while the trie is), 0 absent, -1 error.
  * Runs the keys' __eq__ (stored_key == key). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
-/* The entry holding this very key object, found by identity alone: runs
- * no __eq__ and no __hash__ (a stored key is never hashed again).  With the
- * key's hash known (h), O(log32 n); with h NULL, a scan of every entry, O(n).
- * NULL when absent. */
-champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key);
+/* The entry holding this very key object at order position seq, found by
+ * identity alone: runs no __eq__ and no __hash__ (a stored key is never
+ * hashed again).  The seq tells apart two entries of one key object (stored
+ * twice, its hash having changed between the insertions, as dict keeps
+ * both).  With the key's hash known (h), O(log32 n); with h NULL, a scan of
+ * every entry, O(n).  NULL when absent. */
+champ_entry *champ_find_stored(champ_node *root, const Py_uhash_t *h, PyObject *key,
+                               uint64_t seq);
 /* Return node with *entry stored, replacing the entry old (as returned by
  * champ_find on this very trie) or adding it (old == NULL).  Runs no user
  * code.  With owner nonzero (a transient), nodes only the caller reaches are
@@ -508,7 +520,7 @@ champ_node *champ_remove(champ_node *node, int shift, const champ_entry *old, ui
  * stopped at nodes[depth - 1] (the entry is there, or in a collision child
  * of it, or would go there).  Pointers are borrowed: valid while the trie
  * is (a version's trie never changes). */
-#define CHAMP_MAX_DEPTH 13 /* shifts 0, 5, ..., 60 */
+#define CHAMP_MAX_DEPTH (CHAMP_MAX_SHIFT / CHAMP_BITS + 1) /* 13: shifts 0, 5, ..., 60 */
 typedef struct {
     champ_node *nodes[CHAMP_MAX_DEPTH];
     uint8_t child[CHAMP_MAX_DEPTH];
@@ -617,8 +629,9 @@ void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
 /* Build a canonical trie from n entries with distinct keys (bulk path of
- * the constructor).  entries is scratch (it is
- * reordered).  New ref or NULL. */
+ * the constructor).  Takes the PyMem allocation entries (reordered, shrunk
+ * as its entries are placed, freed before returning, also on failure): the
+ * construction's peak stays near the finished map.  New ref or NULL. */
 champ_node *champ_build(champ_entry *entries, Py_ssize_t n);
 /* Invariant checker: number of entries below node, or -1 with
  * AssertionError. */
@@ -643,8 +656,12 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * for ~3.5 more bytes per item (scripts/perf/c-core-speed.md). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
-#define ORDER_MAX_SHIFT 63
-#define ORDER_MAX_DEPTH 17 /* shifts 0, 3, 7, ..., 63 */
+/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
+ * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
+#define ORDER_MAX_SHIFT \
+  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
+/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
+#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
  * references); above it, child nodes (strong).
@@ -664,6 +681,12 @@ struct order_node {
     uint8_t gc;  /* tracked by the GC (see ordertrie.c); in the head's padding */
     PyObject *slots[1];
 };
+/* A bitmap has a bit per slot of the widest node. */
+_Static_assert(sizeof(((order_node *)0)->bitmap) * 8 >= (1 << ORDER_INNER_BITS)
+                   && sizeof(((order_node *)0)->bitmap) * 8 >= (1 << ORDER_LEAF_BITS),
+               "order_node.bitmap is narrower than a node's fan-out");
+_Static_assert(ORDER_MAX_SHIFT < 64 && ORDER_MAX_SHIFT + ORDER_INNER_BITS >= 64,
+               "the top order digit must read the top bits of a 64-bit seq");
 
 /* Whether op is referenced once, by whoever asks (see order_node). */
 static inline int
@@ -738,15 +761,17 @@ order_node *order_replace(fm_state *st, order_node *root, uint64_t seq, PyObject
  * empty).  0 or -1 on MemoryError (nothing changed). */
 int order_remove(fm_state *st, order_node *root, uint64_t seq, uint64_t owner,
                  order_node **result);
-/* The last item (borrowed); 0 when empty. */
-int order_last(order_node *root, PyObject **key, PyObject **value);
+/* The last item (borrowed) and its seq; 0 when empty. */
+int order_last(order_node *root, uint64_t *seq, PyObject **key, PyObject **value);
 /* Build the trie holding (entries[i].key, entries[i].value) at seq i,
  * bottom-up.  Steals those references, also on failure (then released).
  * may_gc 0: the caller saw no GC object among them (no leaf is tracked,
- * none is checked).  New ref, NULL with no error when n == 0, NULL with
- * error. */
-order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc,
-                        uint64_t owner);
+ * none is checked).  Every node is sized exactly (no room left for
+ * appends, unlike other nodes a transient makes): a map built from a dict
+ * is usually published at once, and the one partial leaf at the end was
+ * most of a small map's order trie.  New ref, NULL with no error when
+ * n == 0, NULL with error. */
+order_node *order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc);
 Py_ssize_t order_check(order_node *root, PyObject *seqs_out);
 /* Release the free lists of order nodes (module clear). */
 void order_free_lists_clear(fm_state *st);

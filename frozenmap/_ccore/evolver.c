@@ -493,10 +493,11 @@ evolver_py_popitem(PyObject *op, PyObject *unused)
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
     PyObject *k, *v;
+    uint64_t seq;
     /* The last item is read under the edit lock: another thread's edit may
      * run until we hold it. */
     if (evolver_begin(self) == 0) {
-        if (!order_last(self->t.order, &k, &v)) {
+        if (!order_last(self->t.order, &seq, &k, &v)) {
             PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
             evolver_finish(self, 0);
         }
@@ -504,12 +505,13 @@ evolver_py_popitem(PyObject *op, PyObject *unused)
             Py_INCREF(k);
             Py_INCREF(v);
             /* As dict.popitem, the key is not hashed again: its entry is
-             * found by identity (see champ_find_stored). */
+             * found by identity and its seq (one key object can be stored
+             * twice, see champ_find_stored). */
             Py_uhash_t h;
             int known = hashing_pure_key_hash(k, &h);
-            champ_entry *e = champ_find_stored(self->t.root, known ? &h : NULL, k);
+            champ_entry *e = champ_find_stored(self->t.root, known ? &h : NULL, k, seq);
             if (e == NULL && known) {
-                e = champ_find_stored(self->t.root, NULL, k);
+                e = champ_find_stored(self->t.root, NULL, k, seq);
             }
             int r = 1;
             if (e == NULL) {

@@ -85,8 +85,8 @@
  * pattern, and no edit ever pays for tombstones or compaction -- not even
  * when the same old version is derived from again and again (which defeats
  * every amortized "vector + tombstones + rebuild" scheme).  Appending walks
- * the right spine; iteration (order_cursor) uses a 21-slot explicit stack
- * and does no lookups, so it calls no user code.
+ * the right spine; iteration (order_cursor) uses an explicit stack of
+ * ORDER_MAX_DEPTH (17) slots and does no lookups, so it calls no user code.
  *
  * 3. Who owns the keys and values (C core only)
  * ---------------------------------------------
@@ -650,7 +650,8 @@ fd_hash_entry(champ_entry *e, void *arg)
     return 0;
 }
 
-static Py_hash_t
+/* Not static: hashing.c recognises a frozendict's hash by this slot. */
+Py_hash_t
 fd_tp_hash(PyObject *op)
 {
     fd_object *s = fm_as_fd(op);
@@ -859,12 +860,28 @@ fd_py_discard(PyObject *op, PyObject *key)
 
 static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);
 
+/* op | other or other | op (op_on_left 0) for UserDict and defaultdict, whose
+ * own | takes 3.15's builtin frozendict but not ours
+ * (frozenmap._cold.or_foreign); NotImplemented for any other type. */
+static PyObject *
+fd_or_foreign(PyObject *op, PyObject *other, int op_on_left)
+{
+    PyObject *or_foreign = fd_cold("or_foreign");
+    if (or_foreign == NULL) {
+        return NULL;
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(or_foreign, op, other,
+                                                    op_on_left ? Py_True : Py_False, NULL);
+    Py_DECREF(or_foreign);
+    return result;
+}
+
 static PyObject *
 fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 {
     int ok = transient_is_anydict(st, other);
     if (ok <= 0) {
-        return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+        return ok < 0 ? NULL : fd_or_foreign(op, other, 1);
     }
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         /* The builtin's order: frozendict() | frozendict() is the right side. */
@@ -904,6 +921,13 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
 static PyObject *
 fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
 {
+    if (!PyDict_CheckExact(other)) {
+        PyObject *result = fd_or_foreign(op, other, 0);
+        if (result != Py_NotImplemented) {
+            return result; /* a UserDict or defaultdict, or NULL */
+        }
+        Py_DECREF(result);
+    }
     if (PyODict_Check(other)) {
         /* OrderedDict's | accepts the builtin frozendict (3.15): the same
          * for ours, type(other)(other) updated with op. */
@@ -1232,7 +1256,8 @@ done:
     return result;
 }
 
-/* copy.replace(fd, **changes): fd | changes. */
+/* copy.replace(fd, **changes): fd | changes, through the | operator, so a
+ * subclass's __or__ is honoured as in the pure core (docs/pep814.md). */
 static PyObject *
 fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 {
@@ -1240,12 +1265,11 @@ fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_TypeError, "__replace__() takes no positional arguments");
         return NULL;
     }
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *changes = kwargs != NULL ? Py_NewRef(kwargs) : PyDict_New();
     if (changes == NULL) {
         return NULL;
     }
-    PyObject *result = fd_or_impl(st, op, changes);
+    PyObject *result = PyNumber_Or(op, changes);
     Py_DECREF(changes);
     return result;
 }

@@ -181,11 +181,35 @@ hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc)
     return 1;
 }
 
+/* Whether hash(value) is certainly what it was when value was stored: a
+ * hash that runs no Python code, or a frozendict's cached hash (a version's
+ * hash never changes once known; a subclass that does not override __hash__
+ * included).  A __hash__ written in Python may hash a mutable object's state,
+ * so its answer is never trusted twice. */
+static int
+hashing_is_stable(PyObject *value)
+{
+    if (Py_TYPE(value)->tp_hash == fd_tp_hash) {
+        return FM_LOAD_HASH(fm_as_fd(value)->hash) != -1;
+    }
+    return hashing_is_pure(value, 0);
+}
+
+/* What went into an accumulator is not stored (8 bytes per item), so the pair
+ * leaving is hashed again: only a stable value's hash is XORed out.  Any other
+ * old value makes the accumulator unknown, and the new version's hash() walks
+ * its items once (PEP 814: hash(fd) == hash(frozenset(fd.items())) even after
+ * a value's hash changed).  The usual values -- str, int, float, tuples of
+ * those, nested frozendicts -- keep hash() of a derived version O(1). */
 int
 hashing_acc_replace(Py_uhash_t *acc, int *valid, Py_uhash_t khash, PyObject *old_value,
                     PyObject *new_value)
 {
     if (!*valid) {
+        return 0;
+    }
+    if (old_value != NULL && !hashing_is_stable(old_value)) {
+        *valid = 0;
         return 0;
     }
     Py_uhash_t a = *acc, ph;

@@ -314,6 +314,7 @@ champ_find_path(champ_node *root, Py_uhash_t h, PyObject *key, champ_path *path,
 
 typedef struct {
     PyObject *key;
+    uint64_t seq;
     champ_entry *found;
 } champ_stored_scan;
 
@@ -321,7 +322,7 @@ static int
 champ_is_stored_key(champ_entry *e, void *arg)
 {
     champ_stored_scan *scan = arg;
-    if (e->key != scan->key) {
+    if (e->key != scan->key || e->seq != scan->seq) {
         return 0;
     }
     scan->found = e;
@@ -329,10 +330,10 @@ champ_is_stored_key(champ_entry *e, void *arg)
 }
 
 champ_entry *
-champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
+champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key, uint64_t seq)
 {
     if (h == NULL) {
-        champ_stored_scan scan = {key, NULL};
+        champ_stored_scan scan = {key, seq, NULL};
         champ_foreach(node, champ_is_stored_key, &scan);
         return scan.found;
     }
@@ -341,7 +342,7 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
         uint32_t bit = champ_bit(*h, shift);
         if (node->datamap & bit) {
             champ_entry *e = &champ_entries(node)[champ_index(node->datamap, bit)];
-            return e->key == key ? e : NULL;
+            return e->key == key && e->seq == seq ? e : NULL;
         }
         if (!(node->nodemap & bit)) {
             return NULL;
@@ -351,7 +352,7 @@ champ_find_stored(champ_node *node, const Py_uhash_t *h, PyObject *key)
         if (champ_is_collision(node)) {
             champ_collision *c = (champ_collision *)node;
             for (Py_ssize_t i = 0; i < c->count; i++) {
-                if (c->entries[i].key == key) {
+                if (c->entries[i].key == key && c->entries[i].seq == seq) {
                     return &c->entries[i];
                 }
             }
@@ -791,11 +792,12 @@ champ_build_node(uint32_t datamap, uint32_t nodemap, champ_entry *const *singles
 
 /* The node at shift over the 32 buckets base + d * stride (d a digit) of
  * a two-digit partition: bucket k is a[ends[k - 1]:ends[k]] (from 0 for
- * k == 0), tmp the scratch at the same offsets.  stride 32: the upper node
- * (each of its digits covers 32 buckets, a child one level down); stride 1:
- * one of those children. */
+ * k == 0); scratch holds at least the largest bucket (the children are
+ * built one after the other, each using scratch from its start).  stride
+ * 32: the upper node (each of its digits covers 32 buckets, a child one
+ * level down); stride 1: one of those children. */
 static champ_node *
-champ_build_buckets(champ_entry *a, champ_entry *tmp, const Py_ssize_t *ends, int base,
+champ_build_buckets(champ_entry *a, champ_entry *scratch, const Py_ssize_t *ends, int base,
                     int stride, int shift)
 {
     champ_node *children[32];
@@ -812,10 +814,10 @@ champ_build_buckets(champ_entry *a, champ_entry *tmp, const Py_ssize_t *ends, in
         else if (count > 1) {
             champ_node *c;
             if (stride == 1) {
-                c = champ_build_child(a + start, tmp + start, count, shift + CHAMP_BITS);
+                c = champ_build_child(a + start, scratch, count, shift + CHAMP_BITS);
             }
             else if (!champ_build_collision(a + start, count, &c)) {
-                c = champ_build_buckets(a, tmp, ends, k, 1, shift + CHAMP_BITS);
+                c = champ_build_buckets(a, scratch, ends, k, 1, shift + CHAMP_BITS);
             }
             if (c == NULL) {
                 champ_build_drop(children, nc);
@@ -949,17 +951,125 @@ champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift)
     return node;
 }
 
+/* Partition a[0:n] in place by the two digits at shift 0 (American flag
+ * sort: each misplaced entry is swapped into the next free slot of its
+ * bucket until the slot's entry belongs here): ends[k] = the end of bucket
+ * k.  No scratch copy of the entries, which was the bulk build's second
+ * copy of the map (32 bytes per item at the peak). */
+static void
+champ_build_partition(champ_entry *a, Py_ssize_t n, Py_ssize_t *ends)
+{
+    enum { BUCKETS = 1 << (2 * CHAMP_BITS) };
+    Py_ssize_t next[BUCKETS]; /* the first slot of each bucket still to fill */
+    memset(ends, 0, BUCKETS * sizeof(Py_ssize_t));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        ends[champ_digit_pair(a[i].hash, 0)]++;
+    }
+    Py_ssize_t pos = 0;
+    for (int k = 0; k < BUCKETS; k++) {
+        next[k] = pos;
+        pos += ends[k];
+        ends[k] = pos;
+    }
+    for (unsigned k = 0; k < BUCKETS; k++) {
+        while (next[k] < ends[k]) {
+            champ_entry e = a[next[k]];
+            unsigned b = champ_digit_pair(e.hash, 0);
+            while (b != k) {
+                champ_entry displaced = a[next[b]];
+                a[next[b]++] = e;
+                e = displaced;
+                b = champ_digit_pair(e.hash, 0);
+            }
+            a[next[k]++] = e;
+        }
+    }
+}
+
+/* The root over many entries (n >= CHAMP_WIDE_MIN), consuming the array a
+ * (a PyMem allocation, freed here): after the in-place partition the root's
+ * digits are built from the last to the first, and a is shrunk after each
+ * one to the entries still to place.  The finished nodes thus replace the
+ * array as it is consumed, so the peak stays near the finished map (the
+ * order trie, the key trie and one digit's worth of entries) instead of the
+ * map plus two full copies of the entries.  The root's own single entries
+ * are copied out before their part of a is released. */
+static champ_node *
+champ_build_root(champ_entry *a, Py_ssize_t n)
+{
+    Py_ssize_t ends[1 << (2 * CHAMP_BITS)];
+    champ_build_partition(a, n, ends);
+    Py_ssize_t largest = 0;
+    for (int k = 0; k < (1 << (2 * CHAMP_BITS)); k++) {
+        Py_ssize_t size = ends[k] - (k ? ends[k - 1] : 0);
+        largest = size > largest ? size : largest;
+    }
+    uint32_t datamap = 0, nodemap = 0;
+    for (unsigned d = 0; d < 32; d++) {
+        Py_ssize_t start = d ? ends[32 * d - 1] : 0, count = ends[32 * d + 31] - start;
+        datamap |= (uint32_t)(count == 1) << d;
+        nodemap |= (uint32_t)(count > 1) << d;
+    }
+    int nc = FM_POPCOUNT32(nodemap), built = 0;
+    Py_ssize_t kept = n; /* entries a still holds */
+    champ_node *children[32], *root = NULL;
+    champ_entry single_entries[32], *singles[32];
+    champ_entry *scratch = PyMem_Malloc((largest ? largest : 1) * sizeof(champ_entry));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int d = 31; d >= 0; d--) {
+        uint32_t bit = (uint32_t)1 << d;
+        Py_ssize_t start = d ? ends[32 * d - 1] : 0;
+        if (datamap & bit) {
+            int k = FM_POPCOUNT32(datamap & (bit - 1));
+            single_entries[k] = a[start];
+            singles[k] = &single_entries[k];
+        }
+        else if (nodemap & bit) {
+            champ_node *c;
+            if (!champ_build_collision(a + start, ends[32 * d + 31] - start, &c)) {
+                c = champ_build_buckets(a, scratch, ends, 32 * d, 1, CHAMP_BITS);
+            }
+            if (c == NULL) {
+                goto done;
+            }
+            children[nc - 1 - built++] = c;
+        }
+        if (start > 0 && start < kept) {
+            champ_entry *shrunk = PyMem_Realloc(a, start * sizeof(champ_entry));
+            if (shrunk != NULL) { /* a failed shrink keeps the larger block */
+                a = shrunk;
+                kept = start;
+            }
+        }
+    }
+    root = champ_build_node(datamap, nodemap, singles, children);
+    built = 0; /* handed over (released on failure) */
+done:
+    champ_build_drop(children + nc - built, built);
+    PyMem_Free(scratch);
+    PyMem_Free(a);
+    return root;
+}
+
 champ_node *
 champ_build(champ_entry *entries, Py_ssize_t n)
 {
+    if (n >= CHAMP_WIDE_MIN) {
+        return champ_build_root(entries, n);
+    }
+    champ_node *root = NULL;
     champ_entry *tmp = PyMem_Malloc((n ? n : 1) * sizeof(champ_entry));
     if (tmp == NULL) {
         PyErr_NoMemory();
-        return NULL;
     }
-    champ_node *root = n >= CHAMP_WIDE_MIN ? champ_build_wide(entries, tmp, n, 0)
-                                           : champ_build_bitmap(entries, tmp, n, 0);
+    else {
+        root = champ_build_bitmap(entries, tmp, n, 0);
+    }
     PyMem_Free(tmp);
+    PyMem_Free(entries);
     return root;
 }
 

@@ -258,6 +258,22 @@ fm_exec(PyObject *module)
         return -1;
     }
 
+    /* The tries' layout, so that a test can hold the pure core's constants
+     * to it (tests/test_layout_constants.py). */
+    PyObject *layout =
+        Py_BuildValue("{sisisisisisisisi}", "champ_bits", CHAMP_BITS, "champ_mask", CHAMP_MASK,
+                      "champ_max_shift", CHAMP_MAX_SHIFT, "champ_max_depth", CHAMP_MAX_DEPTH,
+                      "order_leaf_bits", ORDER_LEAF_BITS, "order_inner_bits", ORDER_INNER_BITS,
+                      "order_max_shift", ORDER_MAX_SHIFT, "order_max_depth", ORDER_MAX_DEPTH);
+    if (layout == NULL) {
+        return -1;
+    }
+    r = PyModule_AddObjectRef(module, "_layout", layout);
+    Py_DECREF(layout);
+    if (r < 0) {
+        return -1;
+    }
+
     st->str_keys = PyUnicode_InternFromString("keys");
     st->str_items = PyUnicode_InternFromString("items");
     if (st->str_keys == NULL || st->str_items == NULL) {

@@ -9,7 +9,7 @@
  *    (key, value) tuple.
  *  - cap is the room in slots.  Nodes made by a transient get room for the
  *    whole fanout, so appends in an evolver or builder fill a node in place;
- *    published copies are sized exactly.
+ *    published copies, and order_build's nodes, are sized exactly.
  *  - In-place edit rights come from uniqueness, as in keytrie.c: a transient
  *    edits a node whose count, and every count above it, is 1.  (The pure
  *    core compares owner tokens; the two rules agree because every holder of
@@ -334,7 +334,7 @@ order_get(order_node *node, uint64_t seq, PyObject **key, PyObject **value)
 }
 
 int
-order_last(order_node *node, PyObject **key, PyObject **value)
+order_last(order_node *node, uint64_t *seq, PyObject **key, PyObject **value)
 {
     if (node == NULL) {
         return 0;
@@ -343,6 +343,8 @@ order_last(order_node *node, PyObject **key, PyObject **value)
         node = order_child(node, order_count(node) - 1);
     }
     int i = order_count(node) - 1;
+    /* the leaf's highest digit: bitmap < 2**8 */
+    *seq = order_base(node) | (uint64_t)(63 - FM_CLZ64((uint64_t)node->bitmap));
     *key = order_key(node, i);
     *value = order_value(node, i);
     return 1;
@@ -615,7 +617,7 @@ order_build_release(const champ_entry *entries, Py_ssize_t from, Py_ssize_t n)
 }
 
 order_node *
-order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, uint64_t owner)
+order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc)
 {
     if (n == 0) {
         return NULL;
@@ -631,8 +633,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, 
     for (Py_ssize_t j = 0; j < nlevel; j++) {
         Py_ssize_t start = j * leaf_fanout;
         int len = (int)(n - start < leaf_fanout ? n - start : leaf_fanout);
-        order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0),
-                                       order_new_capacity(len, 0, owner));
+        order_node *leaf = order_alloc(st, 0, order_prefix_of((uint64_t)start, 0), len);
         if (leaf == NULL) {
             order_build_release(entries, start, n);
             while (j > 0) {
@@ -646,6 +647,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, 
             /* Every leaf but the last is full: a fixed-count copy that the
              * compiler unrolls (the loop's counter, compare and branch were
              * as many instructions as the copy itself). */
+            _Static_assert(1 << ORDER_LEAF_BITS == 8, "FM_UNROLL8 unrolls a full leaf's copy");
             FM_UNROLL8
             for (int k = 0; k < (1 << ORDER_LEAF_BITS); k++) {
                 leaf->slots[2 * k] = e[k].key; /* the caller's references */
@@ -678,8 +680,7 @@ order_build(fm_state *st, const champ_entry *entries, Py_ssize_t n, int may_gc, 
                 continue;
             }
             uint64_t base = order_base(level[start]);
-            order_node *p = order_alloc(st, shift, order_prefix_of(base, shift),
-                                        order_new_capacity(len, shift, owner));
+            order_node *p = order_alloc(st, shift, order_prefix_of(base, shift), len);
             if (p == NULL) {
                 for (Py_ssize_t k = 0; k < nparents; k++) {
                     Py_DECREF(level[k]);

@@ -253,8 +253,17 @@ path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
         if (kw == NULL) {
             goto done;
         }
-        dflt = Py_XNewRef(PyDict_GetItemString(kw, "default"));
-        if (dflt != NULL && PyDict_DelItemString(kw, "default") < 0) {
+        /* (not PyDict_GetItemString: it hides a failure to make the name,
+         * and default= would then reach fn) */
+        PyObject *name = PyUnicode_FromString("default");
+        if (name == NULL) {
+            goto done;
+        }
+        dflt = Py_XNewRef(PyDict_GetItemWithError(kw, name));
+        int failed = (dflt == NULL && PyErr_Occurred())
+                     || (dflt != NULL && PyDict_DelItem(kw, name) < 0);
+        Py_DECREF(name);
+        if (failed) {
             goto done;
         }
     }

@@ -433,13 +433,12 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
             goto fail;
         }
     }
-    order_node *order = order_build(st, entries, n, may_gc, t->owner); /* takes the refs */
+    order_node *order = order_build(st, entries, n, may_gc); /* takes the refs */
     if (order == NULL) {
         PyMem_Free(entries);
         return -1;
     }
-    champ_node *root = champ_build(entries, n);
-    PyMem_Free(entries);
+    champ_node *root = champ_build(entries, n); /* frees entries */
     if (root == NULL) {
         Py_DECREF(order);
         return -1;
@@ -639,28 +638,34 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
         if (keys == NULL) {
             return -1;
         }
-        PyObject *it = PyObject_GetIter(keys);
-        if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+        /* As dict_merge (PyMapping_Keys): an exact list is walked as it is
+         * (keys that arg[key] appends are read too, and the size is read
+         * again at each step); anything else is read to the end first, then
+         * the lookups. */
+        PyObject *list = keys;
+        if (!PyList_CheckExact(keys)) {
+            PyObject *it = PyObject_GetIter(keys);
+            if (it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
 #if PY_VERSION_HEX >= 0x030F0000
-            /* dict's (and the builtin frozendict's) message on 3.15 */
-            PyObject *mapping_name = fm_type_fullname(Py_TYPE(arg));
-            PyObject *keys_name = fm_type_fullname(Py_TYPE(keys));
-            if (mapping_name != NULL && keys_name != NULL) {
-                PyErr_Format(PyExc_TypeError, "%U.keys() must return an iterable, not %U",
-                             mapping_name, keys_name);
-            }
-            Py_XDECREF(mapping_name);
-            Py_XDECREF(keys_name);
+                /* dict's (and the builtin frozendict's) message on 3.15 */
+                PyObject *mapping_name = fm_type_fullname(Py_TYPE(arg));
+                PyObject *keys_name = fm_type_fullname(Py_TYPE(keys));
+                if (mapping_name != NULL && keys_name != NULL) {
+                    PyErr_Format(PyExc_TypeError, "%U.keys() must return an iterable, not %U",
+                                 mapping_name, keys_name);
+                }
+                Py_XDECREF(mapping_name);
+                Py_XDECREF(keys_name);
 #else
-            PyErr_Clear(); /* dict's own message (PyMapping_Keys) */
-            PyErr_Format(PyExc_TypeError, "%s.keys() returned a non-iterable (type %s)",
-                         Py_TYPE(arg)->tp_name, Py_TYPE(keys)->tp_name);
+                PyErr_Clear(); /* dict's own message (PyMapping_Keys) */
+                PyErr_Format(PyExc_TypeError, "%s.keys() returned a non-iterable (type %s)",
+                             Py_TYPE(arg)->tp_name, Py_TYPE(keys)->tp_name);
 #endif
+            }
+            Py_DECREF(keys);
+            list = it == NULL ? NULL : PySequence_List(it);
+            Py_XDECREF(it);
         }
-        Py_DECREF(keys);
-        /* All the keys first, then the lookups, as dict_merge does. */
-        PyObject *list = it == NULL ? NULL : PySequence_List(it);
-        Py_XDECREF(it);
         if (list == NULL) {
             return -1;
         }

@@ -234,7 +234,7 @@ class Evolver(Transient):
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
-        result = self.__eq__(other)
+        result = mapping_equal(self, other)  # the base ==, as frozendict.__ne__
         return result if result is NotImplemented else not result
 
     def __repr__(self) -> str:
@@ -316,15 +316,17 @@ class Evolver(Transient):
         """
         self._begin()
         try:
-            item = order_last(self.order)
-            if item is None:
+            last = order_last(self.order)
+            if last is None:
                 raise KeyError("popitem(): evolver is empty")
             # As dict.popitem, the key is not hashed again: its entry is found
-            # by identity (see champ_find_stored).
+            # by identity and its seq (one key object can be stored twice, see
+            # champ_find_stored).
+            seq, item = last
             key = item[0]
-            entry = champ_find_stored(self.root, pure_key_hash(key), key)
+            entry = champ_find_stored(self.root, pure_key_hash(key), key, seq)
             if entry is None:
-                entry = champ_find_stored(self.root, None, key)
+                entry = champ_find_stored(self.root, None, key, seq)
             if entry is None:
                 raise SystemError("popitem: tries disagree")
             self._remove_entry(entry)

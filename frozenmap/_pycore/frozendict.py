@@ -33,6 +33,7 @@ from .hashing import (
     hash_finalize,
     key_hash,
     pair_hash,
+    register_cached_hash,
     shuffle_bits,
     unhashable,
 )
@@ -133,6 +134,20 @@ def _text_operand_error(self: Any, op: str, keys: Any) -> TypeError:
 
 
 # --- the type --------------------------------------------------------------------
+
+
+_HASHING = " while hashing a frozendict"
+
+
+def _hash_recursion_error(exc: RecursionError) -> None:
+    """Re-raise Python's own recursion limit, reached under ``hash(fd)``, with
+    the text the C core and the builtin give (" while hashing a frozendict");
+    a RecursionError already saying so, or raised by a value's own code, as
+    it is.  (Called in the ``except`` clause.)"""
+    text = str(exc)
+    if text.startswith("maximum recursion depth exceeded") and not text.endswith(_HASHING):
+        raise RecursionError("maximum recursion depth exceeded" + _HASHING) from None
+    raise exc
 
 
 class frozendict:
@@ -374,7 +389,9 @@ class frozendict:
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
-        result = self.__eq__(other)
+        # The base comparison, not self.__eq__: a subclass overriding only
+        # __eq__ keeps dict's (and the C core's) inherited !=.
+        result = frozendict.__eq__(self, other)
         return result if result is NotImplemented else not result
 
     def __hash__(self) -> int:
@@ -394,8 +411,11 @@ class frozendict:
             acc = self._acc
             if acc is None:
                 acc = 0
-                for entry in champ_entries(self._root):
-                    acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                try:
+                    for entry in champ_entries(self._root):
+                        acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                except RecursionError as exc:
+                    _hash_recursion_error(exc)
                 _set_acc(self, acc)
             h = hash_finalize(acc, self._len)
             _set_hash(self, h)
@@ -528,7 +548,7 @@ class frozendict:
         frozendict({'a': 1, 'b': 3, 'c': 4})
         """
         if not _is_anydict(other):
-            return NotImplemented
+            return _cold.or_foreign(self, other, True)
         if type(self) is frozendict:
             # The builtin's order: frozendict() | frozendict() is the right side.
             if not self._len and type(other) is frozendict:
@@ -551,6 +571,10 @@ class frozendict:
         {'a': 1, 'b': 3}
         """
         cls = type(other)
+        if cls is not dict:
+            result = _cold.or_foreign(self, other, False)  # UserDict, defaultdict
+            if result is not NotImplemented:
+                return result
         if issubclass(cls, OrderedDict):
             # OrderedDict's | takes the builtin frozendict (3.15): the same here
             ordered = cls(other)
@@ -586,7 +610,7 @@ class frozendict:
         A str or bytes operand is refused (it would be read as its
         characters): write ``fd - {key}`` or ``fd.delete(key)``.
         """
-        if isinstance(keys, _TEXT_TYPES):
+        if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "-", keys)
         if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
             # What stays: the entries whose key is not in keys (in self's
@@ -618,7 +642,7 @@ class frozendict:
         A str or bytes operand is refused (it would be read as its
         characters): write ``fd & {key}``.
         """
-        if isinstance(keys, _TEXT_TYPES):
+        if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "&", keys)
         if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
             # self without the entries whose key is not in keys, listed by a
@@ -833,6 +857,11 @@ register_types(frozendict=frozendict)
 
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
 _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
+
+# A frozendict value's hash, once known, is trusted when a derivation replaces
+# or deletes it (hashing.hash_is_stable); read through the slot, never an
+# attribute a subclass could shadow.
+register_cached_hash(frozendict.__hash__, frozendict.__dict__["_hash"].__get__)
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:

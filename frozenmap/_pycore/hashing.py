@@ -8,7 +8,10 @@ that tuple hash ourselves from the key hash stored in the trie entry, so a key's
 ``__hash__`` is never called again after it was inserted.
 
 The XOR accumulator makes the hash of a derived version an O(1) update: XOR the
-old pair's shuffled hash out and the new one in (see ``acc_replace``).
+old pair's shuffled hash out and the new one in (see ``acc_replace``).  The old
+pair's hash is computed again, so it is trusted only when it cannot have
+changed since it went in (``hash_is_stable``); otherwise the derived
+version forgets its hash and computes it from its items when asked.
 
 Mirrors ``frozenmap/_ccore/hashing.c``.
 """
@@ -28,6 +31,8 @@ __all__ = [
     "pair_hash",
     "shuffle_bits",
     "hash_finalize",
+    "hash_is_stable",
+    "register_cached_hash",
     "acc_replace",
 ]
 
@@ -131,6 +136,41 @@ def hash_finalize(acc: int, length: int) -> int:
     return h
 
 
+# Exact types whose hash runs no Python code and never changes (builtin types
+# cannot be patched): the fast test of hash_is_stable.
+_STABLE_TYPES = frozenset((str, int, float, bool, bytes, complex, type(None)))
+_cached_hash_method: Any = None
+_cached_hash_of: Any = None
+
+
+def register_cached_hash(method: Any, cached: Any) -> None:
+    """Tell ``hash_is_stable`` the frozendict's ``__hash__`` and how to
+    read a version's cached hash (None when unknown); frozendict.py calls it
+    (this module cannot import that one)."""
+    global _cached_hash_method, _cached_hash_of
+    _cached_hash_method, _cached_hash_of = method, cached
+
+
+def hash_is_stable(value: Any) -> bool:
+    """Whether ``hash(value)`` is certainly what it was when ``value`` was
+    stored: a hash that runs no Python code (``pure_key_hash``), or the cached
+    hash of a frozendict (of this core, a subclass not overriding ``__hash__``
+    included: a version's hash never changes once known).  A value whose
+    ``__hash__`` is Python code may hash differently now (a mutable object
+    hashing its state), so its hash is never trusted twice."""
+    cls = type(value)
+    if cls in _STABLE_TYPES:
+        return True
+    if cls is tuple:
+        for item in value:  # the common tuple first: every member of those types
+            if type(item) not in _STABLE_TYPES:
+                return pure_key_hash(value) is not None
+        return True
+    if _hash_slot(cls) is _cached_hash_method:
+        return _cached_hash_of(value) is not None
+    return pure_key_hash(value) is not None
+
+
 def acc_replace(
     acc: Optional[int], khash: int, old: Any, new: Any, has_old: bool, has_new: bool
 ) -> Optional[int]:
@@ -140,11 +180,19 @@ def acc_replace(
     ``Exception`` makes the accumulator unknown instead of failing the edit;
     ``MemoryError`` and other ``BaseException`` (``KeyboardInterrupt``)
     propagate (docs/spec.md §4: memory exhaustion reaches the caller).
+
+    The pair leaving is XORed out only when its value's hash is stable
+    (``hash_is_stable``): what went into ``acc`` is not stored, and a value
+    whose hash changed since would leave a wrong hash behind (PEP 814:
+    ``hash(fd) == hash(frozenset(fd.items()))``).  Otherwise ``acc`` becomes
+    unknown; the new version's ``hash()`` then walks its items once.
     """
     if acc is None:
         return None
     try:
         if has_old:
+            if not hash_is_stable(old):
+                return None
             acc ^= shuffle_bits(pair_hash(khash, old))
         if has_new:
             acc ^= shuffle_bits(pair_hash(khash, new))

@@ -242,9 +242,12 @@ def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
     return None
 
 
-def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[Entry]:
-    """The entry holding this very key object, found by identity alone: no
-    ``__eq__`` and no ``__hash__`` runs (a stored key is never hashed again).
+def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) -> Optional[Entry]:
+    """The entry holding this very key object at order position ``seq``, found
+    by identity alone: no ``__eq__`` and no ``__hash__`` runs (a stored key is
+    never hashed again).  The seq tells apart two entries of one key object
+    (stored twice, its hash having changed between the insertions, as dict
+    keeps both).
 
     With the key's hash known (``h``), O(log32 n); with ``h`` None, a scan of
     every entry, O(n).
@@ -264,13 +267,13 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any) -> Optional[
             j = index[32 + (h & 31)]
             if j:
                 entry: Entry = node[j]
-                return entry if entry[2] is key else None
+                return entry if entry[2] is key and entry[1] == seq else None
             if type(node) is not CollisionNode:
                 return None
             entries = iter(node[FIRST:])
             break
     for entry in entries:
-        if entry[2] is key:
+        if entry[2] is key and entry[1] == seq:
             return entry
     return None
 

@@ -372,13 +372,14 @@ def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
         return root
 
 
-def order_last(node: Optional[OrderNode]) -> Optional[Item]:
-    """The last item in insertion order, or None.  Cost: O(log n)."""
+def order_last(node: Optional[OrderNode]) -> Optional[Tuple[int, Item]]:
+    """The last item in insertion order and its seq, or None.  Cost: O(log n)."""
     if node is None:
         return None
     while node[SHIFT]:
         node = node[-1]
-    return node[-1]  # type: ignore[no-any-return]
+    seq = _base(node) | (node[BITMAP].bit_length() - 1)  # the leaf's highest digit
+    return seq, node[-1]
 
 
 def order_items(node: Optional[OrderNode]) -> Iterator[Item]:

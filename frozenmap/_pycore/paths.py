@@ -25,9 +25,15 @@ __all__ = ["path_keys", "path_get", "path_set", "path_update", "path_delete"]
 _MISSING: Any = object()
 
 
+def _is(obj: Any, types: Any) -> bool:
+    """Whether ``obj``'s type is one of ``types``, by the type itself as the C
+    core checks it (``isinstance`` would also ask a lying ``__class__``)."""
+    return issubclass(type(obj), types)
+
+
 def path_keys(path: Any) -> Tuple[Any, ...]:
     """The keys of ``path`` as a tuple (a non-empty iterable that is no string)."""
-    if isinstance(path, (str, bytes)):
+    if _is(path, (str, bytes)):
         raise TypeError("path must be an iterable of keys, not '%s'" % type(path).__name__)
     keys = tuple(path)
     if not keys:
@@ -43,9 +49,9 @@ def _get(m: Any, key: Any) -> Any:
 
 
 def _not_a_frozendict(index: int, value: Any) -> TypeError:
-    if isinstance(value, dict):
+    if issubclass(type(value), dict):  # the type itself, as the C core reads it
         hint = "; frozenmap.freeze() turns nested dicts into frozendicts"
-    elif isinstance(value, (list, tuple)):
+    elif issubclass(type(value), (list, tuple)):
         hint = "; a path goes through frozendicts only: update_in() can replace the whole sequence"
     else:
         hint = ""
@@ -60,7 +66,7 @@ def path_get(top: Any, path: Any, default: Any, fd_type: type) -> Any:
     keys = path_keys(path)
     m = top
     for i, key in enumerate(keys):
-        if i and not isinstance(m, fd_type):
+        if i and not _is(m, fd_type):
             raise _not_a_frozendict(i - 1, m)
         m = _get(m, key)
         if m is _MISSING:
@@ -79,7 +85,7 @@ def _walk(top: Any, keys: Tuple[Any, ...], fd_type: type, create: bool) -> List[
             if not create:
                 raise KeyError(keys[i])
             child = fd_type()
-        elif not isinstance(child, fd_type):
+        elif not _is(child, fd_type):
             raise _not_a_frozendict(i, child)
         maps.append(child)
         m = child
@@ -94,7 +100,7 @@ def _rebuild(
     fd_set = fd_type.set  # type: ignore[attr-defined]
     for i in range(level, 0, -1):
         new = fd_set(maps[i], keys[i], new)
-    if isinstance(top, fd_type):
+    if _is(top, fd_type):
         return fd_set(top, keys[0], new)
     if level == 0 or new is not maps[1]:  # an Evolver: one edit, if any
         top[keys[0]] = new
@@ -126,7 +132,7 @@ def path_delete(top: Any, path: Any, fd_type: type) -> Any:
     keys = path_keys(path)
     maps = _walk(top, keys, fd_type, False)
     last = len(keys) - 1
-    if last == 0 and not isinstance(top, fd_type):  # an Evolver's own key
+    if last == 0 and not _is(top, fd_type):  # an Evolver's own key
         del top[keys[0]]
         return top
     new = fd_type.delete(maps[last], keys[last])  # type: ignore[attr-defined]

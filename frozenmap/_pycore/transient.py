@@ -295,7 +295,8 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
     dict or another core's frozendict (subclasses included) that does not
     override ``__iter__``, are read from their own storage -- overridden
     ``keys``, ``items``, ``__getitem__`` are never called; another object with
-    ``keys`` is read through ``keys()`` and ``obj[key]``; anything else as an
+    ``keys`` is read through ``keys()`` (all of it first, unless it is an exact
+    ``list``, which dict walks as it is) and ``obj[key]``; anything else as an
     iterable of pairs, with ``dict``'s errors.  Later duplicates win; the first
     key object stays.
     """
@@ -313,11 +314,16 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
             t._assoc(key, value)
     elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
         keys = keys_method()
-        try:
-            it = iter(keys)
-        except TypeError:
-            raise TypeError(_keys_not_iterable(cls, type(keys))) from None
-        for key in list(it):  # all the keys first, then the lookups, as dict does
+        # As dict_merge (PyMapping_Keys): an exact list is walked as it is, so
+        # keys that ``arg[key]`` appends are read too; anything else is read
+        # to the end first, then the lookups.
+        if type(keys) is not list:
+            try:
+                it = iter(keys)
+            except TypeError:
+                raise TypeError(_keys_not_iterable(cls, type(keys))) from None
+            keys = list(it)
+        for key in keys:
             t._assoc(key, arg[key])
     else:
         for index, element in enumerate(arg):

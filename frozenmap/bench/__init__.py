@@ -38,8 +38,16 @@ The code is organised as one table: *operations* x *libraries*.
   map from a dict (keys and values exist beforehand, so they are excluded),
   divided by n; and bytes per version kept in a history of 1,000 single-key
   updates (fewer for copy-on-write peers whose history would not fit in memory;
-  the figure is per version either way).  A library that allocates outside
+  the figure is per version either way), likewise for a history of new keys
+  and of deletions; construction's peak (the most bytes held at once while
+  building, to read against what the map keeps).  A library that allocates outside
   Python's allocator (rpds-py, in Rust) has no memory figures (``n/a``).
+* Two groups have sizes of their own (rows n=1 ... n=32, n=10,000),
+  whatever the run's sizes: **small maps** (bytes of one map of 1, 3, 8, 16
+  and 32 keys, and of one version derived from it by a set), and the
+  **nested reducer** a state-keeping program runs (state -> todos -> todo of
+  3 keys, 10,000 todos; toggle, rename, add and delete actions, every state
+  kept): time per action and history memory per action.
 
 Modules: :mod:`~frozenmap.bench.peers` (the libraries),
 :mod:`~frozenmap.bench.operations` (the data and the operations),

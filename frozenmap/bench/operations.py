@@ -11,7 +11,7 @@ import pickle
 import random
 import tracemalloc
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .peers import Library
 
@@ -24,6 +24,16 @@ POOL_ITEMS = 4_000_000
 HISTORY_BYTES = 256 << 20
 #: Length of the version history behind "memory per version".
 HISTORY = 1000
+#: Key counts of the small maps a state tree is made of.
+SMALL_SIZES = (1, 3, 8, 16, 32)
+#: Small maps built, or versions derived from one, per memory measurement.
+SMALL_COUNT = 1000
+#: Todos in the nested reducer's state (state -> todos -> todo of 3 keys).
+REDUCER_TODOS = 10_000
+#: Actions prepared for the nested reducer (toggle, rename, add, delete).
+REDUCER_ACTIONS = 1000
+#: Copy-on-write peers: at most this many todos copied per timed pass of the reducer.
+REDUCER_COPIED = 1_000_000
 
 
 class Workload:
@@ -64,7 +74,12 @@ class Workload:
             self.deletes[5 * g : 5 * g + 5] + self.misses[5 * g : 5 * g + 5] for g in range(groups)
         ]
         self.batches = [self._batch(rng, keys, g) for g in range(groups)]
+        #: ``(key,)``: distinct keys to delete one after the other (at most half the map).
+        self.removals = [(k,) for k in list(dict.fromkeys(self.deletes))[: max(1, n // 2)]]
+        #: Values for versions derived from the base, one per version.
+        self.values = [n + 1 + i for i in range(SAMPLE)]
         self._bases: Dict[tuple, Any] = {}
+        self._reducer: Optional[Reducer] = None
 
     def _batch(self, rng, keys, group):
         """100 edits: 50 updates, 25 deletions, 25 insertions (fewer for tiny n)."""
@@ -87,6 +102,19 @@ class Workload:
             self._bases[key] = m
         return self._bases[key]
 
+    def reducer(self) -> "Reducer":
+        """The nested reducer's data and actions (built on first use)."""
+        if self._reducer is None:
+            self._reducer = Reducer(self.n)
+        return self._reducer
+
+    def reducer_base(self, lib: Library):
+        """``lib``'s initial reducer state."""
+        key = (lib.name, "reducer")
+        if key not in self._bases:
+            self._bases[key] = self.reducer().build(lib)
+        return self._bases[key]
+
     def forget(self, lib: Library) -> None:
         """Drop the maps cached for ``lib``."""
         for key in [k for k in self._bases if k[0] == lib.name]:
@@ -95,6 +123,71 @@ class Workload:
     def pool_limit(self, lib: Library) -> int:
         """How many derived versions of ``lib`` a pool may hold."""
         return SAMPLE if lib.persistent else max(1, min(SAMPLE, POOL_ITEMS // max(self.n, 1)))
+
+
+class Reducer:
+    """The use case frozenmap exists for: a reducer over nested state, every state kept.
+
+    The state is ``{"filter": "all", "todos": {id: {"id", "title", "done"}}}``
+    with ``todos`` todos; each action toggles a todo's ``done``, renames it,
+    adds a new todo or deletes one (a quarter each, drawn with a fixed seed
+    against the live ids), and returns the next state.  Strings, ints and the
+    dicts new todos are built from exist beforehand, so memory figures count
+    the maps only.
+    """
+
+    TOGGLE, RENAME, ADD, DELETE = "toggle", "rename", "add", "delete"
+
+    def __init__(self, todos: int, actions: int = REDUCER_ACTIONS, seed: int = 814):
+        rng = random.Random(seed)
+        self.todos = {
+            "todo%d" % i: {"id": i, "title": "task %d" % i, "done": False} for i in range(todos)
+        }
+        live = list(self.todos)
+        self.actions: List[tuple] = []
+        for j in range(actions):
+            kind = rng.choice((self.TOGGLE, self.RENAME, self.ADD, self.DELETE))
+            if not live or kind == self.ADD:
+                key = "todo%d" % (todos + j)
+                self.actions.append(
+                    (self.ADD, key, {"id": todos + j, "title": "new %d" % j, "done": False})
+                )
+                live.append(key)
+            elif kind == self.DELETE:
+                i = rng.randrange(len(live))
+                live[i], live[-1] = live[-1], live[i]
+                self.actions.append((self.DELETE, live.pop(), None))
+            else:
+                arg = "renamed %d" % j if kind == self.RENAME else None
+                self.actions.append((kind, rng.choice(live), arg))
+
+    def build(self, lib: Library):
+        """``lib``'s initial state: maps all the way down."""
+        todos = lib.build({key: lib.build(todo) for key, todo in self.todos.items()})
+        return lib.build({"filter": "all", "todos": todos})
+
+    def stepper(self, lib: Library) -> Callable[[Any, tuple], Any]:
+        """``step(state, action)`` -> the next state, through ``lib``'s native calls."""
+        build, setter, deleter = lib.build, lib.setter, lib.deleter
+        toggle, delete, add = self.TOGGLE, self.DELETE, self.ADD
+
+        def step(state, action):
+            kind, key, arg = action
+            todos = state["todos"]
+            if kind == delete:
+                todos = deleter(todos)(key)
+            elif kind == add:
+                todos = setter(todos)(key, build(arg))
+            else:
+                todo = todos[key]
+                if kind == toggle:
+                    todo = setter(todo)("done", not todo["done"])
+                else:
+                    todo = setter(todo)("title", arg)
+                todos = setter(todos)(key, todo)
+            return setter(state)("todos", todos)
+
+        return step
 
 
 # --------------------------------------------------------------------------
@@ -149,6 +242,9 @@ class Operation:
     case: Optional[Callable[[Library, Workload], Optional[Case]]] = None
     measure: Optional[Callable[[Library, Workload], Optional[float]]] = None
     asv_count: int = 1
+    #: The sizes this operation is measured at, whatever the run's sizes
+    #: (small maps; the nested reducer); None: the run's sizes.
+    sizes: Optional[Tuple[int, ...]] = None
 
 
 def _fixed(items: list) -> Callable[[int], list]:
@@ -303,8 +399,11 @@ def _json_patch(lib, w):
     return Case("f(m, x)", {"f": lib.json_patcher, "m": w.base(lib)}, _fixed(patches), SAMPLE)
 
 
-def _traced(make: Callable[[], Any]) -> float:
+def _traced(make: Callable[[], Any], peak: bool = False) -> float:
     """Bytes still allocated after ``make()`` (which keeps what it builds alive).
+
+    With ``peak``, the most bytes allocated at any moment during ``make()``
+    instead (a builder's temporaries included).
 
     The garbage collector stays out of the measured window: objects that
     exist beforehand are frozen (``gc.freeze``), so garbage left by earlier
@@ -322,7 +421,7 @@ def _traced(make: Callable[[], Any]) -> float:
     try:
         before = tracemalloc.get_traced_memory()[0]
         kept = make()
-        after = tracemalloc.get_traced_memory()[0]
+        after = tracemalloc.get_traced_memory()[1 if peak else 0]
     finally:
         tracemalloc.stop()
         gc.unfreeze()
@@ -336,27 +435,111 @@ def bytes_per_item(lib: Library, w: Workload) -> Optional[float]:
     """Bytes a map of ``n`` items takes beyond its keys and values."""
     if not lib.traced:
         return None
+    lib.build(w.data)  # warm up: a first build in a process allocates caches too
     return _traced(lambda: lib.build(w.data)) / max(w.n, 1)
 
 
-def bytes_per_version(lib: Library, w: Workload) -> Optional[float]:
-    """Bytes per version in a history of single-key updates, all kept alive."""
+def _history(
+    lib: Library, make: Callable[[List[Any]], None], probe_count: int, count: int
+) -> float:
+    """Bytes per version kept by ``make(kept)``, which fills the list ``kept``.
+
+    The list is allocated outside the measured window.  A probe of
+    ``probe_count`` versions bounds ``count`` so that the history of a
+    copy-on-write peer stays under :data:`HISTORY_BYTES`.
+    """
+
+    def traced(c):
+        kept = [None] * c
+        return _traced(lambda: make(kept))
+
+    probe = traced(probe_count) / probe_count
+    count = min(count, max(probe_count, int(HISTORY_BYTES // max(probe, 1.0))))
+    return probe if count == probe_count else traced(count) / count
+
+
+def _chain(derive: str, edits: str):
+    """Bytes per version in a chain of derivations ``lib.<derive>(m)(*edit)``, all kept."""
+
+    def measure(lib: Library, w: Workload) -> Optional[float]:
+        if not lib.traced:
+            return None
+        base, make_derive = w.base(lib), getattr(lib, derive)
+        chosen = getattr(w, edits)
+
+        def make(kept):
+            m = base
+            for i, edit in enumerate(chosen[: len(kept)]):
+                m = kept[i] = make_derive(m)(*edit)
+
+        return _history(lib, make, 1, len(chosen))
+
+    return measure
+
+
+def _small_maps(derived: bool):
+    """Bytes of one map of n keys (``derived``: of one version derived by a set).
+
+    :data:`SMALL_COUNT` maps built from the same dict (or versions derived
+    from the same map, each setting one existing key to a new value), all
+    kept, divided by their count.
+    """
+
+    def measure(lib: Library, w: Workload) -> Optional[float]:
+        if not lib.traced or not w.n:
+            return None
+        if derived:
+            f, key = lib.setter(w.base(lib)), "key%d" % (w.n // 2)
+            inputs = [(key, v) for v in w.values[:SMALL_COUNT]]
+        else:
+            f, inputs = lib.build, [(w.data,)] * SMALL_COUNT
+
+        def make(kept):
+            for i, args in enumerate(inputs):
+                kept[i] = f(*args)
+
+        return _history(lib, make, SMALL_COUNT, SMALL_COUNT)
+
+    return measure
+
+
+def _build_peak(lib: Library, w: Workload) -> Optional[float]:
+    """Peak bytes per item while building the map from a dict (what it keeps: mem_item)."""
     if not lib.traced:
         return None
-    base = w.base(lib)
+    lib.build(w.data)  # warm up, as for bytes_per_item
+    return _traced(lambda: lib.build(w.data), peak=True) / max(w.n, 1)
 
-    def history(count):
-        def make():
-            kept, m = [None] * count, base
-            for i, (k, v) in enumerate(w.history[:count]):
-                m = kept[i] = lib.setter(m)(k, v)
-            return kept
 
-        return make
+def _reducer_case(lib: Library, w: Workload) -> Case:
+    """One action of the nested reducer, every state kept (reset before each pass)."""
+    r = w.reducer()
+    base, history = w.reducer_base(lib), []
+    limit = len(r.actions)
+    if not lib.persistent:  # each action copies the todos
+        limit = max(1, min(limit, REDUCER_COPIED // max(w.n, 1)))
 
-    probe = _traced(history(1))
-    count = min(len(w.history), max(2, int(HISTORY_BYTES // max(probe, 1.0))))
-    return _traced(history(count)) / count
+    def inputs(c):
+        history[:] = [base]
+        return r.actions[:c]
+
+    body = "k.append(f(k[-1], x))"
+    return Case(body, {"f": r.stepper(lib), "k": history}, inputs, limit, consumes=True)
+
+
+def _reducer_memory(lib: Library, w: Workload) -> Optional[float]:
+    """Bytes per action of the nested reducer's history, every state kept."""
+    if not lib.traced:
+        return None
+    r = w.reducer()
+    base, step = w.reducer_base(lib), r.stepper(lib)
+
+    def make(kept):
+        state = base
+        for i, action in enumerate(r.actions[: len(kept)]):
+            state = kept[i] = step(state, action)
+
+    return _history(lib, make, 1, len(r.actions))
 
 
 def _history_versions(lib: Library, w: Workload) -> list:
@@ -418,7 +601,51 @@ OPERATIONS = [
     Operation("pickle", "pickle round trip", "s", _pickle),
     Operation("json_patch", "JSON Patch, one replace", "s", _json_patch),
     Operation("mem_item", "memory per item", "B", measure=bytes_per_item),
-    Operation("mem_version", "memory per version (history)", "B", measure=bytes_per_version),
+    Operation("mem_build_peak", "construction's peak memory per item", "B", measure=_build_peak),
+    Operation(
+        "mem_version", "memory per version (history)", "B", measure=_chain("setter", "history")
+    ),
+    Operation(
+        "mem_version_new",
+        "memory per version, set new (history)",
+        "B",
+        measure=_chain("setter", "inserts"),
+    ),
+    Operation(
+        "mem_version_delete",
+        "memory per version, delete (history)",
+        "B",
+        measure=_chain("deleter", "removals"),
+    ),
+    Operation(
+        "mem_small",
+        "small map: memory of one map",
+        "B",
+        measure=_small_maps(False),
+        sizes=SMALL_SIZES,
+    ),
+    Operation(
+        "mem_small_version",
+        "small map: memory of a derived version",
+        "B",
+        measure=_small_maps(True),
+        sizes=SMALL_SIZES,
+    ),
+    Operation(
+        "reducer",
+        "nested reducer: one action (10,000 todos)",
+        "s",
+        _reducer_case,
+        asv_count=100,
+        sizes=(REDUCER_TODOS,),
+    ),
+    Operation(
+        "mem_reducer",
+        "nested reducer: history memory per action",
+        "B",
+        measure=_reducer_memory,
+        sizes=(REDUCER_TODOS,),
+    ),
     Operation(
         "history_pickle",
         "undo history: pickle per version",

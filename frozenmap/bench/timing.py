@@ -189,19 +189,24 @@ def run(
 ) -> List[Measurement]:
     """Measure every operation for every library at every size.
 
-    ``keep(n, lib, op)``, when given, says which of those to measure.  The
-    libraries measured for one operation at one size are timed together, in
-    interleaved rounds (:func:`measure_interleaved`).
+    ``keep(n, lib, op)``, when given, says which of those to measure.  An
+    operation with its own sizes (``op.sizes``: small maps, the nested
+    reducer) is measured at those instead.  The libraries measured for one
+    operation at one size are timed together, in interleaved rounds
+    (:func:`measure_interleaved`).
     """
     plan = []  # (n, op, libraries)
-    for n in sizes:
+    every_size = sorted(set(sizes).union(*(op.sizes or () for op in operations)))
+    for n in every_size:
         for op in operations:
+            if n not in (op.sizes or sizes):
+                continue
             chosen = [lib for lib in libraries if keep is None or keep(n, lib, op)]
             if chosen:
                 plan.append((n, op, chosen))
     results = []
     bar = Progress(len(plan)) if progress else None
-    for n in sizes:
+    for n in sorted({n for n, _, _ in plan}):
         w = Workload(n)
         for size, op, chosen in plan:
             if size == n:

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test suite (both cores) on every other CPython of 3.10 to 3.15 (the main
-# run of scripts/test.sh covers its own version).  3.10-3.13 come from the
+# run of scripts/test.sh covers its own version), then CPython 3.15's own
+# frozendict tests on each (scripts/cpython-tests.sh; FROZENMAP_CPYTHON_TESTS=0
+# leaves them out).  3.10-3.13 come from the
 # machine (pyenv or python3.X on PATH); 3.14 and 3.15, when the machine has
 # none, are fetched from Debian's development suite by scripts/debian-python.sh
 # (cached in ~/.cache/frozenmap-python between runs).
@@ -164,6 +166,20 @@ for v in $VERSIONS; do
         elif [ "$rc" -ne 0 ]; then
             echo "FAIL: python $v: pytest exited $rc"
             status="pytest failed ($rc)"
+        fi
+        if [ "${FROZENMAP_CPYTHON_TESTS:-1}" != 0 ]; then
+            # Fetched once for every version (scripts/cpython-tests.sh would
+            # refresh Debian's package list on each call).
+            if [ -z "${FROZENMAP_CPYTHON_TESTDIR:-}" ] && [ "${FROZENMAP_FETCH_PYTHON:-1}" != 0 ]; then
+                FROZENMAP_CPYTHON_TESTDIR=$(bash "$ROOT/scripts/debian-python.sh" --testsuite 3.15) || true
+                export FROZENMAP_CPYTHON_TESTDIR
+            fi
+            remaining=$((LIMIT - (SECONDS - start)))
+            [ "$remaining" -gt 60 ] || remaining=60
+            echo "== python $v: CPython 3.15's frozendict tests (limit ${remaining}s per core)"
+            if ! FROZENMAP_CHECK_TIMEOUT=$remaining bash "$ROOT/scripts/cpython-tests.sh" "$venv"; then
+                [ "$status" != ok ] || status="CPython's frozendict tests failed"
+            fi
         fi
     fi
     took=$((SECONDS - start))

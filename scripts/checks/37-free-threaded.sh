@@ -7,7 +7,7 @@
 # -DPy_GIL_DISABLED (which switches the headers to the free-threaded object
 # layout, atomics and critical sections, as a free-threaded pyconfig.h would)
 # with warnings as errors, against the headers of the interpreters
-# scripts/debian-python.sh fetches (cached; scripts/checks/10-versions.sh
+# scripts/debian-python.sh fetches (cached; scripts/checks/35-versions.sh
 # fetched them already in a full run).  What is and is not tested on
 # free-threaded builds: docs/guide.md, "Threads and free-threaded Python".
 #

@@ -1,0 +1,706 @@
+#!/usr/bin/env python3
+"""Hand-made mutants of the pure core: which plausible slips does the suite catch?
+
+Each mutant below is one textual change to the pure core (or to the Python
+modules both cores share: ``_freeze``, ``_common``, ``_cold``, ``_interop``)
+that a careful person could plausibly make: an off-by-one in a one-walk copy,
+a comparison dropped or turned around, a restore forgotten on a failure path,
+equality where identity is meant, a subclass instance returned where an exact
+``frozendict`` is due.  The script applies them one at a time to a temporary
+copy of the package and of ``tests/``, runs a few targeted test files on the
+pure core (``FROZENMAP_PURE_PYTHON=1``, ``FROZENMAP_TEST_CORES=python``, ``-x``,
+a timeout) and reports which mutants the tests kill and which survive.
+
+    python scripts/mutants.py                      # every mutant, its targeted tests
+    python scripts/mutants.py --exclude test_rules.py   # as the suite was without it
+    python scripts/mutants.py --only find-no-hash-check bytes-path
+    python scripts/mutants.py --wide               # survivors again, on a wider set
+    python scripts/mutants.py --list               # the mutants, applied to nothing
+
+Run it with the venv's Python (pytest and hypothesis installed; the package
+itself is imported from the temporary copy).  Mutants run one after another
+(niced), so it stays within a shared 2-core machine: about 15-30 s each.
+A mutant the tests kill is expected; a survivor is either a missing test or an
+equivalent mutant (a change that cannot alter behaviour; ``equivalent=``
+says why for the few kept on purpose).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FILES = {
+    "hashing": "frozenmap/_pycore/hashing.py",
+    "keytrie": "frozenmap/_pycore/keytrie.py",
+    "ordertrie": "frozenmap/_pycore/ordertrie.py",
+    "transient": "frozenmap/_pycore/transient.py",
+    "evolver": "frozenmap/_pycore/evolver.py",
+    "frozendict": "frozenmap/_pycore/frozendict.py",
+    "views": "frozenmap/_pycore/views.py",
+    "paths": "frozenmap/_pycore/paths.py",
+    "freeze": "frozenmap/_freeze.py",
+    "common": "frozenmap/_common.py",
+    "cold": "frozenmap/_cold.py",
+    "interop": "frozenmap/_interop.py",
+}
+
+# The test files run against a mutant of each module: the quick ones that
+# exercise it (seconds each).  A rule tested only in a file left out here
+# shows as a survivor: --wide runs survivors again on almost every file.
+TESTS = {
+    "hashing": [
+        "test_rules.py",
+        "test_derivations.py",
+        "test_pep814_objects.py",
+        "test_pep814_construction.py",
+        "test_bad_input.py",
+    ],
+    "keytrie": [
+        "test_rules.py",
+        "test_structure.py",
+        "test_derivations.py",
+        "test_noop_identity.py",
+        "test_pep814_read.py",
+        "test_diff.py",
+        "test_evolver.py",
+    ],
+    "ordertrie": ["test_rules.py", "test_structure.py", "test_derivations.py", "test_evolver.py"],
+    "transient": [
+        "test_rules.py",
+        "test_evolver.py",
+        "test_derivations.py",
+        "test_pep814_construction.py",
+        "test_reentrancy.py",
+        "test_gc_order.py",
+    ],
+    "evolver": [
+        "test_rules.py",
+        "test_evolver.py",
+        "test_noop_identity.py",
+        "test_reentrancy.py",
+        "test_gc_order.py",
+    ],
+    "frozendict": [
+        "test_rules.py",
+        "test_derivations.py",
+        "test_noop_identity.py",
+        "test_pep814_ops.py",
+        "test_pep814_objects.py",
+        "test_diff.py",
+    ],
+    "views": ["test_rules.py", "test_pep814_read.py", "test_view_setops.py", "test_evolver.py"],
+    "paths": ["test_rules.py", "test_paths.py"],
+    "freeze": ["test_rules.py", "test_freeze.py"],
+    "common": ["test_rules.py", "test_patches.py", "test_diff.py", "test_view_setops.py"],
+    "cold": ["test_rules.py", "test_pep814_objects.py", "test_diff.py"],
+    "interop": ["test_rules.py", "test_serializers.py", "test_pprint.py"],
+}
+
+# --wide: what a survivor is run against a second time (everything but the
+# long sweeps, the packaging build and the scale tests).
+WIDE_EXCLUDED = {
+    "test_adversarial.py",
+    "test_differential.py",
+    "test_nomemory.py",
+    "test_packaging.py",
+    "test_bench_report.py",
+    "test_scale.py",
+    "test_threads.py",
+}
+
+
+@dataclass
+class Mutant:
+    name: str
+    module: str  # a key of FILES
+    old: str
+    new: str
+    kind: str  # the class of slip, for the summary
+    tests: Optional[List[str]] = None  # instead of TESTS[module]
+    equivalent: str = ""  # why it cannot change behaviour (kept as a control)
+    extra: List[str] = field(default_factory=list)  # added to the module's tests
+
+
+M = Mutant
+
+# The table, one mutant per entry (kept compact: ruff format would give each
+# argument a line of its own).
+# fmt: off
+MUTANTS: List[Mutant] = [
+    # --- hashing: the accumulator and key hashes -------------------------------------
+    M("acc-memoryerror-swallowed", "hashing",
+      "    except MemoryError:\n        raise\n    except Exception:",
+      "    except Exception:", "cold paths"),
+    M("acc-baseexception-swallowed", "hashing",
+      "    except Exception:\n        return None", "    except BaseException:\n        return None",
+      "cold paths"),
+    M("acc-ordinary-error-fails-edit", "hashing",
+      "    except Exception:\n        return None", "    except Exception:\n        raise",
+      "cold paths"),
+    M("unhashable-rewords-subclass", "hashing",
+      "if type(exc) is not TypeError:", "if not isinstance(exc, TypeError):", "interop"),
+    M("pure-hash-subclass-iter", "hashing",
+      "for item in tuple.__iter__(key):", "for item in key:", "cold paths"),
+    M("finalize-length-off-by-one", "hashing",
+      "h = acc ^ (((length + 1) * 1927868237) & MASK)", "h = acc ^ ((length * 1927868237) & MASK)",
+      "off-by-one"),
+    # --- keytrie: lookups ---------------------------------------------------------------
+    M("find-no-hash-check", "keytrie",
+      "            if entry[0] == h:\n                k = entry[2]",
+      "            if True:\n                k = entry[2]", "hash before eq"),
+    M("find-no-identity", "keytrie",
+      "                if k is key or k == key:\n                    return entry  # type: ignore",
+      "                if k == key:\n                    return entry  # type: ignore",
+      "identity vs equality"),
+    M("collision-find-no-hash-check", "keytrie",
+      "    if node[4][0] == h:", "    if True:", "hash before eq"),
+    M("find-stored-any-key", "keytrie",
+      "return entry if entry[2] is key else None", "return entry", "identity vs equality",
+      equivalent="a pure-hash key cannot have moved: its slot holds it (issue 22, finding 6)"),
+    # --- keytrie: the one-walk copies ----------------------------------------------------
+    M("set-copying-no-hash-check", "keytrie",
+      "    if old[0] == h:\n        k = old[2]", "    if True:\n        k = old[2]", "hash before eq"),
+    M("set-copying-noop-by-equality", "keytrie",
+      "            if old[3] is value:\n                return None, old",
+      "            if old[3] == value:\n                return None, old",
+      "identity vs equality"),
+    M("set-copying-new-key-object", "keytrie",
+      "new[i] = (h, old[1], k, value)", "new[i] = (h, old[1], key, value)", "one-walk copies"),
+    M("set-copying-new-seq", "keytrie",
+      "new[i] = (h, old[1], k, value)", "new[i] = (h, seq, k, value)", "one-walk copies"),
+    M("set-copying-insert-index", "keytrie",
+      "        new[3] = _with(new[3].translate(_UP[i]), ENTRY + d, i)\n        return top, None",
+      "        new[3] = _with(new[3].translate(_UP[i + 1]), ENTRY + d, i)\n        return top, None",
+      "off-by-one"),
+    M("set-copying-split-index", "keytrie",
+      "new[3] = _with(new[3].translate(_DEL[i]).translate(_UP[c]), d, c)",
+      "new[3] = _with(new[3].translate(_DOWN[i]).translate(_UP[c]), d, c)", "off-by-one"),
+    M("set-copying-split-shift", "keytrie",
+      "child = _pair_subtree(old, (h, seq, key, value), shift + BITS, None)",
+      "child = _pair_subtree(old, (h, seq, key, value), shift, None)", "off-by-one"),
+    M("set-copying-owner-kept", "keytrie",
+      "    top = new = root[:]\n    new[2] = None\n    hh = h\n    shift = 0",
+      "    top = new = root[:]\n    hh = h\n    shift = 0", "one-walk copies",
+      equivalent="a published root holds only retired owner tokens (publishing seals)"),
+    M("delete-copying-no-hash-check", "keytrie",
+      "    if old[0] != h:\n        return None", "    if False:\n        return None",
+      "hash before eq"),
+    M("delete-copying-lone-collision-stays", "keytrie",
+      "        if type(new[4]) is CollisionNode:\n            return _delete_general(root, h, key, old)",
+      "        if False:\n            return _delete_general(root, h, key, old)",
+      "canonical shape"),
+    M("delete-copying-parent-single-stays", "keytrie",
+      "    if len(up) == 5 and not up[1] and up is not top:",
+      "    if False:", "canonical shape"),
+    M("delete-copying-inline-index", "keytrie",
+      "up[3] = _with(up[3].translate(_DEL[up_j]).translate(_UP[e]), ENTRY + up_d, e)",
+      "up[3] = _with(up[3].translate(_DEL[up_j + 1]).translate(_UP[e]), ENTRY + up_d, e)",
+      "off-by-one"),
+    M("delete-copying-collision-missing", "keytrie",
+      "            return _delete_general(root, h, key, None)  # a collision node",
+      "            return None  # a collision node", "one-walk copies"),
+    M("delete-copying-no-identity", "keytrie",
+      "    k = old[2]\n    if not (k is key or k == key):\n        return None",
+      "    k = old[2]\n    if not k == key:\n        return None", "identity vs equality"),
+    # --- keytrie: the general edits -----------------------------------------------------
+    M("remove-lone-collision-stays", "keytrie",
+      "                new = new[4]  # a lone collision node moves up",
+      "                pass  # a lone collision node moves up", "canonical shape"),
+    M("remove-collision-chain-stays", "keytrie",
+      "        if k and type(new) is CollisionNode and not parent[0] and len(parent) == 5:",
+      "        if False:", "canonical shape"),
+    M("remove-inplace-below-root", "keytrie",
+      "            if k == 0 and owner is not None and parent[2] is owner:",
+      "            if owner is not None and parent[2] is owner:", "transient"),
+    M("put-edits-unowned-node", "keytrie",
+      "            if owner is not None and node[2] is owner:\n                node.insert(i, entry)",
+      "            if node[2] is owner:\n                node.insert(i, entry)", "transient",
+      equivalent="owner None reaches champ_put only from _set_in_collision: a collision node"),
+    M("collision-put-edits-unowned", "keytrie",
+      "    if owner is not None and node[OWNER] is owner:\n        new = node",
+      "    if node[OWNER] is owner:\n        new = node", "transient"),
+    M("collision-remove-in-place", "keytrie",
+      "            return _collision(owner, node[FIRST:i] + node[i + 1 :])",
+      "            del node[i]\n            return node", "transient"),
+    # --- keytrie: equality, diff, identity -----------------------------------------------
+    M("same-pair-no-hash-check", "keytrie",
+      "if a[0] != b[0] or not (ka is kb or ka == kb):", "if not (ka is kb or ka == kb):",
+      "hash before eq"),
+    M("same-pair-no-identity", "keytrie",
+      "    return va is vb or bool(va == vb)", "    return bool(va == vb)", "identity vs equality"),
+    M("diff-lists-no-identity", "keytrie",
+      "        if va is not vb and va != vb:", "        if va != vb:", "identity vs equality"),
+    M("diff-child-index", "keytrie",
+      "                a[-1 - (a_nodes & (bit - 1)).bit_count()],",
+      "                a[-(a_nodes & (bit - 1)).bit_count()],", "off-by-one"),
+    M("identical-ignores-seq", "keytrie",
+      " or ea[3] is not eb[3] or ea[1] != eb[1]):", " or ea[3] is not eb[3]):", "transient"),
+    M("collision-equal-no-value-check", "keytrie",
+      "        if not _same_pair(entry, match):\n            return False\n        j += 1",
+      "        j += 1", "diff/patches"),
+    # --- ordertrie ------------------------------------------------------------------------
+    M("order-insert-copying-owner-kept", "ordertrie",
+      "        child = child[:]\n        child[3] = None\n        new[i] = child\n        new = child",
+      "        child = child[:]\n        new[i] = child\n        new = child", "one-walk copies",
+      equivalent="a published node holds only retired owner tokens (publishing seals)"),
+    M("order-replace-copying-slot", "ordertrie",
+      "    new[4 + (d if bitmap == 0xFF else (bitmap & ((1 << d) - 1)).bit_count())] = item",
+      "    new[4 + (d if bitmap == 0xFF else (bitmap & (1 << d)).bit_count())] = item",
+      "off-by-one"),
+    M("order-remove-copying-sibling", "ordertrie",
+      "                other = new[(2 * FIRST + 1) - i]  # the parent gives way to it",
+      "                other = new[(2 * FIRST) - i]  # the parent gives way to it", "off-by-one"),
+    M("order-remove-copying-keeps-empty-parent", "ordertrie",
+      "            if len(new) == FIRST + 2:\n                other = new[",
+      "            if False:\n                other = new[", "canonical shape"),
+    M("order-reversed-drops-first", "ordertrie",
+      "        yield from node[: FIRST - 1 : -1]\n        return",
+      "        yield from node[: FIRST : -1]\n        return", "off-by-one"),
+    M("order-build-wraps-lone-child", "ordertrie",
+      "            if len(group) == 1:\n                parents.append(group[0])",
+      "            if False:\n                parents.append(group[0])", "canonical shape"),
+    M("order-insert-edits-unowned", "ordertrie",
+      "        if owner is not None and node[3] is owner:\n            node.insert(i, slot)",
+      "        if node[3] is owner:\n            node.insert(i, slot)", "transient",
+      equivalent="order_insert hands owner None to order_insert_copying first"),
+    M("order-remove-one-child-kept", "ordertrie",
+      "        if len(node) == FIRST + 2:\n            # an inner node left with one child gives way to it",
+      "        if False:\n            # an inner node left with one child gives way to it",
+      "canonical shape"),
+    # --- transient ------------------------------------------------------------------------
+    M("put-new-no-undo", "transient",
+      "                    champ_remove(root, 0, entry, owner)", "                    pass",
+      "failure restore"),
+    M("assoc-replace-no-undo", "transient",
+      "                    champ_put(root, 0, old, entry, owner)", "                    pass",
+      "failure restore"),
+    M("remove-entry-no-undo", "transient",
+      "                    champ_put(root, 0, old, None, owner)", "                    pass",
+      "failure restore"),
+    M("assoc-noop-by-equality", "transient",
+      "        if old[3] is value:\n            return False",
+      "        if old[3] == value:\n            return False", "identity vs equality"),
+    M("assoc-keeps-new-key-object", "transient",
+      "        stored_key = old[2]  # the first key object stays", "        stored_key = key",
+      "interop"),
+    M("gc-not-paused", "transient",
+      "        self.paused = shared and gc.isenabled()", "        self.paused = False",
+      "transient"),
+    M("merge-frozendict-trie-order", "transient",
+      "    for entry in sorted(champ_entries(source._root), key=_seq_of):",
+      "    for entry in champ_entries(source._root):", "interop"),
+    M("merge-dict-subclass-iter-ignored", "transient",
+      "    elif issubclass(cls, dict) and _default_iter(cls, dict):",
+      "    elif issubclass(cls, dict):", "interop"),
+    M("merge-keys-interleaved", "transient",
+      "            keys = list(it)\n", "            keys = it\n",
+      "interop"),
+    M("bulk-load-acc-zero", "transient", "    t.acc = None  # unknown", "    t.acc = 0  # unknown",
+      "transient"),
+    M("equal-no-identity", "transient",
+      "(value is other or bool(value == other))", "bool(value == other)", "identity vs equality"),
+    M("equal-no-resize-check", "transient",
+      "        if _resized_of(a) != a_resized or _resized_of(b) != b_resized:",
+      "        if False:", "cold paths"),
+    M("publish-no-seal", "transient",
+      "        self._seal()\n        return cls._from_parts(", "        return cls._from_parts(",
+      "transient"),
+    M("sequence-element-length", "transient",
+      "            if len(element) != 2:", "            if len(element) < 2:", "interop"),
+    # --- evolver --------------------------------------------------------------------------
+    M("evolver-frozen-subclass", "evolver",
+      "        frozen = source if type(source) is frozendict else None", "        frozen = source",
+      "interop"),
+    M("update-no-acc-restore", "evolver",
+      "            self.root, self.order, self.length, self.next_seq, self.acc = saved",
+      "            self.root, self.order, self.length, self.next_seq = saved[:4]",
+      "failure restore"),
+    M("update-no-seal", "evolver",
+      "        self._seal()  # the saved roots must not be edited in place", "",
+      "failure restore"),
+    M("begin-no-seal-while-reading", "evolver",
+      "            # from its key's __eq__): edit copies, not the nodes it reads.\n            self._seal()",
+      "            # from its key's __eq__): edit copies, not the nodes it reads.\n            pass",
+      "transient",
+      equivalent="champ_find reads the entry before __eq__ and walks a copy of a collision node"),
+    M("end-keeps-stale-freeze", "evolver",
+      "        if changed:\n            self._frozen = None", "        if False:\n            self._frozen = None",
+      "transient"),
+    M("freeze-inside-edit-kept", "evolver",
+      "                if self._busy:  # a freeze from inside an edit: not kept\n                    return frozen\n",
+      "", "transient"),
+    M("setdefault-acc-unchanged", "evolver",
+      "            acc = acc_replace(self.acc, h, None, default, False, True)",
+      "            acc = self.acc", "transient"),
+    M("clear-keeps-acc", "evolver",
+      "            self.length = 0\n            self.acc = 0", "            self.length = 0",
+      "transient"),
+    M("restart-keeps-iterators", "evolver",
+      "            self._resized += 1  # iterators over the old contents stop", "", "transient"),
+    M("iter-snapshot-no-seal", "evolver",
+      "            self._seal()  # the walk below sees nodes no edit will touch again", "",
+      "transient"),
+    # --- frozendict -----------------------------------------------------------------------
+    M("set-new-acc-unchanged", "frozendict",
+      "                acc = acc_replace(acc, h, None, value, False, True)", "                pass",
+      "one-walk copies"),
+    M("set-replace-acc-old-kept", "frozendict",
+      "            acc = acc_replace(acc, h, old[3], value, True, True)",
+      "            acc = acc_replace(acc, h, old[3], value, False, True)", "one-walk copies"),
+    M("without-acc-unchanged", "frozendict",
+      "            acc = acc_replace(acc, old[0], old[3], None, True, False)", "            pass",
+      "one-walk copies"),
+    M("or-unchanged-returns-subclass", "frozendict",
+      "            return self._exact()  # every value already there", "            return self  #",
+      "interop"),
+    M("sub-unchanged-returns-subclass", "frozendict",
+      "        if t.length == self._len:\n            return self._exact()",
+      "        if t.length == self._len:\n            return self", "interop"),
+    M("and-all-returns-subclass", "frozendict",
+      "        if len(found) == self._len:\n            return self._exact()",
+      "        if len(found) == self._len:\n            return self", "interop"),
+    M("and-in-argument-order", "frozendict", "        for seq in sorted(found):",
+      "        for seq in found:", "interop"),
+    M("set-same-value-returns-subclass", "frozendict",
+      "        if root is None:  # the very value already stored\n            return self._exact()",
+      "        if root is None:  # the very value already stored\n            return self",
+      "interop"),
+    M("discard-missing-returns-subclass", "frozendict",
+      "        if old is None:\n            return self._exact()\n        return self._without(",
+      "        if old is None:\n            return self\n        return self._without(", "interop"),
+    M("constructor-shares-subclass", "frozendict",
+      "                if cls is frozendict and type(arg) is frozendict:",
+      "                if type(arg) is cls:", "interop"),
+    M("deepcopy-memo-ignored", "frozendict",
+      "        existing = memo.get(id(self))\n        if existing is not None:\n            return existing  # type: ignore[no-any-return]\n",
+      "", "cold paths"),
+    M("diff-changed-trie-order", "frozendict",
+      "            changed.sort(key=_first_seq_of)\n", "", "diff/patches"),
+    M("eq-hash-shortcut-inverted", "frozendict",
+      "and self._hash != that._hash:", "and self._hash == that._hash and False:", "one-walk copies",
+      equivalent="only drops a shortcut: the walk gives the same answer"),
+    M("missing-on-exact", "frozendict",
+      "        if type(self) is not frozendict:\n            # Looked up as dict does",
+      "        if True:\n            # Looked up as dict does", "cold paths",
+      equivalent="frozendict has no __missing__, so the lookup finds none"),
+    # --- views ----------------------------------------------------------------------------
+    M("values-contains-no-identity", "views",
+      "            if v is value or v == value:", "            if v == value:", "identity vs equality"),
+    M("items-contains-no-identity", "views",
+      "        return value is item[1] or bool(value == item[1])",
+      "        return bool(value == item[1])", "identity vs equality"),
+    M("items-contains-any-length", "views",
+      "if not isinstance(item, tuple) or len(item) != 2:", "if not isinstance(item, tuple):",
+      "interop"),
+    M("length-hint-static", "views", "        self._remaining -= 1\n", "", "cold paths"),
+    M("iterator-reduce-consumes", "views",
+      "        self._walk = iter(rest) if rewound is None else rewound(rest)\n", "",
+      "cold paths"),
+    M("reversed-view-forward", "views",
+      "            self._mapping._items_reversed(), self._select", "            self._mapping._items(), self._select",
+      "interop"),
+    # --- paths ----------------------------------------------------------------------------
+    M("bytes-path-accepted", "paths",
+      "    if isinstance(path, (str, bytes)):", "    if isinstance(path, str):", "paths"),
+    M("get-in-checks-top", "paths",
+      "        if i and not isinstance(m, fd_type):", "        if not isinstance(m, fd_type):",
+      "paths"),
+    M("walk-error-position", "paths", "            raise _not_a_frozendict(i, child)",
+      "            raise _not_a_frozendict(i + 1, child)", "off-by-one"),
+    M("update-in-default-passed-on", "paths",
+      '    default = kwargs.pop("default", _MISSING)', '    default = kwargs.get("default", _MISSING)',
+      "paths"),
+    M("set-in-no-create", "paths", "    maps = _walk(top, keys, fd_type, True)",
+      "    maps = _walk(top, keys, fd_type, False)", "paths"),
+    M("delete-in-evolver-rebuilds", "paths",
+      "    if last == 0 and not isinstance(top, fd_type):  # an Evolver's own key",
+      "    if False:  # an Evolver's own key", "paths"),
+    # --- freeze ----------------------------------------------------------------------------
+    M("freeze-mapping-by-equality", "freeze",
+      "for fv in (freeze(v),) if fv is not v]", "for fv in (freeze(v),) if fv != v]",
+      "identity vs equality"),
+    M("freeze-items-by-equality", "freeze",
+      "    return all(a is b for a, b in zip(old, new))",
+      "    return all(a == b for a, b in zip(old, new))", "identity vs equality"),
+    M("freeze-namedtuple-rebuilt", "freeze",
+      "        return obj if _same_items(obj, items) else obj._make(items)",
+      "        return obj._make(items)", "freeze"),
+    M("freeze-list-kept", "freeze",
+      "    if type(obj) is tuple and _same_items(obj, items):",
+      "    if _same_items(obj, items):", "freeze"),
+    # --- diff and patches (_common) ----------------------------------------------------------
+    M("differs-no-identity", "common",
+      "    return current is not expected and current != expected",
+      "    return current != expected", "identity vs equality"),
+    M("apply-removed-conflict-ignored", "common",
+      "            if _differs(current, old):\n                raise ValueError(\n                    \"Diff.apply(): conflict at key %r: it does not hold the value \"",
+      "            if False:\n                raise ValueError(\n                    \"Diff.apply(): conflict at key %r: it does not hold the value \"",
+      "diff/patches"),
+    M("apply-added-conflict-ignored", "common",
+      "            elif _differs(current, new):", "            elif False:", "diff/patches"),
+    M("apply-removed-missing-ignored", "common",
+      "            if current is _MISSING:\n                raise ValueError(\"Diff.apply(): conflict at key %r: it is missing\" % (key,))\n            if _differs(current, old):",
+      "            if _differs(current, old):", "diff/patches"),
+    M("deepen-either-side", "common",
+      "if isinstance(old, _own_types) and isinstance(new, _own_types)",
+      "if isinstance(old, _own_types) or isinstance(new, _own_types)", "diff/patches"),
+    M("merge-with-arguments-swapped", "common",
+      "e[key] = value if current is _MISSING else fn(current, value)",
+      "e[key] = value if current is _MISSING else fn(value, current)", "diff/patches"),
+    M("items-xor-no-identity", "common", "        elif mine is value or mine == value:",
+      "        elif mine == value:", "identity vs equality"),
+    M("invert-keeps-sides", "common", "        return Diff(self.removed, self.added, inverted)",
+      "        return Diff(self.added, self.removed, inverted)", "diff/patches"),
+    # --- cold paths --------------------------------------------------------------------------
+    M("generic-diff-no-identity", "cold", "        if old is not new and old != new:",
+      "        if old != new:", "identity vs equality"),
+    M("slots-mangling-unstripped", "cold",
+      '                    name = "_%s%s" % (stripped, name)',
+      '                    name = "_%s%s" % (type_name(cls), name)', "cold paths"),
+    M("subclass-state-dict-dropped", "cold",
+      '    state = getattr(obj, "__dict__", None) or None', "    state = None", "cold paths"),
+    M("reconstruct-no-memo", "cold",
+      "    return _copy._reconstruct(obj, memo, *rv)", "    return _copy._reconstruct(obj, None, *rv)",
+      "cold paths"),
+    # --- interop -----------------------------------------------------------------------------
+    M("thaw-memo-after", "interop", "        result = memo[id(obj)] = {}\n", "        result = {}\n",
+      "interop"),
+    M("thaw-set-shared", "interop", "        result = memo[id(obj)] = set(obj)",
+      "        result = memo[id(obj)] = obj", "interop"),
+    M("json-default-any-mapping", "interop", "    if _is_frozendict(obj):\n        return dict(obj)",
+      "    if hasattr(obj, 'keys'):\n        return dict(obj)", "interop"),
+    M("pprint-sort-inverted", "interop", "    if printer._sort_dicts:",
+      "    if not printer._sort_dicts:", "interop"),
+]
+# fmt: on
+
+# A control that must be killed by any test: if it survives, the runs do not
+# import the mutated copy (the harness is broken, not the suite).
+CANARY = M(
+    "canary-len",
+    "frozendict",
+    "    def __len__(self) -> int:\n        return self._len",
+    "    def __len__(self) -> int:\n        return self._len + 1",
+    "control",
+    tests=["test_pep814_read.py"],
+)
+
+
+# --- running ------------------------------------------------------------------------
+
+
+def apply(text: str, mutant: Mutant) -> str:
+    count = text.count(mutant.old)
+    if count != 1:
+        raise ValueError(
+            "mutant %s: its text occurs %d times in %s (must be once)"
+            % (mutant.name, count, FILES[mutant.module])
+        )
+    return text.replace(mutant.old, mutant.new)
+
+
+def make_sandbox() -> Path:
+    """A temporary copy of the package's Python files, tests/ and pyproject.toml."""
+    base = Path(tempfile.mkdtemp(prefix="frozenmap-mutants-"))
+    shutil.copytree(
+        ROOT / "frozenmap",
+        base / "frozenmap",
+        ignore=shutil.ignore_patterns("*.so", "*.c", "*.h", "__pycache__", "_build_status.txt"),
+    )
+    shutil.copytree(
+        ROOT / "tests", base / "tests", ignore=shutil.ignore_patterns("__pycache__", ".hypothesis")
+    )
+    shutil.copy(ROOT / "pyproject.toml", base / "pyproject.toml")
+    return base
+
+
+def run_tests(base: Path, tests: List[str], timeout: float, python: str) -> Tuple[str, str, float]:
+    """Run pytest on ``tests`` in the sandbox: (outcome, detail, seconds)."""
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=str(base),
+        FROZENMAP_PURE_PYTHON="1",
+        FROZENMAP_TEST_CORES="python",
+        HYPOTHESIS_PROFILE=env.get("HYPOTHESIS_PROFILE", "ci"),
+        FROZENMAP_NOMEMORY="off",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    env.pop("FROZENMAP_REQUIRE_C", None)
+    cmd = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *tests]
+    if hasattr(os, "nice"):
+        cmd = ["nice", "-n", "10", *cmd]
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        cmd,
+        cwd=base / "tests",
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        proc.communicate()
+        return "timeout", "no result in %ds" % timeout, time.monotonic() - started
+    seconds = time.monotonic() - started
+    if proc.returncode == 0:
+        return "survived", "", seconds
+    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", out, re.M)
+    if proc.returncode in (1, 2) and failed:
+        return "killed", failed[0], seconds
+    tail = " | ".join(out.strip().splitlines()[-3:])
+    return "killed", "exit %d: %s" % (proc.returncode, tail[:200]), seconds
+
+
+def tests_for(
+    mutant: Mutant, exclude: List[str], wide: bool, chosen: Optional[List[str]] = None
+) -> List[str]:
+    if chosen:
+        names = list(chosen)
+    elif wide:
+        names = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+        names = [n for n in names if n not in WIDE_EXCLUDED]
+    else:
+        names = list(mutant.tests or TESTS[mutant.module]) + mutant.extra
+    return [n for n in names if n not in exclude]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", default=[], help="run only these mutants")
+    parser.add_argument("--exclude", nargs="+", default=[], help="test files to leave out")
+    parser.add_argument(
+        "--new",
+        nargs="+",
+        default=[],
+        help="test files measured apart: run first without them (before), then they "
+        "run against each survivor (after)",
+    )
+    parser.add_argument("--tests", nargs="+", default=[], help="run these test files instead")
+    parser.add_argument("--wide", action="store_true", help="run survivors again on a wider set")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per run")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter (with pytest)")
+    parser.add_argument("--list", action="store_true", help="check and list the mutants only")
+    parser.add_argument("--start", help="skip the mutants listed before this one")
+    parser.add_argument(
+        "--shard", default="0/1", help="K/N: run every N-th mutant from the K-th (0-based)"
+    )
+    args = parser.parse_args(argv)
+
+    names = [m.name for m in MUTANTS]
+    duplicates = {n for n in names if names.count(n) > 1}
+    if duplicates:
+        raise SystemExit("duplicate mutant names: %s" % ", ".join(sorted(duplicates)))
+    unknown = set(args.only) - set(names)
+    if unknown:
+        raise SystemExit("no such mutant: %s" % ", ".join(sorted(unknown)))
+    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
+    if args.start:
+        chosen = chosen[[m.name for m in chosen].index(args.start) :]
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    chosen = chosen[shard::shards]
+
+    sources: Dict[str, str] = {
+        key: (ROOT / path).read_text(encoding="utf-8") for key, path in FILES.items()
+    }
+    for mutant in chosen + [CANARY]:
+        apply(sources[mutant.module], mutant)  # fails early on a stale mutant
+    if args.list:
+        for m in chosen:
+            print("%-40s %-12s %s" % (m.name, m.module, m.kind))
+        print("%d mutants" % len(chosen))
+        return 0
+
+    base = make_sandbox()
+
+    def run(mutant: Optional[Mutant], tests: List[str]) -> Tuple[str, str, float]:
+        path = base / FILES[mutant.module] if mutant is not None else None
+        if mutant is not None and path is not None:
+            path.write_text(apply(sources[mutant.module], mutant), encoding="utf-8")
+        try:
+            return run_tests(base, tests, args.timeout, args.python)
+        finally:
+            if mutant is not None and path is not None:
+                path.write_text(sources[mutant.module], encoding="utf-8")
+
+    # (mutant, outcome without the --new files, outcome with them, detail)
+    results: List[Tuple[Mutant, str, str, str]] = []
+    try:
+        outcome, detail, _ = run(None, tests_for(CANARY, [], False))
+        if outcome != "survived":
+            raise SystemExit("the unmutated copy fails its tests: %s" % detail)
+        outcome, detail, _ = run(CANARY, tests_for(CANARY, [], False))
+        if outcome != "killed":
+            raise SystemExit("the canary mutant %s: the sandbox does not run the copy" % outcome)
+        for mutant in chosen:
+            outcome, detail, seconds = run(
+                mutant, tests_for(mutant, args.exclude + args.new, False, args.tests)
+            )
+            before = outcome
+            if outcome == "survived" and args.new:
+                outcome, detail, more = run(mutant, [n for n in args.new if n not in args.exclude])
+                seconds += more
+                if outcome != "survived":
+                    detail = "(new) " + detail
+            if outcome == "survived" and args.wide:
+                outcome, detail, more = run(mutant, tests_for(mutant, args.exclude, True))
+                seconds += more
+                if outcome != "survived":
+                    detail = "(wide) " + detail
+                    before = outcome  # the suite without the new files killed it
+            results.append((mutant, before, outcome, detail))
+            print(
+                "%-8s %-40s %5.0fs %s%s"
+                % (
+                    outcome.upper(),
+                    mutant.name,
+                    seconds,
+                    detail,
+                    "  [equivalent: %s]" % mutant.equivalent if mutant.equivalent else "",
+                ),
+                flush=True,
+            )
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+    real = [r for r in results if not r[0].equivalent]
+    print()
+    if args.new:
+        before = sum(1 for r in real if r[1] != "survived")
+        print("without %s: killed %d of %d" % (", ".join(args.new), before, len(real)))
+    after = sum(1 for r in real if r[2] != "survived")
+    print(
+        "killed %d of %d mutants (%d equivalent controls not counted)%s"
+        % (
+            after,
+            len(real),
+            len(results) - len(real),
+            "; left out: %s" % ", ".join(args.exclude) if args.exclude else "",
+        )
+    )
+    survivors = [r[0].name for r in real if r[2] == "survived"]
+    if survivors:
+        print("survived: %s" % ", ".join(survivors))
+    controls = [r[0].name for r in results if r[0].equivalent and r[2] != "survived"]
+    if controls:
+        print("equivalent controls killed (check them): %s" % ", ".join(controls))
+    return 0 if not survivors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
