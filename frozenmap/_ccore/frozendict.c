@@ -1126,7 +1126,8 @@ fd_and_walk(fm_state *st, PyObject *a, PyObject *b)
     for (Py_ssize_t i = 0; i < gone.len; i++) {
         /* Located again in the transient's current trie (removals copy
          * nodes), by key identity: no user code runs. */
-        champ_entry *e = champ_find_stored(t.root, &gone.items[i].hash, gone.items[i].key);
+        champ_entry *e = champ_find_stored(t.root, &gone.items[i].hash, gone.items[i].key,
+                                           gone.items[i].seq);
         if (e == NULL) {
             PyErr_SetString(PyExc_SystemError, "a & b: entry lost from its own trie");
             goto done;

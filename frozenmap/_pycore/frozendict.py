@@ -654,7 +654,8 @@ class frozendict:
             for entry in gone:
                 # located again in the transient's current trie (removals
                 # copy nodes), by key identity: no user code runs
-                t._remove_entry(champ_find_stored(t.root, entry[0], entry[2]))  # type: ignore[arg-type]
+                stored = champ_find_stored(t.root, entry[0], entry[2], entry[1])
+                t._remove_entry(stored)  # type: ignore[arg-type]
             return t._publish(frozendict)  # type: ignore[no-any-return]
         try:
             it = iter(keys)
