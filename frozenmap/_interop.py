@@ -215,7 +215,7 @@ def _register_pprint(cls: type) -> None:
             _VIEW_NAMES[type(view).__repr__] = repr(view).partition("(")[0]
             dispatch[type(view).__repr__] = _pprint_view
     _ONE_LINE_REPRS[cls.__repr__] = True
-    original = pprint.PrettyPrinter._safe_repr  # type: ignore[attr-defined]
+    original = pprint.PrettyPrinter._safe_repr
     if getattr(original, "_frozenmap_original", None) is not None:
         return
 
@@ -226,7 +226,7 @@ def _register_pprint(cls: type) -> None:
 
     _safe_repr._frozenmap_original = original  # type: ignore[attr-defined]
     _safe_repr.__doc__ = original.__doc__
-    pprint.PrettyPrinter._safe_repr = _safe_repr  # type: ignore[attr-defined]
+    setattr(pprint.PrettyPrinter, "_safe_repr", _safe_repr)  # noqa: B010 (a private method)
 
 
 def _repr_pretty_(self: Any, printer: Any, cycle: bool, /) -> None:

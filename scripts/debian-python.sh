@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Fetch CPython 3.X from Debian's development suite (sid) and make it run here.
+# Fetch CPython 3.X or PyPy from Debian's development suite (sid) and make it run here.
 #
 # Usage: bash scripts/debian-python.sh 3.15              prints the interpreter's path
 #        bash scripts/debian-python.sh --cppflags 3.15   prints the -I flags C builds need
 #        bash scripts/debian-python.sh --venv 3.15 DIR   makes a venv with pip in DIR
 #        bash scripts/debian-python.sh --testsuite 3.15  prints the folder holding 3.15's
 #                                                        `test` package (Lib/test)
+#        bash scripts/debian-python.sh pypy3.11          the same for PyPy (sid's
+#        bash scripts/debian-python.sh --venv pypy3.11 DIR   pypy3 package, Python 3.11)
 #
 # pyenv on this machine stops at 3.13; sid ships python3.14 and python3.15 as
 # binary packages built against a newer glibc than the host's.  So this script
@@ -34,6 +36,7 @@
 # flags as CPPFLAGS, which setuptools adds to the interpreter's own flags
 # (CFLAGS replaces them, dropping -O2 and -DNDEBUG):
 #     CPPFLAGS="$(bash scripts/debian-python.sh --cppflags 3.15)" pip install .
+# (PyPy has no --cppflags: frozenmap installs its pure core there.)
 set -euo pipefail
 
 want_cppflags=""
@@ -49,9 +52,10 @@ elif [ "${1:-}" = "--venv" ]; then
     venv_dir=${3:?usage: debian-python.sh --venv 3.X DIR}
     set -- "$2"
 fi
-V=${1:?usage: debian-python.sh [--cppflags | --testsuite] 3.X | --venv 3.X DIR}
+V=${1:?usage: debian-python.sh [--cppflags | --testsuite] 3.X | --venv 3.X DIR | [--venv] pypy3.X [DIR]}
 case "$V" in
-    3.[0-9]|3.[0-9][0-9]) ;;
+    3.[0-9]|3.[0-9][0-9]) IMPL=python ;;
+    pypy3.[0-9]|pypy3.[0-9][0-9]) IMPL=pypy ;;
     *) echo "debian-python.sh: not a Python version: $V" >&2; exit 2 ;;
 esac
 
@@ -60,7 +64,13 @@ ARCH_TRIPLET=x86_64-linux-gnu
 APTDIR=$CACHE/apt
 DEST=$CACHE/$V
 ROOTFS=$DEST/root
-PYBIN=$ROOTFS/usr/bin/python$V
+if [ "$IMPL" = pypy ]; then
+    PYBIN=$ROOTFS/usr/bin/$V
+    NAME=$V
+else
+    PYBIN=$ROOTFS/usr/bin/python$V
+    NAME="python $V"
+fi
 
 log() { echo "debian-python.sh: $*" >&2; }
 
@@ -75,10 +85,14 @@ if [ -n "$venv_dir" ]; then
 fi
 
 if [ -n "$want_cppflags" ]; then
+    if [ "$IMPL" = pypy ]; then
+        log "--cppflags is for CPython only"
+        exit 2
+    fi
     # Debian's python3.X/pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>;
     # -idirafter finds that in our folder after the host's own include dirs.
     echo "-I$ROOTFS/usr/include/python$V -I$ROOTFS/usr/include/$ARCH_TRIPLET/python$V -idirafter $ROOTFS/usr/include"
-    [ -x "$PYBIN" ] || { log "python $V is not fetched yet"; exit 1; }
+    [ -x "$PYBIN" ] || { log "$NAME is not fetched yet"; exit 1; }
     exit 0
 fi
 
@@ -90,12 +104,24 @@ fi
 # The interpreter and what it (and the stdlib's extension modules that the
 # tests and venv use) links against, all from sid: mixing sid's libpython with
 # the host's older libc does not load.
-PACKAGES=(
-    "python$V" "python$V-minimal" "libpython$V-minimal" "libpython$V-stdlib"
-    "python$V-dev" "libpython$V-dev" "python$V-venv" python3-pip-whl
-    libc6 zlib1g libexpat1 libffi8 libssl3t64 libbz2-1.0 liblzma5 libzstd1
-    libmpdec4 libsqlite3-0 libuuid1
-)
+# sid's PyPy is one package set (pypy3) whose Python version is checked once
+# unpacked (the binary is named pypy3.X).
+if [ "$IMPL" = pypy ]; then
+    PACKAGES=(
+        pypy3 pypy3-lib pypy3-venv python3-pip-whl
+        libc6 zlib1g libexpat1 libffi8 libssl3t64 libbz2-1.0 liblzma5 libsqlite3-0
+        libgcc-s1 libgdbm6t64 libncursesw6 libtinfo6
+    )
+    MAIN_PACKAGE=pypy3
+else
+    PACKAGES=(
+        "python$V" "python$V-minimal" "libpython$V-minimal" "libpython$V-stdlib"
+        "python$V-dev" "libpython$V-dev" "python$V-venv" python3-pip-whl
+        libc6 zlib1g libexpat1 libffi8 libssl3t64 libbz2-1.0 liblzma5 libzstd1
+        libmpdec4 libsqlite3-0 libuuid1
+    )
+    MAIN_PACKAGE=python$V
+fi
 
 # A private apt: sid's package list only, in our own state and cache dirs.
 mkdir -p "$APTDIR/sources" "$APTDIR/lists/partial" "$APTDIR/cache/archives/partial" "$APTDIR/debs"
@@ -157,7 +183,7 @@ fi
 
 if ! apt-get -qq "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1; then
     if [ -x "$PYBIN" ]; then
-        log "cannot refresh sid's package list (see $APTDIR/update.log); using the cached python $V"
+        log "cannot refresh sid's package list (see $APTDIR/update.log); using the cached $NAME"
         echo "$PYBIN"
         exit 0
     fi
@@ -188,7 +214,7 @@ if [ -x "$PYBIN" ] && [ -f "$DEST/packages" ] && [ "$(cat "$DEST/packages")" = "
     exit 0
 fi
 
-log "fetching python $V from sid: $(grep "^python$V=" <<<"$versions")"
+log "fetching $V from sid: $(grep "^$MAIN_PACKAGE=" <<<"$versions")"
 if ! command -v patchelf >/dev/null 2>&1; then
     log "installing patchelf"
     apt-get install -y -qq -o DPkg::Lock::Timeout=300 patchelf >/dev/null 2>&1 \
@@ -221,7 +247,11 @@ loader=${loader/#$NEW/$DEST}
 # The paths are final ($DEST, not $NEW): the folder is renamed into place below.
 # DT_RPATH (--force-rpath), not RUNPATH: RPATH also applies to what the
 # interpreter dlopens later (lib-dynload's _ssl needs sid's libcrypto).
-patchelf --set-interpreter "$loader" --force-rpath --set-rpath "$lib" "$NEW/root/usr/bin/python$V"
+if [ ! -f "$NEW/root${PYBIN#$ROOTFS}" ]; then
+    log "sid's $MAIN_PACKAGE has no ${PYBIN#$ROOTFS}: it is another Python version"
+    exit 1
+fi
+patchelf --set-interpreter "$loader" --force-rpath --set-rpath "$lib" "$NEW/root${PYBIN#$ROOTFS}"
 printf '%s' "${versions%$'\n'}" >"$NEW/packages"
 rm -rf "$DEST"
 mv "$NEW" "$DEST"
@@ -229,8 +259,8 @@ mv "$NEW" "$DEST"
 find "$APTDIR/debs" -name '*.deb' -mtime +7 -delete 2>/dev/null || true
 
 if ! "$PYBIN" -c 'import ssl, venv, sqlite3, zlib, ctypes, decimal' >&2; then
-    log "the relinked python $V does not start or lacks stdlib modules"
+    log "the relinked $NAME does not start or lacks stdlib modules"
     exit 1
 fi
-log "python $V ready: $("$PYBIN" -c 'import sys; print(sys.version.split()[0])') at $PYBIN"
+log "$NAME ready: $("$PYBIN" -c 'import sys; print(sys.version.split()[0])') at $PYBIN"
 echo "$PYBIN"

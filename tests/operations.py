@@ -284,8 +284,14 @@ def _path_keys(path):
 
 
 def _not_a_frozendict(index, value):
+    hint = ""
+    if issubclass(type(value), dict):
+        hint = "; frozenmap.freeze() turns nested dicts into frozendicts"
+    elif issubclass(type(value), (list, tuple)):
+        hint = "; a path goes through frozendicts only: update_in() can replace the whole sequence"
     return TypeError(
-        "path[%d] leads to a value of type '%s', not a frozendict" % (index, type(value).__name__)
+        "path[%d] leads to a value of type '%s', not a frozendict%s"
+        % (index, type(value).__name__, hint)
     )
 
 

@@ -57,6 +57,8 @@ import operations as registry
 import pytest
 from fault_helpers import M61, same_items
 
+if sys.implementation.name != "cpython":  # PyPy's _testcapi stub needs a C compiler to import
+    pytest.skip("the sweep needs CPython's _testcapi (set_nomemory)", allow_module_level=True)
 _testcapi = pytest.importorskip("_testcapi", reason="the sweep needs CPython's _testcapi")
 if not hasattr(_testcapi, "set_nomemory"):  # pragma: no cover - very old or unusual builds
     pytest.skip("_testcapi has no set_nomemory", allow_module_level=True)

@@ -22,9 +22,8 @@ from test_threads import run_threads as run_threads_together
 
 import frozenmap
 from frozenmap import versioned as versioned_module
-from frozenmap.versioned import Subscription, Versioned
-
 from frozenmap.history import History
+from frozenmap.versioned import Subscription, Versioned
 
 JOIN_TIMEOUT = 120  # seconds; only to fail instead of hanging on a deadlock
 
@@ -576,8 +575,6 @@ def test_callbacks_run_outside_the_lock_and_may_change_the_value(core):
 
 
 # -- history ---------------------------------------------------------------------------
-
-
 
 
 def test_history_records_every_global_change_in_order(core):

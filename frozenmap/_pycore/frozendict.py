@@ -28,7 +28,7 @@ from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
 from .hashing import (
-    MASK,
+    KEY_MASK,
     acc_replace,
     hash_finalize,
     key_hash,
@@ -266,7 +266,7 @@ class frozendict:
 
     def __getitem__(self, key: Any) -> Any:
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         entry = champ_find(self._root, h, key)
@@ -294,7 +294,7 @@ class frozendict:
                 frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
             )
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         entry = champ_find(self._root, h, key)
@@ -304,7 +304,7 @@ class frozendict:
 
     def __contains__(self, key: object) -> bool:
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         return champ_find(self._root, h, key) is not None
@@ -473,7 +473,7 @@ class frozendict:
         # nothing new is reachable until it is returned), then the
         # accumulator (the value's __hash__), then the order trie's path.
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         seq = self._next_seq
@@ -499,7 +499,7 @@ class frozendict:
         frozendict({'b': 2})
         """
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
@@ -514,7 +514,7 @@ class frozendict:
         frozendict({'a': 1})
         """
         try:
-            h = hash(key) & MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         # Located first, so that an absent key costs no copies; the edit then

@@ -25,6 +25,7 @@ from .._typeinfo import type_fullname, type_lookup
 
 __all__ = [
     "MASK",
+    "KEY_MASK",
     "key_hash",
     "unhashable",
     "pure_key_hash",
@@ -37,8 +38,17 @@ __all__ = [
 ]
 
 _WIDTH: int = sys.hash_info.width
+_ON_PYPY = sys.implementation.name == "pypy"
 MASK: int = (1 << _WIDTH) - 1
-"""Stored key hashes are the unsigned form of ``hash(key)``: ``hash(key) & MASK``."""
+"""The hash width's all-ones mask, for arithmetic modulo 2**width."""
+
+KEY_MASK: int = -1 if _ON_PYPY else MASK
+"""Stored key hashes are ``hash(key) & KEY_MASK``: on CPython the unsigned form
+of ``hash(key)``; on PyPy ``hash(key)`` itself, a machine-word int where the
+unsigned form of a negative hash is a big int (allocated on every lookup, and
+slow in the JIT's bit arithmetic).  The trie reads digits as ``(h >> shift) &
+31`` either way; a negative hash's top digit (shift 60) takes the sign bit as
+its fifth bit, so distinct hashes still part at some digit."""
 
 # CPython's xxHash-style tuple hash constants (Objects/tupleobject.c, 64-bit).
 _XXPRIME_1 = 11400714785074694791
@@ -52,11 +62,11 @@ def key_hash(key: Any) -> int:
 
     Only an exact ``TypeError`` from ``__hash__`` is rewritten (as the builtin
     does); every other exception, TypeError subclasses included, passes through.
-    (The hot paths of ``frozendict`` inline this: ``hash(key) & MASK``, and
+    (The hot paths of ``frozendict`` inline this: ``hash(key) & KEY_MASK``, and
     ``unhashable`` on a TypeError.)
     """
     try:
-        return hash(key) & MASK
+        return hash(key) & KEY_MASK
     except TypeError as exc:
         unhashable(key, exc)
 
@@ -92,24 +102,24 @@ def pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
     method = _hash_slot(type(key))
     for pure in _PURE_HASHES:
         if method is pure:
-            return hash(key) & MASK
+            return hash(key) & KEY_MASK
     if method is _TUPLE_HASH and depth < _PURE_DEPTH:
         for item in tuple.__iter__(key):  # never a subclass's __iter__
             if pure_key_hash(item, depth + 1) is None:
                 return None
-        return hash(key) & MASK
+        return hash(key) & KEY_MASK
     return None
 
 
 def pair_hash(khash: int, value: Any) -> int:
-    """``hash((key, value))`` computed from the stored (unsigned) key hash.
+    """``hash((key, value))`` computed from the stored key hash.
 
     Calls ``hash(value)``, which may raise.  The result is unsigned.
     """
     if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
         raise NotImplementedError
     acc = _XXPRIME_5
-    for lane in (khash, hash(value) & _MASK64):
+    for lane in (khash, hash(value) & _MASK64):  # (a negative khash: same residue)
         acc = (acc + lane * _XXPRIME_2) & _MASK64
         acc = ((acc << 31) | (acc >> 33)) & _MASK64
         acc = (acc * _XXPRIME_1) & _MASK64
@@ -133,6 +143,13 @@ def hash_finalize(acc: int, length: int) -> int:
         h = 590923713
     if h >> (_WIDTH - 1):
         h -= 1 << _WIDTH
+    if _ON_PYPY:
+        # PyPy keeps what ``__hash__`` returns as the hash only if the int is
+        # a machine-word one: one computed through big-int arithmetic, as
+        # here, is hashed again (reduced modulo 2**61 - 1), so that
+        # ``hash(fd)`` would differ from ``hash(frozenset(fd.items()))``.
+        # Rebuilt from its bytes, the same value is a machine-word int.
+        h = int.from_bytes(h.to_bytes(8, "little", signed=True), "little", signed=True)
     return h
 
 

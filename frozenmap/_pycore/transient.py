@@ -272,7 +272,7 @@ def _sequence_error(index: int) -> TypeError:
             "cannot convert dictionary update sequence element #%d to a sequence" % index
         )
     exc = TypeError("object is not iterable")
-    exc.__notes__ = [  # type: ignore[attr-defined]
+    exc.__notes__ = [
         "Cannot convert dictionary update sequence element #%d to a sequence" % index
     ]
     return exc
@@ -280,6 +280,8 @@ def _sequence_error(index: int) -> TypeError:
 
 def _keys_not_iterable(cls: type, keys_type: type) -> str:
     """dict's message when ``keys()`` returns something not iterable."""
+    if sys.implementation.name == "pypy":  # PyPy's dict iterates it as it is
+        return "'%s' object is not iterable" % type_name(keys_type)
     if sys.version_info >= (3, 15):
         return "%s.keys() must return an iterable, not %s" % (
             type_fullname(cls),

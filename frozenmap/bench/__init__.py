@@ -42,6 +42,8 @@ The code is organised as one table: *operations* x *libraries*.
   and of deletions; construction's peak (the most bytes held at once while
   building, to read against what the map keeps).  A library that allocates outside
   Python's allocator (rpds-py, in Rust) has no memory figures (``n/a``).
+  PyPy has no tracemalloc: there the figure is the growth of the GC's live
+  bytes across the build, with a full collection on each side.
 * Two groups have sizes of their own (rows n=1 ... n=32, n=10,000),
   whatever the run's sizes: **small maps** (bytes of one map of 1, 3, 8, 16
   and 32 keys, and of one version derived from it by a set), and the

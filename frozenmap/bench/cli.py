@@ -6,7 +6,7 @@ import sys
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import timing
-from .operations import OPERATION_KEYS, OPERATIONS
+from .operations import MEMORY_BY, OPERATION_KEYS, OPERATIONS
 from .peers import LIBRARY_NAMES, load_libraries
 from .plots import write_plots
 from .report import machine_description, render_report, render_verdict
@@ -130,6 +130,7 @@ def _measure_all(args, parser) -> Dict[str, Any]:
             "target": target,
             "quick": bool(args.quick),
             "interleaved": True,
+            "memory_by": MEMORY_BY,
         },
         "results": [vars(m) for m in results],
     }

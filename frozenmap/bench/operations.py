@@ -3,13 +3,14 @@
 An :class:`Operation` turns a library and a :class:`Workload` (the data set
 for one size) into a :class:`Case`: a loop body such as ``m[x]`` or
 ``f(k, v)``, the names it uses, and the inputs it loops over.  Memory
-operations measure bytes with :mod:`tracemalloc` instead.
+operations measure bytes with :mod:`tracemalloc` instead (on PyPy, which has
+no tracemalloc, with its garbage collector's count of live bytes).
 """
 
 import gc
 import pickle
+import platform
 import random
-import tracemalloc
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -405,6 +406,8 @@ def _traced(make: Callable[[], Any], peak: bool = False) -> float:
     With ``peak``, the most bytes allocated at any moment during ``make()``
     instead (a builder's temporaries included).
 
+    On PyPy: :func:`_pypy_kept` (what is kept; PyPy has no peak figure).  On CPython:
+
     The garbage collector stays out of the measured window: objects that
     exist beforehand are frozen (``gc.freeze``), so garbage left by earlier
     work is not freed inside it, and collections are off while ``make()``
@@ -414,6 +417,10 @@ def _traced(make: Callable[[], Any], peak: bool = False) -> float:
     libraries leaves cyclic garbage behind (a collection after ``make()``
     frees nothing), so the figure is what ``make()`` keeps.
     """
+    if ON_PYPY:
+        return _pypy_kept(make)
+    import tracemalloc
+
     enabled = gc.isenabled()
     gc.disable()
     gc.freeze()
@@ -427,6 +434,34 @@ def _traced(make: Callable[[], Any], peak: bool = False) -> float:
         gc.unfreeze()
         if enabled:
             gc.enable()
+    del kept
+    return float(after - before)
+
+
+ON_PYPY = platform.python_implementation() == "PyPy"
+#: How memory is measured, for the report.
+MEMORY_BY = "PyPy's GC (live bytes between full collections)" if ON_PYPY else "tracemalloc"
+
+
+def _pypy_live_bytes() -> int:
+    """Bytes PyPy's GC holds for live objects, right after a full collection."""
+    gc.collect()
+    gc.collect()  # a second pass frees what the first one's finalizers released
+    # (get_stats() formats its figures as text; its _s holds the raw counts.)
+    return int(gc.get_stats()._s.total_gc_memory)  # type: ignore[attr-defined]
+
+
+def _pypy_kept(make: Callable[[], Any]) -> float:
+    """PyPy: growth of the live heap across ``make()``, between full collections.
+
+    Objects are only freed by collections, and PyPy's are cheap (no walk over
+    old objects that did not change), so a collection on each side measures
+    what ``make()`` keeps, with the page-level rounding of PyPy's arenas as the
+    noise (a few KiB; the figure is per item or per version of many).
+    """
+    before = _pypy_live_bytes()
+    kept = make()
+    after = _pypy_live_bytes()
     del kept
     return float(after - before)
 

@@ -247,7 +247,7 @@ def render_report(data: Dict[str, Any]) -> str:
             "interleaved rounds" if interleaved else "runs",
             "quick" if meta["quick"] else "full",
         ),
-        "memory by tracemalloc.",
+        "memory by %s." % meta.get("memory_by", "tracemalloc"),
         "* best peer (dict copied on write counts as a peer)   ? noisy (IQR > %d%% of median)"
         % (NOISY * 100),
         "columns: "

@@ -5,7 +5,8 @@
 # leaves them out).  3.10-3.13 come from the
 # machine (pyenv or python3.X on PATH); 3.14 and 3.15, when the machine has
 # none, are fetched from Debian's development suite by scripts/debian-python.sh
-# (cached in ~/.cache/frozenmap-python between runs).
+# (cached in ~/.cache/frozenmap-python between runs).  "pypy3.11" runs the
+# suite on PyPy (the pure core) through scripts/pypy-suite.sh.
 #
 # Each version gets its own venv, $ROOT/.venv-3.X, kept between runs, and a
 # fresh non-editable install of frozenmap[test] built from a clean copy of the
@@ -17,20 +18,20 @@
 #
 # Environment (from scripts/test.sh): ROOT, VENV, PY.  Also:
 #   FROZENMAP_REQUIRE_C=1        passed through: the C core must build and import
-#   FROZENMAP_VERSIONS="3.10 3.15"   the versions to try (default: 3.10 to 3.15)
+#   FROZENMAP_VERSIONS="3.10 3.15"   the versions to try (default: 3.10 to 3.15, pypy3.11)
 #   FROZENMAP_FETCH_PYTHON=0     do not fetch 3.14/3.15 from Debian (skip them
 #                                when the machine has none)
 #   HYPOTHESIS_PROFILE           default "ci" (bounded), as CI=true selects
 #   FROZENMAP_CHECK_TIMEOUT      seconds allowed per version (default 900)
-#   FROZENMAP_VERSIONS_BUDGET    seconds allowed for all versions (default 2100)
+#   FROZENMAP_VERSIONS_BUDGET    seconds allowed for all versions (default 3300)
 set -euo pipefail
 
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 VENV=${VENV:-$ROOT/.venv}
-VERSIONS=${FROZENMAP_VERSIONS:-3.10 3.11 3.12 3.13 3.14 3.15}
+VERSIONS=${FROZENMAP_VERSIONS:-3.10 3.11 3.12 3.13 3.14 3.15 pypy3.11}
 FETCHABLE=" 3.14 3.15 "
 LIMIT=${FROZENMAP_CHECK_TIMEOUT:-900}
-BUDGET=${FROZENMAP_VERSIONS_BUDGET:-2100}
+BUDGET=${FROZENMAP_VERSIONS_BUDGET:-3300}
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
 PIP_FLAGS=(-q --disable-pip-version-check)
 
@@ -90,7 +91,23 @@ clean_copy "$WORK/src"
 declare -a SUMMARY=()
 FAILED=0
 TOTAL_START=$SECONDS
+
+# run_pypy pypy3.X: the suite on PyPy, within what is left of the budget.
+run_pypy() {
+    local start=$SECONDS rc=0 left=$((BUDGET - (SECONDS - TOTAL_START)))
+    left=$((left < 120 ? 120 : left > LIMIT ? LIMIT : left))
+    ROOT=$ROOT bash "$ROOT/scripts/pypy-suite.sh" "$1" "$WORK/src" "$left" || rc=$?
+    case $rc in
+        0) SUMMARY+=("$1: ok ($((SECONDS - start))s)") ;;
+        3) SUMMARY+=("$1: not installed, skipped") ;;
+        *) SUMMARY+=("$1: failed ($((SECONDS - start))s)"); FAILED=1 ;;
+    esac
+}
 for v in $VERSIONS; do
+    if [[ "$v" == pypy* ]]; then
+        run_pypy "$v"
+        continue
+    fi
     if [ "$v" = "$MAIN_VERSION" ]; then
         echo "== python $v: skipped, it is the main run's version"
         SUMMARY+=("$v: main run")
