@@ -612,14 +612,19 @@ int champ_equal(champ_node *a, champ_node *b);
  * rare false "no" is possible; never a false "yes". */
 int champ_identical(champ_node *a, champ_node *b);
 /* Append what differs from a to b: added / removed get champ_entry copies,
- * changed gets pairs (a's entry, b's entry).  The lists are plain C arrays
- * grown as needed (see champ_difflist).  0 or -1. */
+ * changed gets pairs (a's entry, b's entry) whose values differ (by != , or
+ * by identity when by_identity: then no value's __eq__ runs).  The lists
+ * are plain C arrays grown as needed (see champ_difflist); a list passed as
+ * NULL is not wanted: a subtree only the other side has is then not even
+ * listed, and without changed no values are compared.  Shared subtrees are
+ * skipped.  The entries borrow from the tries (the caller holds both roots
+ * across the keys' __eq__, which may run).  0 or -1. */
 typedef struct {
     champ_entry *items;
     Py_ssize_t len, cap;
 } champ_difflist;
 int champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *removed,
-               champ_difflist *changed);
+               champ_difflist *changed, int by_identity);
 void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
@@ -933,6 +938,11 @@ transient_version_acc(fd_object *fd, Py_uhash_t *acc)
 PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order,
                                 Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
                                 int acc_valid);
+/* A merge with, or a - b / a & b of, a frozendict operand walks the two key
+ * tries together (champ_diff, skipping shared subtrees) when the operand
+ * holds at least 1/FM_SHARING_WALK_RATIO as many entries as the other map;
+ * see transient_merge_version.  SHARING_WALK_RATIO in the pure core. */
+#define FM_SHARING_WALK_RATIO 4
 /* qsort order of champ_entry copies by seq (insertion order). */
 int transient_compare_seq(const void *x, const void *y);
 /* op (a frozendict, any subclass) as an exact frozendict: op itself when

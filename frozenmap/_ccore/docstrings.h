@@ -154,7 +154,9 @@
     "\n" \
     "A key already present gets ``fn(old, new)``; the others are added,\n" \
     "in the order ``|`` gives.  When nothing changes, the result is\n" \
-    "``self``.  Cost: O(k log n) for k keys in ``others``.\n" \
+    "``self``.  Cost: O(k log n) for k keys in ``others``, even for\n" \
+    "versions that share structure: ``fn`` is called for every key both\n" \
+    "hold, so no shared subtree can be skipped.\n" \
     "\n" \
     ">>> base = frozendict(retries=1, hosts=('a',))\n" \
     ">>> base.merge_with(lambda old, new: old + new, {'hosts': ('b',), 'debug': True})\n" \
@@ -384,7 +386,9 @@
     "Update from a mapping or iterable of pairs and keywords, like ``dict``.\n" \
     "\n" \
     "All or nothing: if anything raises part-way, the evolver is left\n" \
-    "exactly as it was before the call.  Cost: O(k log n) for k items.\n" \
+    "exactly as it was before the call.  Cost: O(k log n) for k items;\n" \
+    "O(d log n) for a frozendict d edits away from the evolver's contents\n" \
+    "(the subtrees both share are skipped).\n" \
     "\n" \
     ">>> from frozenmap import frozendict\n" \
     ">>> e = frozendict(a=1).evolve()\n" \

@@ -55,7 +55,10 @@
  * are compared by walking both tries in parallel position by position
  * (champ_equal, champ_diff), skipping subtrees they share by identity --
  * O(d log n) for versions d edits apart, where dict-backed or HAMT maps
- * (hamt.c, immutables) pay O(n).
+ * (hamt.c, immutables) pay O(n).  The same walk makes |, -, & and
+ * Evolver.update with a related frozendict cost what changed: only the
+ * entries it reports go through the builder (transient_merge_version,
+ * fd_keys_missing_from).
  *
  * 2. How insertion order is kept: the order trie
  * ----------------------------------------------
@@ -147,6 +150,8 @@
  *     lookup, in, get                 O(log32 n)
  *     set, delete, discard            O(log n) time and new memory, worst case
  *     |, -, & with k keys             O(k log n)
+ *     |, -, &, Evolver.update with a frozendict d edits away
+ *                                     O(d log n): shared subtrees skipped
  *     constructor from a dict         O(n): radix partition + bottom-up build
  *     evolve(), freeze(), copy()      O(1)
  *     iteration, repr, pickle         O(n), no lookups
@@ -1051,6 +1056,100 @@ fd_refuse_text_operand(PyObject *a, const char *op, PyObject *keys)
     return 1;
 }
 
+static PyObject *fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n,
+                                 PyObject **values);
+
+/* Whether a - b and a & b read b's trie (fd_keys_missing_from) rather than
+ * its keys one by one: b an exact frozendict at least 1/FM_SHARING_WALK_RATIO
+ * of a's size (see transient.c). */
+static int
+fd_walks_keys_of(fm_state *st, PyObject *a, PyObject *b)
+{
+    return Py_IS_TYPE(b, st->frozendict_type)
+           && fm_as_fd(b)->len * FM_SHARING_WALK_RATIO >= fm_as_fd(a)->len;
+}
+
+/* a's entries whose key b lacks, in a's order: champ_diff's removed (keys
+ * only, no value compared), which skips the subtrees both tries share, so
+ * O(d log n) for versions d edits apart.  The entries borrow from a, which
+ * the caller holds (and b, across the keys' __eq__).  0 or -1. */
+static int
+fd_keys_missing_from(PyObject *a, PyObject *b, champ_difflist *missing)
+{
+    if (champ_diff(fm_as_fd(a)->root, fm_as_fd(b)->root, NULL, missing, NULL, 0) < 0) {
+        return -1;
+    }
+    if (missing->len > 1) { /* qsort(NULL, 0, ...) is undefined behaviour */
+        qsort(missing->items, missing->len, sizeof(champ_entry), transient_compare_seq);
+    }
+    return 0;
+}
+
+/* a - b for fd_walks_keys_of: a's entries whose key b lacks, built anew. */
+static PyObject *
+fd_subtract_walk(fm_state *st, PyObject *a, PyObject *b)
+{
+    champ_difflist kept = {0};
+    PyObject *result = NULL;
+    Py_INCREF(a);
+    Py_INCREF(b);
+    if (fd_keys_missing_from(a, b, &kept) < 0) {
+        goto done;
+    }
+    result = kept.len == fm_as_fd(a)->len ? transient_version_exact(st, a)
+                                          : fd_from_entries(st, kept.items, kept.len, NULL);
+done:
+    champ_difflist_free(&kept);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return result;
+}
+
+/* a & b for fd_walks_keys_of: a without its entries whose key b lacks. */
+static PyObject *
+fd_and_walk(fm_state *st, PyObject *a, PyObject *b)
+{
+    champ_difflist gone = {0};
+    PyObject *result = NULL;
+    transient t;
+    int t_live = 0;
+    Py_INCREF(a);
+    Py_INCREF(b);
+    if (fd_keys_missing_from(a, b, &gone) < 0) {
+        goto done;
+    }
+    if (gone.len == 0) {
+        result = transient_version_exact(st, a);
+        goto done;
+    }
+    if (transient_init_from(st, &t, a) < 0) {
+        goto done;
+    }
+    t_live = 1;
+    for (Py_ssize_t i = 0; i < gone.len; i++) {
+        /* Located again in the transient's current trie (removals copy
+         * nodes), by key identity: no user code runs. */
+        champ_entry *e = champ_find_stored(t.root, &gone.items[i].hash, gone.items[i].key,
+                                           gone.items[i].seq);
+        if (e == NULL) {
+            PyErr_SetString(PyExc_SystemError, "a & b: entry lost from its own trie");
+            goto done;
+        }
+        if (transient_remove_entry(st, &t, e, NULL, NULL) < 0) {
+            goto done;
+        }
+    }
+    result = transient_publish(st, &t, st->frozendict_type);
+done:
+    if (t_live) {
+        transient_clear(&t);
+    }
+    champ_difflist_free(&gone);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return result;
+}
+
 static PyObject *
 fd_tp_subtract(PyObject *a, PyObject *b)
 {
@@ -1060,6 +1159,9 @@ fd_tp_subtract(PyObject *a, PyObject *b)
     }
     if (fd_refuse_text_operand(a, "-", b)) {
         return NULL;
+    }
+    if (fd_walks_keys_of(st, a, b)) {
+        return fd_subtract_walk(st, a, b);
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {
@@ -1096,6 +1198,9 @@ fd_tp_and(PyObject *a, PyObject *b)
     }
     if (fd_refuse_text_operand(a, "&", b)) {
         return NULL;
+    }
+    if (fd_walks_keys_of(st, a, b)) {
+        return fd_and_walk(st, a, b);
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {
@@ -1218,7 +1323,7 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     Py_ssize_t npairs = 0;
     Py_INCREF(op);
     Py_INCREF(other);
-    if (champ_diff(fm_as_fd(op)->root, fm_as_fd(other)->root, &added, &removed, &changed)
+    if (champ_diff(fm_as_fd(op)->root, fm_as_fd(other)->root, &added, &removed, &changed, 0)
         < 0) {
         goto done;
     }

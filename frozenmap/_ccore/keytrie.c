@@ -1308,7 +1308,8 @@ champ_collect(champ_entry *e, void *arg)
  * in b's order, as in the pure core. */
 static int
 champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
-                 champ_difflist *added, champ_difflist *removed, champ_difflist *changed)
+                 champ_difflist *added, champ_difflist *removed, champ_difflist *changed,
+                 int by_identity)
 {
     char *used = PyMem_Calloc(nb ? nb : 1, 1);
     if (used == NULL) {
@@ -1322,14 +1323,21 @@ champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
             goto error;
         }
         if (r == 0) {
-            if (champ_difflist_append(removed, &a[i]) < 0) {
+            if (removed != NULL && champ_difflist_append(removed, &a[i]) < 0) {
                 goto error;
             }
             continue;
         }
         used[k] = 1;
         PyObject *va = a[i].value, *vb = b[k].value;
-        if (va == vb) {
+        if (changed == NULL || va == vb) {
+            continue;
+        }
+        if (by_identity) {
+            if (champ_difflist_append(changed, &a[i]) < 0
+                || champ_difflist_append(changed, &b[k]) < 0) {
+                goto error;
+            }
             continue;
         }
         Py_INCREF(va);
@@ -1346,7 +1354,7 @@ champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
             goto error;
         }
     }
-    for (Py_ssize_t k = 0; k < nb; k++) {
+    for (Py_ssize_t k = 0; added != NULL && k < nb; k++) {
         if (!used[k] && champ_difflist_append(added, &b[k]) < 0) {
             goto error;
         }
@@ -1375,7 +1383,7 @@ champ_subtree_entries(champ_node *node, uint32_t bit, champ_difflist *out)
 
 int
 champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *removed,
-           champ_difflist *changed)
+           champ_difflist *changed, int by_identity)
 {
     if (a == b) {
         return 0;
@@ -1385,20 +1393,46 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
         int r = -1;
         if (champ_foreach(a, champ_collect, &la) == 0
             && champ_foreach(b, champ_collect, &lb) == 0) {
-            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed);
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed,
+                                 by_identity);
         }
         champ_difflist_free(&la);
         champ_difflist_free(&lb);
         return r;
     }
-    uint32_t bits = a->datamap | a->nodemap | b->datamap | b->nodemap;
+    if (a->datamap == b->datamap && a->nodemap == b->nodemap) {
+        /* The same digits on both sides (the usual case between versions):
+         * the slots pair up by position, and a shared one is skipped. */
+        int nd = champ_ndata(a), nc = champ_nchild(a);
+        for (int i = 0; i < nd; i++) {
+            champ_entry *x = &champ_entries(a)[i], *y = &champ_entries(b)[i];
+            if ((x->hash != y->hash || x->key != y->key || x->value != y->value
+                 || x->seq != y->seq)
+                && champ_diff_lists(x, 1, y, 1, added, removed, changed, by_identity) < 0) {
+                return -1;
+            }
+        }
+        for (int i = 0; i < nc; i++) {
+            if (champ_diff(champ_children(a)[i], champ_children(b)[i], added, removed, changed,
+                           by_identity)
+                < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    uint32_t a_bits = a->datamap | a->nodemap, b_bits = b->datamap | b->nodemap;
+    /* digits only one side holds, when what they would give is not wanted */
+    uint32_t skip =
+        (removed != NULL ? 0 : a_bits & ~b_bits) | (added != NULL ? 0 : b_bits & ~a_bits);
+    uint32_t bits = (a_bits | b_bits) & ~skip;
     while (bits) {
         uint32_t bit = bits & (~bits + 1);
         bits ^= bit;
         if ((a->nodemap & bit) && (b->nodemap & bit)) {
             if (champ_diff(champ_children(a)[champ_index(a->nodemap, bit)],
                            champ_children(b)[champ_index(b->nodemap, bit)], added, removed,
-                           changed)
+                           changed, by_identity)
                 < 0) {
                 return -1;
             }
@@ -1416,7 +1450,8 @@ champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *
         int r = -1;
         if (champ_subtree_entries(a, bit, &la) == 0
             && champ_subtree_entries(b, bit, &lb) == 0) {
-            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed);
+            r = champ_diff_lists(la.items, la.len, lb.items, lb.len, added, removed, changed,
+                                 by_identity);
         }
         champ_difflist_free(&la);
         champ_difflist_free(&lb);

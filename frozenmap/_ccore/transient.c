@@ -539,12 +539,42 @@ transient_default_iter(PyTypeObject *tp, PyObject *base)
 }
 
 /* Add a version's items in its order with their stored hashes: stored keys
- * are never hashed again (the entries borrow from src, held by the caller). */
+ * are never hashed again (the entries borrow from src, held by the caller).
+ *
+ * Only the entries that change something are applied: those whose key t
+ * lacks and those bringing another value object, found by champ_diff by
+ * identity, which skips the subtrees both tries share (the same node holds
+ * the very same key and value objects, which applying would leave as they
+ * are).  They are applied in src's order, one by one as before, so the
+ * result (items, order, which key object stays, the hash accumulator) is
+ * what applying every entry gives, in O(d log n) for versions d edits
+ * apart.  The walk is taken when src holds at least 1/FM_SHARING_WALK_RATIO
+ * of t's entries: it costs at most O(n + k) for n entries in t and k in
+ * src, so then never more than reading src's k entries one by one
+ * (O(k log n)), which a smaller src still gets (a walk would list a big
+ * map's subtrees beside a small operand's entries).  Mirrors
+ * _merge_frozendict in transient.py. */
 static int
 transient_merge_version(fm_state *st, transient *t, fd_object *src)
 {
-    champ_difflist entries = {0};
-    int r = champ_foreach(src->root, transient_collect_entry, &entries);
+    champ_difflist entries = {0}, changed = {0};
+    int r;
+    if (src->len * FM_SHARING_WALK_RATIO >= t->len) {
+        /* Held across the keys' __eq__ in the walk, whose entries borrow
+         * from it (nothing edits t meanwhile: a private builder, or an
+         * Evolver's update(), which holds its roots and refuses edits from
+         * inside). */
+        champ_node *root = champ_newref(t->root);
+        r = champ_diff(root, src->root, &entries, NULL, &changed, 1);
+        /* changed holds pairs (t's entry, src's entry): src's are applied */
+        for (Py_ssize_t i = 1; r == 0 && i < changed.len; i += 2) {
+            r = champ_difflist_append(&entries, &changed.items[i]);
+        }
+        champ_decref(root);
+    }
+    else {
+        r = champ_foreach(src->root, transient_collect_entry, &entries);
+    }
     if (r == 0 && entries.len > 1) {
         qsort(entries.items, entries.len, sizeof(champ_entry), transient_compare_seq);
     }
@@ -554,6 +584,7 @@ transient_merge_version(fm_state *st, transient *t, fd_object *src)
                                                                                        : 0;
     }
     champ_difflist_free(&entries);
+    champ_difflist_free(&changed);
     return r;
 }
 

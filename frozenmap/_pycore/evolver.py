@@ -396,7 +396,9 @@ class Evolver(Transient):
         """Update from a mapping or iterable of pairs and keywords, like ``dict``.
 
         All or nothing: if anything raises part-way, the evolver is left
-        exactly as it was before the call.  Cost: O(k log n) for k items.
+        exactly as it was before the call.  Cost: O(k log n) for k items;
+        O(d log n) for a frozendict d edits away from the evolver's contents
+        (the subtrees both share are skipped).
 
         >>> from frozenmap import frozendict
         >>> e = frozendict(a=1).evolve()

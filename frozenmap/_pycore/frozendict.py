@@ -47,6 +47,7 @@ from .keytrie import (
     champ_entries,
     champ_equal,
     champ_find,
+    champ_find_stored,
     champ_node_ids,
     champ_set_copying,
 )
@@ -64,6 +65,7 @@ from .ordertrie import (
 )
 from .paths import path_delete, path_get, path_set, path_update
 from .transient import (
+    SHARING_WALK_RATIO,
     Transient,
     _is_anydict,
     _seq_of,
@@ -540,7 +542,10 @@ class frozendict:
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.
 
-        ``other`` must be a dict or a frozendict.  Cost: O(k log n), k = len(other).
+        ``other`` must be a dict or a frozendict.  Cost: O(k log n), k = len(other);
+        O(d log n) for a frozendict ``other`` d edits away from ``self`` (one
+        derived from the other, or both from a common ancestor): the subtrees
+        both share are skipped.
 
         >>> frozendict(a=1, b=2) | {'b': 3, 'c': 4}
         frozendict({'a': 1, 'b': 3, 'c': 4})
@@ -599,7 +604,8 @@ class frozendict:
     def __sub__(self, keys: Iterable[Any]) -> "frozendict":
         """A version without the given keys (missing ones are ignored).
 
-        Cost: O(k log n) for k keys.
+        Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
+        edits away from ``self`` (the subtrees both share are skipped).
 
         >>> frozendict(a=1, b=2, c=3) - {'a', 'z'}
         frozendict({'b': 2, 'c': 3})
@@ -609,6 +615,13 @@ class frozendict:
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "-", keys)
+        if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
+            # What stays: the entries whose key is not in keys (in self's
+            # order), listed by a walk that skips the subtrees both share.
+            kept = self._keys_missing_from(keys)
+            if len(kept) == self._len:
+                return self._exact()
+            return _from_entries([(e[0], e[2], e[3]) for e in kept])
         try:
             it = iter(keys)
         except TypeError:
@@ -623,7 +636,8 @@ class frozendict:
     def __and__(self, keys: Iterable[Any]) -> "frozendict":
         """A version with only the given keys, in ``self``'s order.
 
-        Cost: O(k log n) for k keys.
+        Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
+        edits away from ``self`` (the subtrees both share are skipped).
 
         >>> frozendict(a=1, b=2, c=3) & ['c', 'a', 'z']
         frozendict({'a': 1, 'c': 3})
@@ -633,6 +647,19 @@ class frozendict:
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "&", keys)
+        if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
+            # self without the entries whose key is not in keys, listed by a
+            # walk that skips the subtrees both share.
+            gone = self._keys_missing_from(keys)
+            if not gone:
+                return self._exact()
+            t = self._transient()
+            for entry in gone:
+                # located again in the transient's current trie (removals
+                # copy nodes), by key identity: no user code runs
+                stored = champ_find_stored(t.root, entry[0], entry[2], entry[1])
+                t._remove_entry(stored)  # type: ignore[arg-type]
+            return t._publish(frozendict)  # type: ignore[no-any-return]
         try:
             it = iter(keys)
         except TypeError:
@@ -650,6 +677,16 @@ class frozendict:
             entry = found[seq]
             t._put_new(entry[0], entry[2], entry[3])
         return t._publish(frozendict)  # type: ignore[no-any-return]
+
+    def _keys_missing_from(self, other: "frozendict") -> List[Entry]:
+        """Self's entries whose key ``other`` lacks, in self's order: the
+        ``removed`` of ``champ_diff`` (keys only, no value compared), which
+        skips the subtrees both tries share.  O(d log n) for versions d edits
+        apart (see ``SHARING_WALK_RATIO``)."""
+        missing: List[Entry] = []
+        champ_diff(self._root, other._root, (None, missing, None))
+        missing.sort(key=_seq_of)
+        return missing
 
     def __replace__(self, /, **changes: Any) -> "frozendict":
         """``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``.
@@ -813,7 +850,9 @@ class frozendict:
 
         A key already present gets ``fn(old, new)``; the others are added,
         in the order ``|`` gives.  When nothing changes, the result is
-        ``self``.  Cost: O(k log n) for k keys in ``others``.
+        ``self``.  Cost: O(k log n) for k keys in ``others``, even for
+        versions that share structure: ``fn`` is called for every key both
+        hold, so no shared subtree can be skipped.
 
         >>> base = frozendict(retries=1, hosts=('a',))
         >>> base.merge_with(lambda old, new: old + new, {'hosts': ('b',), 'debug': True})

@@ -810,10 +810,11 @@ def champ_identical(a: Node, b: Node) -> bool:
     return all(champ_identical(a[k], b[k]) for k in range(d, len(a)))
 
 
-DiffOut = Tuple[List[Entry], List[Entry], List[Tuple[Entry, Entry]]]
+DiffOut = Tuple[Optional[List[Entry]], Optional[List[Entry]], Optional[List[Tuple[Entry, Entry]]]]
+"""(added, removed, changed); a list left None is not wanted (see ``champ_diff``)."""
 
 
-def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut) -> None:
+def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: bool) -> None:
     """Diff two small entry lists matched by hash, then key."""
     added, removed, changed = out
     by_hash: Dict[int, List[Entry]] = {}
@@ -823,13 +824,18 @@ def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut) -> None:
         candidates = by_hash.get(ea[0])
         match = _find_in(candidates, ea) if candidates else None
         if match is None:
-            removed.append(ea)
+            if removed is not None:
+                removed.append(ea)
             continue
         candidates.remove(match)  # type: ignore[union-attr]
+        if changed is None:
+            continue
         va = ea[3]
         vb = match[3]
-        if va is not vb and va != vb:
+        if va is not vb and (by_identity or va != vb):
             changed.append((ea, match))
+    if added is None:
+        return
     for rest in by_hash.values():
         # (not added.extend(rest): on CPython < 3.13, extending an empty list
         # leaks a reference to the argument when the allocation fails)
@@ -837,22 +843,43 @@ def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut) -> None:
             added.append(e)
 
 
-def champ_diff(a: Node, b: Node, out: DiffOut) -> None:
+def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> None:
     """Append to ``out`` = (added, removed, changed) what differs from a to b.
 
     ``added`` gets b's entries whose key is not in a, ``removed`` a's entries
     whose key is not in b, ``changed`` pairs (a's entry, b's entry) for keys in
-    both whose values differ (``old is not new and old != new``).  Shared
-    subtrees are skipped: O(d log n) for versions d edits apart.
+    both whose values differ (``old is not new and old != new``; with
+    ``by_identity``, ``old is not new``: no value's ``__eq__`` runs).  Shared
+    subtrees are skipped: O(d log n) for versions d edits apart.  A list
+    given as None is not wanted: a subtree only the other side has is then
+    not even listed (``|`` needs no ``removed``, ``-`` and ``&`` only it), and
+    without ``changed`` no values are compared.
     """
     if a is b:
         return
     if type(a) is not list or type(b) is not list:
-        _diff_lists(list(champ_entries(a)), list(champ_entries(b)), out)
+        _diff_lists(list(champ_entries(a)), list(champ_entries(b)), out, by_identity)
         return
     a_nodes = a[NODEMAP]
     b_nodes = b[NODEMAP]
-    bits = a[DATAMAP] | a_nodes | b[DATAMAP] | b_nodes
+    if a_nodes == b_nodes and a[DATAMAP] == b[DATAMAP]:
+        # The same digits on both sides (the usual case between versions):
+        # the slots pair up by position, and a shared one is one ``is``.
+        d = FIRST + a[DATAMAP].bit_count()
+        for k in range(FIRST, d):
+            if a[k] is not b[k]:
+                _diff_lists([a[k]], [b[k]], out, by_identity)
+        for k in range(len(a) - 1, d - 1, -1):
+            if a[k] is not b[k]:
+                champ_diff(a[k], b[k], out, by_identity)
+        return
+    a_bits = a[DATAMAP] | a_nodes
+    b_bits = b[DATAMAP] | b_nodes
+    # digits only one side holds, when what they would give is not wanted
+    skip = (0 if out[1] is not None else a_bits & ~b_bits) | (
+        0 if out[0] is not None else b_bits & ~a_bits
+    )
+    bits = (a_bits | b_bits) & ~skip
     while bits:
         bit = bits & -bits
         bits ^= bit
@@ -861,13 +888,14 @@ def champ_diff(a: Node, b: Node, out: DiffOut) -> None:
                 a[-1 - (a_nodes & (bit - 1)).bit_count()],
                 b[-1 - (b_nodes & (bit - 1)).bit_count()],
                 out,
+                by_identity,
             )
             continue
         side_a = _subtree_entries(a, bit)
         side_b = _subtree_entries(b, bit)
         if len(side_a) == 1 and len(side_b) == 1 and side_a[0] is side_b[0]:
             continue
-        _diff_lists(side_a, side_b, out)
+        _diff_lists(side_a, side_b, out, by_identity)
 
 
 def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:

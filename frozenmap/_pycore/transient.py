@@ -37,7 +37,7 @@ import gc
 import operator
 import sys
 import threading
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .. import _common
 from .._typeinfo import type_fullname, type_lookup, type_name
@@ -46,6 +46,7 @@ from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
     Entry,
+    champ_diff,
     champ_entries,
     champ_find,
     champ_put,
@@ -355,10 +356,43 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
             t._assoc(key, value)
 
 
+SHARING_WALK_RATIO = 4
+"""A merge with a frozendict of this core walks the two key tries together
+(``champ_diff``, skipping the subtrees they share) when the operand holds at
+least 1/4 as many entries as the map it is merged into.  The walk costs
+O(d log n) for tries d edits apart and never more than O(n + k) for a map of
+n entries and an operand of k, so with n <= 4k it is never worse than
+reading the operand's k entries one by one (O(k log n)), which a smaller
+operand still gets: a walk would list a big map's subtrees beside a small
+operand's entries."""
+
+
 def _merge_frozendict(t: Transient, source: Any) -> None:
     """Add a frozendict's items in its order, with their stored hashes: stored
-    keys are never hashed again."""
-    for entry in sorted(champ_entries(source._root), key=_seq_of):
+    keys are never hashed again.
+
+    Only the entries that change something are applied: those whose key
+    ``t`` lacks and those bringing another value object (``champ_diff`` by
+    identity, which skips the subtrees both tries share: the same node
+    object holds the very same key and value objects, which applying would
+    leave as they are).  They are applied in ``source``'s order, one by one
+    as before, so the result (items, order, which key object stays, the
+    hash accumulator) is what applying every entry gives, in O(d log n)
+    for versions d edits apart.
+    """
+    if source._len * SHARING_WALK_RATIO >= t.length:
+        added: List[Entry] = []
+        changed: List[Tuple[Entry, Entry]] = []
+        # t.root is not edited meanwhile: a private builder, or an Evolver's
+        # update(), which sealed it and refuses edits from inside.
+        champ_diff(t.root, source._root, (added, None, changed), True)
+        entries = added
+        for pair in changed:
+            entries.append(pair[1])
+    else:
+        entries = list(champ_entries(source._root))
+    entries.sort(key=_seq_of)
+    for entry in entries:
         t._assoc_hashed(entry[0], entry[2], entry[3])
 
 

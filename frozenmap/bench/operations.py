@@ -322,6 +322,25 @@ def _item_at(lib, w):
     return Case("f(x)", {"f": lib.positioner(w.base(lib))}, _fixed(w.positions), SAMPLE)
 
 
+def _union_related(lib, w):
+    """``a | b`` for ``b`` derived from ``a`` by 10 edits (5 updates, 5 new
+    keys): two versions that share structure, which frozenmap merges in
+    O(d log n) (the shared subtrees are skipped) and the others in O(n) or
+    O(k log n)."""
+
+    def make(c):
+        base = w.base(lib)
+        versions = []
+        for g in range(c):
+            version = base
+            for key, value in w.unions[g % len(w.unions)].items():
+                version = lib.setter(version)(key, value)
+            versions.append(version)
+        return versions
+
+    return Case("f(x)", {"f": lib.unioner(w.base(lib))}, make, w.pool_limit(lib))
+
+
 def _equal(lib, w):
     return Case("a == b", {}, _pairs(lib, w), w.pool_limit(lib), target="a, b")
 
@@ -613,6 +632,7 @@ OPERATIONS = [
     Operation("set_new", "set new key", "s", _set_new, asv_count=100),
     Operation("delete", "delete", "s", _delete, asv_count=100),
     Operation("union", "| with 10 keys", "s", _with("unioner", "unions"), asv_count=10),
+    Operation("union_related", "a | b, b 10 edits away from a", "s", _union_related),
     Operation("minus", "- 10 keys", "s", _with("minuser", "keysets"), asv_count=10),
     Operation("keep", "& 10 keys", "s", _with("keeper", "keysets"), asv_count=10),
     Operation("batch", "evolver: 100 edits, freeze", "s", _with("batcher", "batches")),
