@@ -654,10 +654,10 @@ class frozendict:
             if not gone:
                 return self._exact()
             t = self._transient()
-            for entry in gone:
+            for lost in gone:
                 # located again in the transient's current trie (removals
                 # copy nodes), by key identity: no user code runs
-                stored = champ_find_stored(t.root, entry[0], entry[2], entry[1])
+                stored = champ_find_stored(t.root, lost[0], lost[2], lost[1])
                 t._remove_entry(stored)  # type: ignore[arg-type]
             return t._publish(frozendict)  # type: ignore[no-any-return]
         try:
