@@ -6,7 +6,7 @@ each frozenmap core that imports (``frozenmap._ccore``, ``frozenmap._pycore``)
 and of each installed peer, and frozenmap's ratio to the best peer::
 
     python -m frozenmap.bench                    # n = 1,000 / 100,000 / 1,000,000
-    python -m frozenmap.bench --quick            # 1,000 and 10,000; 100,000 for the README table: < 1 min
+    python -m frozenmap.bench --quick            # 1,000 and 10,000; 100,000 for the README table: ~2 min
     python -m frozenmap.bench --sizes 1000,1e5 --plot bench-plots --json bench.json
     python -m frozenmap.bench --load bench.json --plot bench-plots   # no re-run
 

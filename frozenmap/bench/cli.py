@@ -47,7 +47,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "and 100000 for the operations of the README's table)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="small sizes, short runs, 5 repeats: under a minute"
+        "--quick", action="store_true", help="small sizes, short runs, 5 repeats: about two minutes"
     )
     parser.add_argument("--repeat", type=int, help="runs per measurement (default 7; quick: 5)")
     parser.add_argument("--target", type=float, help="seconds per run (default 0.1; quick: 0.005)")
@@ -91,7 +91,7 @@ def _measure_all(args, parser) -> Dict[str, Any]:
     if args.quick and not args.sizes:
         # The quick run's largest size measures what the README's table shows
         # (its operations, the C core and the peers), so the README's numbers
-        # can be checked in under a minute.
+        # can be checked in a couple of minutes.
         def keep(n, lib, op):
             return n != README_SIZE or (op.key in README_OPS and lib.name != "frozenmap:py")
 
