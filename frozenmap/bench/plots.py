@@ -39,7 +39,9 @@ def write_plots(data: Dict[str, Any], directory: str) -> List[str]:
         ax.set_title(op.title, fontsize=9)
         ax.set_xlabel("n (items)")
         if op.unit == "B":
-            ax.set_ylabel("bytes" + op.title.split("memory", 1)[1])
+            # "memory per item" -> "bytes per item"; other byte counts ("undo
+            # history: pickle per version") are just bytes
+            ax.set_ylabel("bytes" + op.title.partition("memory")[2])
         else:
             ax.set_ylabel("µs per item" if "per item" in op.title else "µs per operation")
         ax.grid(True, which="major", alpha=0.3)
