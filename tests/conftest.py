@@ -75,6 +75,20 @@ PYPY_SKIPS = {
         _IDENTICAL_NUMBERS
     ),
     "test_diff.py::test_changed_uses_identity_then_equality": _IDENTICAL_NUMBERS,
+    "test_merge_sharing.py::test_or_of_an_equal_but_distinct_value_takes_it": _IDENTICAL_NUMBERS,
+    "test_rules.py::test_values_membership_tries_identity_first": _IDENTICAL_NUMBERS,
+    "test_rules.py::test_items_membership_tries_identity_first": _IDENTICAL_NUMBERS,
+    "test_rules.py::test_equality_and_diff_try_identity_first": _IDENTICAL_NUMBERS,
+    "test_rules.py::test_mapping_keys_are_read_as_dict_reads_them": (
+        "asserts CPython's dict(m) walk of a keys() list; PyPy's dict reads it otherwise"
+    ),
+    "test_user_errors.py::test_update_with_a_non_pair_says_what_dict_says": (
+        "PyPy's dict words this error differently; the pure core gives CPython's text "
+        "(to do: the running interpreter's, issue 26)"
+    ),
+    "test_bench_memory.py::test_construction_peak_stays_near_the_finished_map": (
+        "construction's peak is a tracemalloc figure (PyPy has none)"
+    ),
     "test_pep814_ops.py::test_value_equality_uses_identity_first": _IDENTICAL_NUMBERS,
     "test_pep814_read.py::test_identity_is_checked_before_equality": _IDENTICAL_NUMBERS,
     "test_pep814_objects.py::test_exact_frozendict_has_no_weak_references": _ALL_WEAKREFABLE,

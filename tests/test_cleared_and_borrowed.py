@@ -35,6 +35,7 @@ import ctypes
 import gc
 import operator
 import pickle
+import platform
 import weakref
 
 import pytest
@@ -237,6 +238,8 @@ def _contents():
 
 
 def _has_tp_clear(obj):
+    if platform.python_implementation() != "CPython":
+        pytest.skip("reads CPython's PyTypeObject layout through ctypes")
     slots = ctypes.cast(id(type(obj)), ctypes.POINTER(ctypes.c_void_p))
     return bool(slots[_TP_CLEAR_INDEX])
 

@@ -22,6 +22,7 @@ cleared by CPython's own ``subtype_clear`` (a read may then raise
 import array
 import ctypes
 import gc
+import platform
 import weakref
 
 import pytest
@@ -33,7 +34,10 @@ _INQUIRY = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object)
 
 
 def call_tp_clear(obj):
-    """Run type(obj)'s tp_clear on obj, as the cyclic GC would."""
+    """Run type(obj)'s tp_clear on obj, as the cyclic GC would (CPython only:
+    it reads CPython's PyTypeObject layout; elsewhere the test is skipped)."""
+    if platform.python_implementation() != "CPython":
+        pytest.skip("calls tp_clear from CPython's PyTypeObject layout through ctypes")
     slots = ctypes.cast(id(type(obj)), ctypes.POINTER(ctypes.c_void_p))
     func = slots[_TP_CLEAR_INDEX]
     assert func, "type has no tp_clear"
