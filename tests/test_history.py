@@ -331,12 +331,23 @@ def test_threads_see_whole_steps(core):
 
     def reader():
         while not done.is_set():
-            versions = list(h)
-            if len(versions) != len(set(map(id, versions))) and len(versions) > 1:
+            # one atomic read (h.past then h.present would be two, with a
+            # writer's undo in between)
+            snapshot = copy.copy(h)
+            versions = list(snapshot)
+            if len(versions) != len(set(map(id, versions))):
                 errors.append("a version appears twice")
-            past, present = h.past, h.present
+            past, present = snapshot.past, snapshot.present
             if past and past[-1] is present:
                 errors.append("present in its own past")
+            if versions != [*past, present, *snapshot.future]:
+                errors.append("the line is not past + present + future")
+            # each version was committed while the one before it was the
+            # present: every writer's counts go up along the line
+            for base in (1000, 2000, 3000):
+                mine = [c for c in (v["count"] for v in versions) if base <= c < base + 1000]
+                if mine != sorted(mine):
+                    errors.append("a writer's versions out of order")
 
     readers = [threading.Thread(target=reader) for _ in range(2)]
     writers = [threading.Thread(target=writer, args=((k + 1) * 1000,)) for k in range(3)]
