@@ -23,6 +23,8 @@ SAMPLE = 1000
 POOL_ITEMS = 4_000_000
 #: Copy-on-write peers: at most this many bytes in the measured version history.
 HISTORY_BYTES = 256 << 20
+#: Random keys per pass of the cold lookup: more than the caches hold at n >= 100,000.
+COLD = 200_000
 #: Length of the version history behind "memory per version".
 HISTORY = 1000
 #: Key counts of the small maps a state tree is made of.
@@ -83,6 +85,8 @@ class Workload:
         self.positions = [rng.randrange(n) for _ in range(SAMPLE)] if n else []
         self._bases: Dict[tuple, Any] = {}
         self._reducer: Optional[Reducer] = None
+        self._seed = seed
+        self._cold: Optional[list] = None
 
     def _batch(self, rng, keys, group):
         """100 edits: 50 updates, 25 deletions, 25 insertions (fewer for tiny n)."""
@@ -117,6 +121,14 @@ class Workload:
         if key not in self._bases:
             self._bases[key] = self.reducer().build(lib)
         return self._bases[key]
+
+    def cold_keys(self) -> list:
+        """:data:`COLD` keys drawn at random (with repeats) over the whole map."""
+        if self._cold is None:
+            rng = random.Random(self._seed + 1)
+            keys = list(self.data)
+            self._cold = [keys[i] for i in rng.choices(range(self.n), k=COLD)] if self.n else []
+        return self._cold
 
     def forget(self, lib: Library) -> None:
         """Drop the maps cached for ``lib``."""
@@ -215,6 +227,9 @@ class Case:
     target: str = "x"
     consumes: bool = False
     scale: int = 1
+    #: Every pass loops over all ``limit`` inputs, whatever the run's target:
+    #: the size of the working set is what is measured (cold lookups).
+    whole: bool = False
 
     def compile(self, body: Optional[str] = None) -> Callable[[list], None]:
         """``run(xs)``: one pass of the loop (``body`` replaces the case's own)."""
@@ -285,6 +300,13 @@ def _lookup_hit(lib, w):
 
 def _lookup_miss(lib, w):
     return Case("x in m", {"m": w.base(lib)}, _fixed(w.misses), SAMPLE)
+
+
+def _lookup_cold(lib, w):
+    if w.n == 0:
+        return None
+    keys = w.cold_keys()
+    return Case("m[x]", {"m": w.base(lib)}, _fixed(keys), len(keys), whole=True)
 
 
 def _iterate(lib, w):
@@ -626,6 +648,13 @@ OPERATIONS = [
     Operation("construct", "construct from dict (per item)", "s", _construct),
     Operation("lookup_hit", "lookup, hit: m[k]", "s", _lookup_hit, asv_count=100),
     Operation("lookup_miss", "lookup, miss: k in m", "s", _lookup_miss, asv_count=100),
+    Operation(
+        "lookup_cold",
+        "lookup, cold: %s random keys" % format(COLD, ","),
+        "s",
+        _lookup_cold,
+        asv_count=COLD,
+    ),
     Operation("iterate", "iterate items (per item)", "s", _iterate),
     Operation("item_at", "item at a random position", "s", _item_at, asv_count=100),
     Operation("set_existing", "set existing key", "s", _set_existing, asv_count=100),

@@ -84,7 +84,10 @@ def calibrate(case: Case, target: float, repeat: int, max_seconds: float = 15.0)
     run = case.compile()
     bare = case.compile("pass")
     one = _passes(run, case.inputs, 1, 1, case.consumes)  # also warms up
-    count = max(1, min(case.limit, int(target / 10 / max(one, 1e-9))))
+    if case.whole:
+        count = case.limit
+    else:
+        count = max(1, min(case.limit, int(target / 10 / max(one, 1e-9))))
     inputs = case.inputs
     if not case.consumes:  # build the pool once for every run
         pool = case.inputs(count)
