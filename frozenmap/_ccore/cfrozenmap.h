@@ -653,7 +653,7 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
  * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
  * 5-11% fewer instructions for set and delete (scripts/perf/callgrind_ops.py),
- * for ~3.5 more bytes per item (scripts/perf/c-core-speed.md). */
+ * for ~3.5 more bytes per item (docs/notes/c-core-speed.md). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
 /* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
