@@ -8,6 +8,7 @@ import re
 import pytest
 
 from frozenmap.bench import pages
+from frozenmap.bench.operations import OPERATIONS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "docs", "_static", "bench")
@@ -45,7 +46,48 @@ def test_html_tables_show_every_library_and_size_without_exponents():
     for n in data["meta"]["sizes"]:
         assert "<caption>n = {:,}</caption>".format(n) in text
     assert not re.search(r"\de[+-]\d", text)
-    assert text.count("<table") == len(data["meta"]["sizes"])
+    own_sizes = {m["op"] for m in data["results"]} & {
+        op.key for op in OPERATIONS if op.sizes is not None
+    }
+    assert text.count("<table") == len(data["meta"]["sizes"]) + len(own_sizes)
+
+
+def _result(op, n, lib, value, unit):
+    return {"op": op, "n": n, "lib": lib, "value": value, "unit": unit, "noise": 0.0}
+
+
+def test_operations_with_sizes_of_their_own_get_a_table_each():
+    """Small maps (1-32 keys) and the nested reducer are measured at their own
+    sizes, never the run's: each gets its own table, a row per size, and no
+    row in the run's tables."""
+    libs = [("frozenmap:c", True), ("dict", False), ("immutables", False)]
+    results = [_result("lookup_hit", 1000, lib, 1e-7, "s") for lib, _ in libs]
+    for n, sizes in zip((1, 3, 8), ((72, 184, 136), (120, 184, 168), (240, 272, 248))):
+        results += [_result("mem_small", n, lib, b, "B") for (lib, _), b in zip(libs, sizes)]
+    results += [
+        _result("reducer", 10_000, lib, t, "s") for (lib, _), t in zip(libs, (2e-6, 1e-4, 2.2e-6))
+    ]
+    data = {
+        "meta": {
+            "machine": {"python": "CPython 3.11.7", "platform": "Linux", "cpu": "x", "date": "d"},
+            "libraries": [{"name": lib, "version": "0", "frozenmap": fm} for lib, fm in libs],
+            "sizes": [1000],
+            "interleaved": True,
+        },
+        "results": results,
+    }
+    text = pages.render_html_tables(data)
+    tables = text.split("<table")[1:]
+    assert len(tables) == 3
+    run, small, reducer = tables
+    assert "<caption>n = 1,000</caption>" in run and "small map" not in run
+    assert "<caption>small map: memory of one map</caption>" in small
+    assert '<th scope="col">keys</th>' in small
+    rows = re.findall(r'<tr><th scope="row">([^<]*)</th>(.*?)</tr>', small)
+    assert [label for label, _ in rows] == ["1", "3", "8"]
+    # 72 B against immutables' 136 B: the best peer is bold, the verdict says smaller
+    assert "<strong>136&nbsp;B</strong>" in rows[0][1] and "smaller than immut" in rows[0][1]
+    assert '<th scope="col">todos</th>' in reducer and ">10,000<" in reducer
 
 
 def test_update_readme_replaces_only_the_marked_section():

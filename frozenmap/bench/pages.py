@@ -36,6 +36,14 @@ README_LIBS_315 = ("frozenmap:c", "builtin")
 README_OPS_315 = ("lookup_hit", "iterate", "construct", "set_existing", "equal_first")
 README_OPS_315 += ("equal_last", "hash_derived")
 
+#: The first column of the tables of operations with sizes of their own.
+_SIZE_LABELS = {
+    "mem_small": "keys",
+    "mem_small_version": "keys",
+    "reducer": "todos",
+    "mem_reducer": "todos",
+}
+
 FULL_NAMES = {
     "frozenmap:c": "frozenmap (C)",
     "frozenmap:py": "frozenmap (pure Python)",
@@ -94,47 +102,74 @@ def render_html_tables(data: Dict[str, Any]) -> str:
     core = "frozenmap:c" if "frozenmap:c" in cores else (cores[0] if cores else None)
     interleaved = bool(meta.get("interleaved"))
     cells = _measurements(data)
-    parts = []
-    for n in meta["sizes"]:
-        rows = []
-        for op in OPERATIONS:
-            row = {lib: cells.get((op.key, n, lib)) for lib in libs}
-            if not any(row.values()):
-                continue
-            measured = [(m.value, p) for p in peers for m in [row[p]] if m and m.value is not None]
-            best = min(measured)[1] if measured else None
-            tds = ['<th scope="row">%s</th>' % html.escape(op.title)]
-            for lib in libs:
-                m = row[lib]
-                text = "–" if m is None else format_value(m.value, op.unit)
-                if m is not None and m.value is not None and m.noise > 0.10:
-                    text += "<sup>?</sup>"
-                if lib == best:
-                    text = "<strong>%s</strong>" % text
-                tds.append("<td>%s</td>" % text.replace(" ", "&nbsp;"))
-            ratio = best_peer_ratio(row, core, peers, interleaved) if core else None
-            verdict = (
-                "%s than %s" % (in_words(ratio.ratio, op.unit), short_name(ratio.best))
-                if ratio and in_words(ratio.ratio, op.unit) != "same"
-                else ("same as %s" % short_name(ratio.best) if ratio else "–")
-            )
-            tds.append("<td>%s</td>" % html.escape(verdict))
-            rows.append("<tr>%s</tr>" % "".join(tds))
-        if not rows:
-            continue
-        head = "".join(
-            '<th scope="col" title="%s">%s</th>'
-            % (html.escape(FULL_NAMES.get(lib, lib)), html.escape(short_name(lib)))
-            for lib in libs
+    head = "".join(
+        '<th scope="col" title="%s">%s</th>'
+        % (html.escape(FULL_NAMES.get(lib, lib)), html.escape(short_name(lib)))
+        for lib in libs
+    )
+
+    def render_row(label: str, op: Any, n: int) -> Optional[str]:
+        row = {lib: cells.get((op.key, n, lib)) for lib in libs}
+        if not any(row.values()):
+            return None
+        measured = [(m.value, p) for p in peers for m in [row[p]] if m and m.value is not None]
+        best = min(measured)[1] if measured else None
+        tds = ['<th scope="row">%s</th>' % html.escape(label)]
+        for lib in libs:
+            m = row[lib]
+            text = "–" if m is None else format_value(m.value, op.unit)
+            if m is not None and m.value is not None and m.noise > 0.10:
+                text += "<sup>?</sup>"
+            if lib == best:
+                text = "<strong>%s</strong>" % text
+            tds.append("<td>%s</td>" % text.replace(" ", "&nbsp;"))
+        ratio = best_peer_ratio(row, core, peers, interleaved) if core else None
+        verdict = (
+            "%s than %s" % (in_words(ratio.ratio, op.unit), short_name(ratio.best))
+            if ratio and in_words(ratio.ratio, op.unit) != "same"
+            else ("same as %s" % short_name(ratio.best) if ratio else "–")
         )
-        parts.append(
-            '<table class="bench">\n<caption>n = {n:,}</caption>\n'
-            '<thead><tr><th scope="col">operation</th>{head}'
+        tds.append("<td>%s</td>" % html.escape(verdict))
+        return "<tr>%s</tr>" % "".join(tds)
+
+    def table(caption: str, first: str, rows: Sequence[Optional[str]]) -> Optional[str]:
+        kept = [row for row in rows if row]
+        if not kept:
+            return None
+        return (
+            '<table class="bench">\n<caption>{caption}</caption>\n'
+            '<thead><tr><th scope="col">{first}</th>{head}'
             '<th scope="col">{core} vs best peer</th></tr></thead>\n'
             "<tbody>\n{rows}\n</tbody>\n</table>".format(
-                n=n, head=head, core=html.escape(short_name(core or "")), rows="\n".join(rows)
+                caption=html.escape(caption),
+                first=first,
+                head=head,
+                core=html.escape(short_name(core or "")),
+                rows="\n".join(kept),
             )
         )
+
+    # the run's sizes: one table each, every operation measured at them
+    tables = [
+        table(
+            "n = {:,}".format(n),
+            "operation",
+            [render_row(op.title, op, n) for op in OPERATIONS if op.sizes is None],
+        )
+        for n in meta["sizes"]
+    ]
+    # operations with sizes of their own (small maps, the nested reducer): a
+    # table each, one row per size
+    tables += [
+        table(
+            op.title,
+            _SIZE_LABELS.get(op.key, "n"),
+            [render_row("{:,}".format(n), op, n) for n in op.sizes],
+        )
+        for op in OPERATIONS
+        if op.sizes is not None
+    ]
+    parts = [t for t in tables if t]
     legend = ", ".join(
         "<code>%s</code> %s" % (html.escape(short_name(lib)), html.escape(FULL_NAMES.get(lib, lib)))
         for lib in libs
