@@ -1,5 +1,8 @@
 /* paths.c -- nested paths: get_in, set_in, update_in, delete_in.  Mirrors
- * frozenmap/_pycore/paths.py (the rules are in its docstring).
+ * frozenmap/_pycore/paths.py (the rules are in its docstring) function by
+ * function under the same names; path_py_X_in is the pure core's path_X_in,
+ * the _py_ marking the method that parses Python arguments (the pure core's
+ * frozendict and Evolver methods parse them and call path_X_in).
  *
  * The top of a path is a frozendict (the result is a new version) or an
  * Evolver (edited in place with one edit; the nested maps stay immutable).

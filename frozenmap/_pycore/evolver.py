@@ -24,7 +24,7 @@ from .. import _common
 from .hashing import acc_replace, key_hash, pure_key_hash
 from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
 from .ordertrie import order_items, order_items_reversed, order_last
-from .paths import path_delete, path_get, path_set, path_update
+from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .transient import (
     Transient,
     _GCPaused,
@@ -457,7 +457,7 @@ class Evolver(Transient):
         >>> e.get_in(['user', 'name']), e.get_in(['user', 'age'], 0)
         ('ada', 0)
         """
-        return path_get(self, path, default, frozendict_type())
+        return path_get_in(self, path, default, frozendict_type())
 
     def set_in(self, path: Iterable[Any], value: Any, /) -> "Evolver":
         """Set the value at ``path``, rebuilding the nested frozendicts along it.
@@ -467,7 +467,7 @@ class Evolver(Transient):
         >>> e.set_in(['user', 'name'], 'grace').freeze()
         frozendict({'user': frozendict({'name': 'grace'})})
         """
-        return path_set(self, path, value, frozendict_type())  # type: ignore[no-any-return]
+        return path_set_in(self, path, value, frozendict_type())  # type: ignore[no-any-return]
 
     def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "Evolver":
         """Replace the value at ``path`` with ``fn(old, *args, **kwargs)``
@@ -478,7 +478,7 @@ class Evolver(Transient):
         >>> e.update_in(['stats', 'hits'], lambda n: n + 1).freeze()
         frozendict({'stats': frozendict({'hits': 2})})
         """
-        return path_update(self, path, fn, args, kwargs, frozendict_type())  # type: ignore[no-any-return]
+        return path_update_in(self, path, fn, args, kwargs, frozendict_type())  # type: ignore[no-any-return]
 
     def delete_in(self, path: Iterable[Any], /) -> "Evolver":
         """Remove the key at the end of ``path``; ``KeyError`` if absent.
@@ -488,7 +488,7 @@ class Evolver(Transient):
         >>> e.delete_in(['user', 'age']).freeze()
         frozendict({'user': frozendict({'name': 'ada'})})
         """
-        return path_delete(self, path, frozendict_type())  # type: ignore[no-any-return]
+        return path_delete_in(self, path, frozendict_type())  # type: ignore[no-any-return]
 
     def copy(self) -> "Evolver":
         """A new, independent evolver with the same contents.  Cost: O(1).

@@ -63,7 +63,7 @@ from .ordertrie import (
     order_remove_copying,
     order_replace_copying,
 )
-from .paths import path_delete, path_get, path_set, path_update
+from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .transient import (
     SHARING_WALK_RATIO,
     Transient,
@@ -711,7 +711,7 @@ class frozendict:
         >>> state.get_in(['user', 'email'], 'none')
         'none'
         """
-        return path_get(self, path, default, frozendict)
+        return path_get_in(self, path, default, frozendict)
 
     def set_in(self, path: Iterable[Any], value: Any, /) -> "frozendict":
         """A version with the value at ``path`` set to ``value``.
@@ -726,7 +726,7 @@ class frozendict:
         >>> state.set_in(['prefs', 'theme'], 'dark')['prefs']
         frozendict({'theme': 'dark'})
         """
-        return path_set(self, path, value, frozendict)  # type: ignore[no-any-return]
+        return path_set_in(self, path, value, frozendict)  # type: ignore[no-any-return]
 
     def update_in(self, path: Iterable[Any], fn: Any, /, *args: Any, **kwargs: Any) -> "frozendict":
         """A version with the value at ``path`` replaced by ``fn(old, *args, **kwargs)``.
@@ -741,7 +741,7 @@ class frozendict:
         >>> state.update_in(['counts', 'b'], lambda n: n + 1, default=0)
         frozendict({'counts': frozendict({'a': 1, 'b': 1})})
         """
-        return path_update(self, path, fn, args, kwargs, frozendict)  # type: ignore[no-any-return]
+        return path_update_in(self, path, fn, args, kwargs, frozendict)  # type: ignore[no-any-return]
 
     def delete_in(self, path: Iterable[Any], /) -> "frozendict":
         """A version without the key at the end of ``path``; ``KeyError`` if absent.
@@ -749,7 +749,7 @@ class frozendict:
         >>> frozendict(user=frozendict(name='ada', age=36)).delete_in(['user', 'age'])
         frozendict({'user': frozendict({'name': 'ada'})})
         """
-        return path_delete(self, path, frozendict)  # type: ignore[no-any-return]
+        return path_delete_in(self, path, frozendict)  # type: ignore[no-any-return]
 
     def evolve(self) -> Evolver:
         """A mutable ``Evolver`` starting from this version.  Cost: O(1).

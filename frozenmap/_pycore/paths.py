@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-__all__ = ["path_keys", "path_get", "path_set", "path_update", "path_delete"]
+__all__ = ["path_keys", "path_get_in", "path_set_in", "path_update_in", "path_delete_in"]
 
 _MISSING: Any = object()
 
@@ -48,7 +48,7 @@ def _get(m: Any, key: Any) -> Any:
     return _MISSING if entry is None else entry[3]
 
 
-def _not_a_frozendict(index: int, value: Any) -> TypeError:
+def path_not_a_frozendict(index: int, value: Any) -> TypeError:
     if issubclass(type(value), dict):  # the type itself, as the C core reads it
         hint = "; frozenmap.freeze() turns nested dicts into frozendicts"
     elif issubclass(type(value), (list, tuple)):
@@ -61,20 +61,20 @@ def _not_a_frozendict(index: int, value: Any) -> TypeError:
     )
 
 
-def path_get(top: Any, path: Any, default: Any, fd_type: type) -> Any:
+def path_get_in(top: Any, path: Any, default: Any, fd_type: type) -> Any:
     """The value at ``path`` below ``top``, or ``default`` when a key is missing."""
     keys = path_keys(path)
     m = top
     for i, key in enumerate(keys):
         if i and not _is(m, fd_type):
-            raise _not_a_frozendict(i - 1, m)
+            raise path_not_a_frozendict(i - 1, m)
         m = _get(m, key)
         if m is _MISSING:
             return default
     return m
 
 
-def _walk(top: Any, keys: Tuple[Any, ...], fd_type: type, create: bool) -> List[Any]:
+def path_walk(top: Any, keys: Tuple[Any, ...], fd_type: type, create: bool) -> List[Any]:
     """``maps[i]`` is the map that holds ``keys[i]``; missing ones are created
     empty when ``create``, else ``KeyError``."""
     maps = [top]
@@ -86,13 +86,13 @@ def _walk(top: Any, keys: Tuple[Any, ...], fd_type: type, create: bool) -> List[
                 raise KeyError(keys[i])
             child = fd_type()
         elif not _is(child, fd_type):
-            raise _not_a_frozendict(i, child)
+            raise path_not_a_frozendict(i, child)
         maps.append(child)
         m = child
     return maps
 
 
-def _rebuild(
+def path_rebuild(
     top: Any, maps: List[Any], keys: Tuple[Any, ...], level: int, new: Any, fd_type: type
 ) -> Any:
     """Put ``new`` at ``keys[level]`` of ``maps[level]``, and each rebuilt map
@@ -107,30 +107,30 @@ def _rebuild(
     return top
 
 
-def path_set(top: Any, path: Any, value: Any, fd_type: type) -> Any:
+def path_set_in(top: Any, path: Any, value: Any, fd_type: type) -> Any:
     keys = path_keys(path)
-    maps = _walk(top, keys, fd_type, True)
-    return _rebuild(top, maps, keys, len(keys) - 1, value, fd_type)
+    maps = path_walk(top, keys, fd_type, True)
+    return path_rebuild(top, maps, keys, len(keys) - 1, value, fd_type)
 
 
-def path_update(
+def path_update_in(
     top: Any, path: Any, fn: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], fd_type: type
 ) -> Any:
     default = kwargs.pop("default", _MISSING)
     keys = path_keys(path)
-    maps = _walk(top, keys, fd_type, default is not _MISSING)
+    maps = path_walk(top, keys, fd_type, default is not _MISSING)
     old = _get(maps[-1], keys[-1])
     if old is _MISSING:
         if default is _MISSING:
             raise KeyError(keys[-1])
         old = default
     new = fn(old, *args, **kwargs)
-    return _rebuild(top, maps, keys, len(keys) - 1, new, fd_type)
+    return path_rebuild(top, maps, keys, len(keys) - 1, new, fd_type)
 
 
-def path_delete(top: Any, path: Any, fd_type: type) -> Any:
+def path_delete_in(top: Any, path: Any, fd_type: type) -> Any:
     keys = path_keys(path)
-    maps = _walk(top, keys, fd_type, False)
+    maps = path_walk(top, keys, fd_type, False)
     last = len(keys) - 1
     if last == 0 and not _is(top, fd_type):  # an Evolver's own key
         del top[keys[0]]
@@ -138,4 +138,4 @@ def path_delete(top: Any, path: Any, fd_type: type) -> Any:
     new = fd_type.delete(maps[last], keys[last])  # type: ignore[attr-defined]
     if last == 0:
         return new
-    return _rebuild(top, maps, keys, last - 1, new, fd_type)
+    return path_rebuild(top, maps, keys, last - 1, new, fd_type)
