@@ -5,7 +5,7 @@
 #   SRC      a clean copy of the tree to install (default: the tree itself)
 #   SECONDS  time allowed for the install and the run (default 900)
 # Exit status: 0 green, 3 no PyPy here (and fetching is off), other: failed.
-# scripts/checks/10-versions.sh calls it for the "pypy3.11" entry of its list.
+# scripts/checks/35-versions.sh calls it for the "pypy3.11" entry of its list.
 #
 # The interpreter is `pypy3.X` on PATH when that is PyPy for Python 3.X, else
 # sid's pypy3 package, fetched by scripts/debian-python.sh (cached; not when
