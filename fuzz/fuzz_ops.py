@@ -115,8 +115,10 @@ class Reader:
 
     def field(self, kind):
         """One field of an op or an edit (see differential_engine.fields)."""
-        if kind in ("version", "other", "fn", "hostile"):
+        if kind in ("version", "other", "fn", "hostile", "position"):
             return self.byte()
+        if kind == "span":
+            return (self.byte(), self.byte())
         if kind == "edits":
             return [self.entry(de.EDITS) for _ in range(self.count(12))]
         return {
@@ -158,8 +160,10 @@ def encode(ops):
             key(k)
 
     def field(kind, f):
-        if kind in ("version", "other", "fn", "hostile"):
+        if kind in ("version", "other", "fn", "hostile", "position"):
             out.append(f % 256)
+        elif kind == "span":
+            out.extend((f[0] % 256, f[1] % 256))
         elif kind == "key":
             key(f)
         elif kind == "value":
@@ -268,8 +272,10 @@ def _canonical(op, table=None):
     table = de.OPS if table is None else table
     out = [op[0]]
     for kind, f in zip(de.fields(table[op[0]]), op[1:]):
-        if kind in ("version", "other", "fn", "hostile"):
+        if kind in ("version", "other", "fn", "hostile", "position"):
             f %= 256
+        elif kind == "span":
+            f = (f[0] % 256, f[1] % 256)
         elif kind == "edits":
             f = [_canonical(edit, de.EDITS) for edit in f]
         out.append(f)

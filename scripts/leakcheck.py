@@ -1019,6 +1019,8 @@ def _registry_args(ns, role, failing):
             "fn": lambda: _raise_crash,
             "other": lambda: {"a": BadValueEq(), HashKey(7, "x"): 3},
             "version": lambda: ns.frozendict({EqBomb(7): 1, "a": [1]}),
+            "position": lambda: 1.5,
+            "span": lambda: (0, "x"),
         }[role]()
     return {
         "key": lambda: "a",
@@ -1030,6 +1032,8 @@ def _registry_args(ns, role, failing):
         "fn": lambda: lambda *args: args[-1],
         "other": lambda: {"a": 2, "d": (4,)},
         "version": lambda: ns.frozendict({"a": 2, "d": (4,), HashKey(7, "x"): 1}),
+        "position": lambda: -2,
+        "span": lambda: (1, 3),
     }[role]()
 
 

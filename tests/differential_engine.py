@@ -19,7 +19,7 @@ The operations are the entries of ``tests/operations.py`` that name the
 ``code`` indexes ``OPS`` and the fields are, in order, the index of the version
 it runs on (for an operation on a frozendict) and one field per argument role
 (``FIELDS`` says what each role is encoded as: a key index, a list of pairs
-of indexes, a version index ...).  ``frozendict.evolve`` takes a list of edits
+of indexes, a version index, an index into ``POSITIONS`` or a pair of them ...).  ``frozendict.evolve`` takes a list of edits
 encoded the same way over ``EDITS`` (the registry's Evolver operations), and
 ``hostile operand`` feeds every operation that reads another mapping (==,
 |, the constructor, update(), diff, and x | fd) a hostile operand:
@@ -52,6 +52,10 @@ GOOD_KEYS = [
 BAD_KEYS = [[], HashBomb(), TypeErrorHash()]
 KEYS = GOOD_KEYS + BAD_KEYS
 VALUES = [0, 1, "v", None, NAN, [], 1.0, True, (1, []), "w", 2, -2]
+# positions (the "position" role; a "span" is two of them): in and out of range
+# for the engine's small versions, negative, beyond a C Py_ssize_t, and not
+# ints (True is one; None and 1.5 are TypeErrors, except None in a span)
+POSITIONS = [0, 1, 2, 3, 5, 8, -1, -2, -3, -6, -9, 2**63, -(2**70), True, None, 1.5]  # fmt: skip
 
 OPS = [op for op in registry.for_engine(registry.DIFFERENTIAL) if op.on != "Evolver"]
 EDITS = registry.for_engine(registry.DIFFERENTIAL, on="Evolver")
@@ -87,6 +91,10 @@ def key(k):
 
 def value(v):
     return VALUES[v % len(VALUES)]
+
+
+def position(p):
+    return POSITIONS[p % len(POSITIONS)]
 
 
 def pairs_of(pairs):
@@ -374,6 +382,10 @@ def _resolve(backend, versions, kind, field):
         return dict(_pick(versions, field).items())
     if kind == "fn":
         return registry.FN_POOL[field % len(registry.FN_POOL)]
+    if kind == "position":
+        return position(field)
+    if kind == "span":
+        return (position(field[0]), position(field[1]))
     raise AssertionError("the differential engine has no role %r" % (kind,))
 
 

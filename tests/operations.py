@@ -35,6 +35,9 @@ made at run time):
 ``fn``               a function taking any number of arguments
 ``edits``            a list of Evolver operations (``frozendict.evolve`` only)
 ``hostile``          the differential engine's hostile operand (a type index)
+``position``         a position for ``key_at`` and friends: an int in or out of
+                     range, negative, huge, or a bool, None or float
+``span``             a (start, stop) pair of positions for ``slice``
 
 ``call(core, subject, *args)`` runs the operation on a core (``core`` has
 ``frozendict`` and ``Evolver``); ``subject`` is a frozendict (``on =
@@ -51,6 +54,7 @@ core's classes is neither covered here nor excluded with a reason in
 """
 
 import copy
+import operator
 import pickle
 from dataclasses import dataclass
 
@@ -65,7 +69,8 @@ NOMEMORY = "nomemory"
 LEAKS = "leaks"
 ENGINES = frozenset({DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
 
-ROLES = ("key", "value", "pairs", "mapping", "keys", "version", "other", "path", "fn", "edits", "hostile")  # fmt: skip
+ROLES = ("key", "value", "pairs", "mapping", "keys", "version", "other", "path", "fn", "edits", "hostile",
+         "position", "span")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -386,6 +391,28 @@ def _model_popitem(d):
     return d.popitem()
 
 
+# positions: list(d.items()) read as a list is read (operator.index: list.pop's
+# TypeError; our IndexError message names the type)
+
+
+def _model_at(d, i, name):
+    items = list(d.items())
+    try:
+        return items[operator.index(i)]
+    except IndexError:
+        raise IndexError("%s index out of range" % name) from None
+
+
+def _model_index(d, k):
+    # a dict of positions looks k up as d does (the same hashes and __eq__ calls)
+    return dict(zip(d, range(len(d))))[_hashed(k)]
+
+
+def _model_slice(d, span):
+    start, stop = span
+    return dict(list(d.items())[start:stop])
+
+
 def _model_edit_in(d, path, fn):
     """An Evolver's path edit: the model's version-level result, stored back."""
     new = fn(d, path)
@@ -408,6 +435,29 @@ def _eq4(a, b):
 
 def _iteration(m):
     return (list(m.items()), list(reversed(m)), list(m.values()), list(m.keys()), len(m))
+
+
+def _positional(on):
+    """The positional reads of a frozendict or an Evolver (``on``); slice
+    hashes the keys it keeps and never compares them.  On a frozendict it
+    makes a version; an Evolver's is observed as a result."""
+    if on == "frozendict":
+        slice_model, makes = _model_slice, True
+    else:
+        slice_model, makes = (lambda d, span: DictModel(_model_slice(d, span))), False
+    return [
+        Operation("%s.key_at" % on, on, ("key_at",), ("position",),
+                  lambda core, m, i: m.key_at(i), lambda d, i: _model_at(d, i, on)[0]),
+        Operation("%s.value_at" % on, on, ("value_at",), ("position",),
+                  lambda core, m, i: m.value_at(i), lambda d, i: _model_at(d, i, on)[1]),
+        Operation("%s.item_at" % on, on, ("item_at",), ("position",),
+                  lambda core, m, i: m.item_at(i), lambda d, i: _model_at(d, i, on)),
+        Operation("%s.index" % on, on, ("index",), ("key",),
+                  lambda core, m, k: m.index(k), _model_index, fires=LOOKUP),
+        Operation("%s.slice" % on, on, ("slice",), ("span",),
+                  lambda core, m, span: m.slice(*span), slice_model, makes=makes,
+                  fires=frozenset({"hash"})),
+    ]  # fmt: skip
 
 
 OPERATIONS = [
@@ -507,6 +557,7 @@ OPERATIONS = [
               lambda core, fd, b: fd.diff(b).invert(),
               lambda d, b: _model_invert(_model_diff(d, b)), order_dependent=True,
               in_python=True),
+    *_positional("frozendict"),  # (issue 25)
     # --- the Evolver: edits in place (the differential engine runs them inside frozendict.evolve)
     Operation("Evolver[k] = v", "Evolver", ("__setitem__",), ("key", "value"),
               lambda core, e, k, v: e.__setitem__(k, v),
@@ -520,7 +571,7 @@ OPERATIONS = [
               lambda core, e, k, v: e.pop(k, v), lambda d, k, v: d.pop(_hashed(k), v), reads=True,
               fires=LOOKUP),
     Operation("Evolver.popitem", "Evolver", ("popitem",), (), lambda core, e: e.popitem(),
-              _model_popitem),
+              _model_popitem, fires=frozenset({"hash"})),  # (its key's: to find the entry)
     Operation("Evolver.setdefault", "Evolver", ("setdefault",), ("key", "value"),
               lambda core, e, k, v: e.setdefault(k, v),
               lambda d, k, v: d.setdefault(_hashed(k), v), reads=True, fires=LOOKUP),
@@ -582,6 +633,7 @@ OPERATIONS = [
               # core's re-init is not failure-atomic, the C core's is -- see the report)
               engines=CORES_ONLY - {HOSTILE, NOMEMORY},
               fires=frozenset({"hash", "del"})),
+    *_positional("Evolver"),  # (issue 25: read from its current contents)
 ]  # fmt: skip
 
 BY_NAME = {op.name: op for op in OPERATIONS}
@@ -608,13 +660,5 @@ NOT_OPERATIONS = {
     "__ge__": "the C type's rich-compare slot: ordering is not supported, as for dict",
     "__setattr__": "the pure core refuses attribute assignment; tests/test_pep814_objects.py",
     "__delattr__": "the pure core refuses attribute deletion; tests/test_pep814_objects.py",
-    # Positional reads (issue 25): checked by tests/test_positional.py (a hypothesis
-    # model against list(d.items()) over random derivations, both cores).  The
-    # engines have no role for a position yet; entries come with one (issue 27).
-    "key_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
-    "value_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
-    "item_at": "positional read; tests/test_positional.py (no position role in the engines yet)",
-    "index": "positional read; tests/test_positional.py (no position role in the engines yet)",
-    "slice": "positional read; tests/test_positional.py (no position role in the engines yet)",
 }
 """Public attributes that are not operations for the engines, each with why."""

@@ -48,6 +48,8 @@ FIELD = {
     "path": path,
     "fn": st.integers(0, len(de.registry.FN_POOL) - 1),
     "hostile": st.integers(0, len(de.HOSTILE_TYPES) - 1),
+    "position": st.integers(0, len(de.POSITIONS) - 1),
+    "span": st.tuples(st.integers(0, len(de.POSITIONS) - 1), st.integers(0, len(de.POSITIONS) - 1)),
 }
 """A strategy for each kind of field (differential_engine.fields)."""
 

@@ -614,6 +614,8 @@ def _pool_args(c, p, roles):
         "fn": lambda: _newest,
         "other": lambda: dict(p.items(20, 30)),
         "version": lambda: c.frozendict(p.items(20, 30) + p.coll_items(2)),
+        "position": lambda: -3,
+        "span": lambda: (1, -2),
     }
     return [made[role]() for role in roles]
 

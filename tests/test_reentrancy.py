@@ -164,6 +164,8 @@ def _outer_arg(core, role):
         "fn": lambda: lambda *args: RVal("fn"),
         "other": lambda: {RKey(i): None for i in range(N_KEYS)},
         "version": lambda: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+        "position": lambda: 5,
+        "span": lambda: (2, -3),
     }[role]()
 
 
@@ -196,7 +198,8 @@ OUTER.update({
     "iterate": (lambda core, e, it: list(it), None, frozenset()),
 })  # fmt: skip
 
-ALLOWED = (RuntimeError, KeyError, ValueError, TypeError)
+# (IndexError: a position past the end of what an inner clear() or pop left)
+ALLOWED = (RuntimeError, KeyError, ValueError, TypeError, IndexError)
 
 
 def _check_evolver(e):
@@ -379,6 +382,8 @@ def _fd_outer_arg(core, role):
         "fn": lambda: lambda *args: "fn",
         "other": lambda: {RKey(i): i for i in range(N_KEYS)},
         "version": lambda: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+        "position": lambda: -4,
+        "span": lambda: (1, -2),
     }[role]()
 
 

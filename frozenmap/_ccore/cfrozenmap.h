@@ -496,8 +496,8 @@ champ_node *champ_empty_root(void);
  * Runs the keys' __eq__ (stored_key == key). */
 int champ_find(champ_node *root, Py_uhash_t h, PyObject *key, champ_entry **out);
 /* The entry holding this very key object at order position seq, found by
- * identity alone: runs no __eq__ and no __hash__ (a stored key is never
- * hashed again).  The seq tells apart two entries of one key object (stored
+ * identity alone: runs no __eq__ and no __hash__ (the caller gives the hash
+ * when it has one).  The seq tells apart two entries of one key object (stored
  * twice, its hash having changed between the insertions, as dict keeps
  * both).  With the key's hash known (h), O(log32 n); with h NULL, a scan of
  * every entry, O(n).  NULL when absent. */
@@ -1028,9 +1028,8 @@ PyObject *transient_position_at(fd_object *v, PyObject *index, const char *name,
 PyObject *transient_position_of(fd_object *v, PyObject *key);
 /* An exact frozendict of the items of op (a frozendict) at positions
  * start:stop (a list's slice rules); op itself when that is all of an exact
- * one.  Runs no user code (see transient_slice_entries for where the kept
- * keys' hashes come from).  O(log n + k log k) for k items kept whose
- * hashes run no Python code, else O(n + k log k).  New ref or NULL. */
+ * one.  Each kept key's __hash__ runs once (transient_slice_load); no
+ * __eq__.  O(log n + k) for k items kept.  New ref or NULL. */
 PyObject *transient_position_slice(fm_state *st, PyObject *op, PyObject *start,
                                    PyObject *stop);
 

@@ -189,12 +189,14 @@
     "\n" \
     "``start`` and ``stop`` follow a list's slice rules (negative from the\n" \
     "end, ``None`` for the ends, clamped to the length); the result keeps\n" \
-    "the order.  All of an exact frozendict is ``self``.  Stored keys are\n" \
-    "never hashed again: a key whose hash runs no Python code (str, int,\n" \
-    "float, bytes, tuples of those, ...) is rehashed for free; for other\n" \
-    "keys the stored hashes come from one walk of the key index.\n" \
-    "Cost: O(log n + k log k) for k items kept, O(n + k log k) when a kept\n" \
-    "key's type defines ``__hash__`` in Python.\n" \
+    "the order.  All of an exact frozendict is ``self``.  The result is\n" \
+    "built as ``frozendict(list(self.items())[start:stop])`` would be: each\n" \
+    "kept key is hashed once (its ``__hash__`` runs, if it has one in\n" \
+    "Python; a key whose hash changed since it was stored goes in under\n" \
+    "its new hash, as in a dict built from it) but never compared, the\n" \
+    "kept keys being distinct already.  An exception from a ``__hash__``\n" \
+    "propagates and no version is made.\n" \
+    "Cost: O(log n + k) for k items kept.\n" \
     "\n" \
     ">>> fd = frozendict(a=1, b=2, c=3, d=4)\n" \
     ">>> fd.slice(1, 3)\n" \
@@ -349,8 +351,18 @@
 #define EV_DOC_POPITEM \
     "Remove and return the last ``(key, value)`` added (LIFO).\n" \
     "\n" \
-    "As ``dict.popitem``, the key is not hashed again.  Cost: O(log n); O(n)\n" \
-    "for a key whose hash runs Python code (a class defining ``__hash__``)."
+    "The key's entry is found by the key's hash, so a key whose hash runs\n" \
+    "Python code has its ``__hash__`` called once (``dict.popitem`` calls\n" \
+    "none).  That hash only guides the search: the item removed is the\n" \
+    "last one even when the hash changed since the key was stored or\n" \
+    "raises an ``Exception`` (discarded; other exceptions, such as\n" \
+    "``KeyboardInterrupt``, propagate and nothing is removed).\n" \
+    "Cost: O(log n); O(n) when the key's hash changed or raised.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> e = frozendict(a=1, b=2).evolve()\n" \
+    ">>> e.popitem(), e\n" \
+    "(('b', 2), Evolver({'a': 1}))"
 
 #define EV_DOC_SET \
     "Set ``key`` to ``value`` and return the evolver.  Cost: O(log n).\n" \
@@ -379,8 +391,8 @@
 
 #define EV_DOC_SLICE \
     "A frozendict of the items at positions ``start`` to ``stop`` (a\n" \
-    "list's slice rules), as ``frozendict.slice``.  Cost: O(log n + k log k)\n" \
-    "for k items kept (O(n + k log k) with keys hashed in Python)."
+    "list's slice rules), as ``frozendict.slice`` (each kept key is hashed\n" \
+    "once).  Cost: O(log n + k) for k items kept."
 
 #define EV_DOC_UPDATE \
     "Update from a mapping or iterable of pairs and keywords, like ``dict``.\n" \

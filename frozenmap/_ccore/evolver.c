@@ -485,6 +485,28 @@ evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     return NULL;
 }
 
+/* The hash that guides popitem to the last key's entry: 1 and *h, 0 when
+ * there is none (its __hash__ raised an Exception, discarded), or -1 with
+ * another exception (KeyboardInterrupt, ...).  A key whose hash runs no
+ * Python code is hashed without a call. */
+static int
+evolver_popitem_hint(PyObject *key, Py_uhash_t *h)
+{
+    if (hashing_pure_key_hash(key, h)) {
+        return 1;
+    }
+    Py_hash_t got = PyObject_Hash(key);
+    if (got != -1) {
+        *h = (Py_uhash_t)got;
+        return 1;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) {
+        return -1;
+    }
+    PyErr_Clear();
+    return 0;
+}
+
 static PyObject *
 evolver_py_popitem(PyObject *op, PyObject *unused)
 {
@@ -504,21 +526,23 @@ evolver_py_popitem(PyObject *op, PyObject *unused)
         else {
             Py_INCREF(k);
             Py_INCREF(v);
-            /* As dict.popitem, the key is not hashed again: its entry is
-             * found by identity and its seq (one key object can be stored
-             * twice, see champ_find_stored). */
+            /* The entry holding this key object at this seq (one key object
+             * can be stored twice, see champ_find_stored), found by identity
+             * along the key's hash path, or by a scan when the hash misleads
+             * (changed since the key was stored) or raised an Exception.
+             * The key's __hash__ runs under the busy flag and the lock, so
+             * the last item and the roots stay as they are. */
             Py_uhash_t h;
-            int known = hashing_pure_key_hash(k, &h);
-            champ_entry *e = champ_find_stored(self->t.root, known ? &h : NULL, k, seq);
-            if (e == NULL && known) {
+            int r = evolver_popitem_hint(k, &h);
+            champ_entry *e = r > 0 ? champ_find_stored(self->t.root, &h, k, seq) : NULL;
+            if (r >= 0 && e == NULL) {
                 e = champ_find_stored(self->t.root, NULL, k, seq);
+                if (e == NULL) {
+                    PyErr_SetString(PyExc_SystemError, "popitem: tries disagree");
+                    r = -1;
+                }
             }
-            int r = 1;
-            if (e == NULL) {
-                PyErr_SetString(PyExc_SystemError, "popitem: tries disagree");
-                r = -1;
-            }
-            if (r > 0 && transient_remove_entry(st, &self->t, e, NULL, NULL) == 0) {
+            if (r >= 0 && transient_remove_entry(st, &self->t, e, NULL, NULL) == 0) {
                 self->resized++;
                 result = PyTuple_Pack(2, k, v);
             }

@@ -191,6 +191,9 @@
  *    never change (tp_clear runs only on unreachable objects, and empties
  *    the version before releasing anything: see fd_tp_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
+ *  - The kept keys' hash in slice (transient_slice_load): the keys and
+ *    values are referenced by the entries of the new map before the first
+ *    __hash__ runs, and the tries are built after the last.
  *  - An Evolver's positional reads (key_at, ..., index, slice) read the
  *    version freeze() returns, held for the call: as a frozendict read.
  *  - Key __eq__ in an Evolver read (transient_shared_get: [], get, in,
@@ -206,6 +209,8 @@
  *    lock with the GIL released (evolver_lock); reads and freeze() from that
  *    code only add references, which make the write phase copy.  So the
  *    entry located stays where it was until the write phase uses it.
+ *    popitem hashes its last key the same way (evolver_popitem_hint), the
+ *    key and value held, to find the entry it then removes.
  *  - The write phase (transient_write_new, transient_assoc_hashed,
  *    transient_remove_entry, transient_bulk_load) runs no user code of its
  *    own: an Evolver's pauses the collector (transient_gc_pause), replaced

@@ -380,6 +380,44 @@ transient_stored_hash_is_pure(PyObject *key)
            || tp == &PyBytes_Type || tp->tp_hash == PyBaseObject_Type.tp_hash;
 }
 
+/* Release the first n entries' references to their keys and values, then
+ * the array (a build that failed before its tries took them). */
+static void
+transient_entries_free(champ_entry *entries, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_DECREF(entries[i].key);
+        Py_DECREF(entries[i].value);
+    }
+    PyMem_Free(entries);
+}
+
+/* Fill an empty transient from n > 0 hashed entries with distinct keys, seq
+ * i at index i, each holding a reference to its key and its value: the order
+ * trie is built bottom-up and the key trie by one radix sort, with no lookups
+ * and no user code.  Takes the PyMem array entries and its references, also
+ * on failure.  may_gc as for order_build.  0 or -1. */
+static int
+transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
+                       int may_gc)
+{
+    order_node *order = order_build(st, entries, n, may_gc); /* takes the refs */
+    if (order == NULL) {
+        PyMem_Free(entries);
+        return -1;
+    }
+    champ_node *root = champ_build(entries, n); /* frees entries */
+    if (root == NULL) {
+        Py_DECREF(order);
+        return -1;
+    }
+    t->len = n;
+    t->next_seq = (uint64_t)n;
+    t->acc_valid = 0; /* unknown until someone hashes the result */
+    transient_install(t, root, order);
+    return 0;
+}
+
 /* Fill an empty transient from an exact dict, whose keys are distinct: the
  * order trie is built bottom-up and the key trie by one radix sort, with no
  * lookups and no __eq__ calls.  The references taken while reading the dict
@@ -433,27 +471,9 @@ transient_bulk_load(fm_state *st, transient *t, PyObject *source)
             goto fail;
         }
     }
-    order_node *order = order_build(st, entries, n, may_gc); /* takes the refs */
-    if (order == NULL) {
-        PyMem_Free(entries);
-        return -1;
-    }
-    champ_node *root = champ_build(entries, n); /* frees entries */
-    if (root == NULL) {
-        Py_DECREF(order);
-        return -1;
-    }
-    t->len = n;
-    t->next_seq = (uint64_t)n;
-    t->acc_valid = 0; /* unknown until someone hashes the result */
-    transient_install(t, root, order);
-    return 0;
+    return transient_load_entries(st, t, entries, n, may_gc);
 fail:
-    for (Py_ssize_t i = 0; i < got; i++) {
-        Py_DECREF(entries[i].key);
-        Py_DECREF(entries[i].value);
-    }
-    PyMem_Free(entries);
+    transient_entries_free(entries, got);
     return -1;
 }
 
@@ -1302,56 +1322,40 @@ transient_position_of(fd_object *v, PyObject *key)
     return PyLong_FromSsize_t(order_rank(v->order, e->seq));
 }
 
-/* Collects the entries whose seq lies in [first, last]. */
-typedef struct {
-    uint64_t first, last;
-    champ_difflist kept;
-} transient_slice_scan;
-
+/* Fill the empty transient t with the items at positions [lo, hi) of v
+ * (lo < hi), as the bulk load fills one from a dict: each kept key is hashed
+ * once -- the order trie stores no hashes, and reading them from the key trie
+ * would walk all n entries -- and never compared, the keys being distinct.
+ * The entries hold references to their keys and values before any __hash__
+ * runs, whatever that code does.  O(log n + k) for k = hi - lo.  0 or -1. */
 static int
-transient_keep_in_range(champ_entry *e, void *arg)
+transient_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py_ssize_t hi)
 {
-    transient_slice_scan *scan = arg;
-    if (e->seq < scan->first || e->seq > scan->last) {
-        return 0;
+    Py_ssize_t n = hi - lo, got = 0;
+    champ_entry *entries = PyMem_Malloc(n * sizeof(champ_entry));
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
     }
-    return champ_difflist_append(&scan->kept, e) < 0 ? -1 : 0;
-}
-
-/* The entries of the items at positions [lo, hi) of v in order, into
- * scan->kept.  Stored keys are never hashed again: the items are read from
- * position lo on, and while each key's hash runs no Python code
- * (hashing_pure_key_hash) it is recomputed, O(1) a key; otherwise the hashes
- * come from the key trie's entries, by one walk keeping the seqs between
- * those at the two ends, O(n).  0 or -1. */
-static int
-transient_slice_entries(fd_object *v, Py_ssize_t lo, Py_ssize_t hi, transient_slice_scan *scan)
-{
     order_cursor c;
     order_cursor_init_at(&c, v->order, lo);
-    champ_entry e = {0};
-    while (scan->kept.len < hi - lo && order_cursor_next(&c, &e.key, &e.value)) {
-        if (!hashing_pure_key_hash(e.key, &e.hash)) {
-            break;
-        }
-        if (champ_difflist_append(&scan->kept, &e) < 0) {
+    PyObject *k, *val;
+    int may_gc = 0;
+    while (got < n && order_cursor_next(&c, &k, &val)) { /* no allocation, no user code */
+        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
+        entries[got].seq = (uint64_t)got;
+        entries[got].key = Py_NewRef(k);
+        entries[got].value = Py_NewRef(val);
+        got++;
+    }
+    assert(got == n);
+    for (Py_ssize_t i = 0; i < got; i++) { /* may raise: nothing built yet */
+        if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
+            transient_entries_free(entries, got);
             return -1;
         }
     }
-    if (scan->kept.len == hi - lo) {
-        return 0;
-    }
-    scan->kept.len = 0;
-    PyObject *key, *value;
-    order_at(v->order, lo, &scan->first, &key, &value);
-    order_at(v->order, hi - 1, &scan->last, &key, &value);
-    if (champ_foreach(v->root, transient_keep_in_range, scan) != 0) {
-        return -1;
-    }
-    if (scan->kept.len > 1) {
-        qsort(scan->kept.items, scan->kept.len, sizeof(champ_entry), transient_compare_seq);
-    }
-    return 0;
+    return transient_load_entries(st, t, entries, got, may_gc);
 }
 
 PyObject *
@@ -1359,7 +1363,6 @@ transient_position_slice(fm_state *st, PyObject *op, PyObject *start, PyObject *
 {
     fd_object *v = fm_as_fd(op);
     PyObject *result = NULL;
-    transient_slice_scan scan = {0, 0, {0}};
     transient t;
     int t_ready = 0;
     Py_ssize_t lo, hi, step = 1;
@@ -1379,19 +1382,12 @@ transient_position_slice(fm_state *st, PyObject *op, PyObject *start, PyObject *
         goto done;
     }
     t_ready = 1;
-    if (lo < hi && transient_slice_entries(v, lo, hi, &scan) < 0) {
+    if (lo < hi && transient_slice_load(st, &t, v, lo, hi) < 0) {
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < scan.kept.len; i++) {
-        champ_entry *e = &scan.kept.items[i];
-        if (transient_put_new(st, &t, e->hash, e->key, e->value) < 0) {
-            goto done;
-        }
     }
     result = transient_publish(st, &t, st->frozendict_type);
 done:
     Py_XDECREF(bounds);
-    champ_difflist_free(&scan.kept);
     if (t_ready) {
         transient_clear(&t);
     }

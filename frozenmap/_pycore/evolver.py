@@ -21,7 +21,7 @@ from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
-from .hashing import acc_replace, key_hash, pure_key_hash
+from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
 from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
 from .ordertrie import order_items, order_items_reversed, order_last
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
@@ -258,8 +258,8 @@ class Evolver(Transient):
         self, start: Optional[SupportsIndex] = None, stop: Optional[SupportsIndex] = None, /
     ) -> Any:
         """A frozendict of the items at positions ``start`` to ``stop`` (a
-        list's slice rules), as ``frozendict.slice``.  Cost: O(log n + k log k)
-        for k items kept (O(n + k log k) with keys hashed in Python)."""
+        list's slice rules), as ``frozendict.slice`` (each kept key is hashed
+        once).  Cost: O(log n + k) for k items kept."""
         return position_slice(self.freeze(), start, stop)
 
     def __eq__(self, other: object) -> Any:
@@ -343,20 +343,36 @@ class Evolver(Transient):
     def popitem(self) -> Tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` added (LIFO).
 
-        As ``dict.popitem``, the key is not hashed again.  Cost: O(log n); O(n)
-        for a key whose hash runs Python code (a class defining ``__hash__``).
+        The key's entry is found by the key's hash, so a key whose hash runs
+        Python code has its ``__hash__`` called once (``dict.popitem`` calls
+        none).  That hash only guides the search: the item removed is the
+        last one even when the hash changed since the key was stored or
+        raises an ``Exception`` (discarded; other exceptions, such as
+        ``KeyboardInterrupt``, propagate and nothing is removed).
+        Cost: O(log n); O(n) when the key's hash changed or raised.
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(a=1, b=2).evolve()
+        >>> e.popitem(), e
+        (('b', 2), Evolver({'a': 1}))
         """
         self._begin()
         try:
             last = order_last(self.order)
             if last is None:
                 raise KeyError("popitem(): evolver is empty")
-            # As dict.popitem, the key is not hashed again: its entry is found
-            # by identity and its seq (one key object can be stored twice, see
-            # champ_find_stored).
+            # The entry holding this key object at this seq (one key object
+            # can be stored twice, see champ_find_stored), found by identity
+            # along the key's hash path, or by a scan when the hash misleads.
             seq, item = last
             key = item[0]
-            entry = champ_find_stored(self.root, pure_key_hash(key), key, seq)
+            h = pure_key_hash(key)
+            if h is None:
+                try:
+                    h = hash(key) & KEY_MASK  # user code: the evolver is busy
+                except Exception:
+                    h = None
+            entry = None if h is None else champ_find_stored(self.root, h, key, seq)
             if entry is None:
                 entry = champ_find_stored(self.root, None, key, seq)
             if entry is None:

@@ -830,12 +830,14 @@ class frozendict:
 
         ``start`` and ``stop`` follow a list's slice rules (negative from the
         end, ``None`` for the ends, clamped to the length); the result keeps
-        the order.  All of an exact frozendict is ``self``.  Stored keys are
-        never hashed again: a key whose hash runs no Python code (str, int,
-        float, bytes, tuples of those, ...) is rehashed for free; for other
-        keys the stored hashes come from one walk of the key index.
-        Cost: O(log n + k log k) for k items kept, O(n + k log k) when a kept
-        key's type defines ``__hash__`` in Python.
+        the order.  All of an exact frozendict is ``self``.  The result is
+        built as ``frozendict(list(self.items())[start:stop])`` would be: each
+        kept key is hashed once (its ``__hash__`` runs, if it has one in
+        Python; a key whose hash changed since it was stored goes in under
+        its new hash, as in a dict built from it) but never compared, the
+        kept keys being distinct already.  An exception from a ``__hash__``
+        propagates and no version is made.
+        Cost: O(log n + k) for k items kept.
 
         >>> fd = frozendict(a=1, b=2, c=3, d=4)
         >>> fd.slice(1, 3)

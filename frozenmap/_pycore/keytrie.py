@@ -244,8 +244,8 @@ def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
 
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) -> Optional[Entry]:
     """The entry holding this very key object at order position ``seq``, found
-    by identity alone: no ``__eq__`` and no ``__hash__`` runs (a stored key is
-    never hashed again).  The seq tells apart two entries of one key object
+    by identity alone: no ``__eq__`` and no ``__hash__`` runs (the caller gives
+    the hash when it has one).  The seq tells apart two entries of one key object
     (stored twice, its hash having changed between the insertions, as dict
     keeps both).
 

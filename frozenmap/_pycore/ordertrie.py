@@ -43,7 +43,7 @@ Mirrors ``frozenmap/_ccore/ordertrie.c``.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Generator, Iterator, List, Optional, Tuple
 
 __all__ = [
     "OrderNode",
@@ -479,7 +479,7 @@ def order_rank(node: Optional[OrderNode], seq: int) -> int:
     return -1
 
 
-def order_items(node: Optional[OrderNode], start: int = 0) -> Iterator[Item]:
+def order_items(node: Optional[OrderNode], start: int = 0) -> Generator[Item, None, None]:
     """The items in insertion order, from position ``start`` on; an explicit
     stack, no lookups.  Positions before ``start`` are skipped by one descent
     by the sizes (as ``order_at``).  Cost: O(log n + k) for k items taken."""

@@ -34,6 +34,7 @@ Mirrors ``frozenmap/_ccore/transient.c``.
 from __future__ import annotations
 
 import gc
+import itertools
 import operator
 import sys
 import threading
@@ -41,7 +42,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .. import _common
 from .._typeinfo import type_fullname, type_lookup, type_name
-from .hashing import acc_replace, key_hash, pure_key_hash
+from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
@@ -406,7 +407,13 @@ def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
     The order trie is built bottom-up in O(n) and the key trie by in-place
     inserts with no lookups and no ``__eq__`` calls.
     """
-    items = list(source.items())
+    _load_items(t, list(source.items()))
+
+
+def _load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
+    """Fill an empty transient from pairs whose keys are known to be distinct
+    (a dict's, or a version's run of positions): each key is hashed once, then
+    both tries are built with no lookups and no ``__eq__`` calls."""
     hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
     owner = t.owner
     root = t.root
@@ -516,12 +523,11 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
     """An exact frozendict of the items of ``version`` (a frozendict) at
     positions ``start:stop`` (a list's slice rules).
 
-    Stored keys are never hashed again.  The kept items are read from the
-    order trie from position ``start`` on; when each kept key's hash runs no
-    Python code (``pure_key_hash``: str, int, ..., the identity hash) it is
-    recomputed, O(1) a key.  Otherwise the hashes come from the key trie,
-    whose entries carry them: one walk keeps the entries whose seq lies
-    between the seqs at the two ends, O(n).
+    The k kept items are read from the order trie from position ``start`` on,
+    and the new map is built from them as from a dict (``_load_items``): each
+    kept key is hashed once -- the order trie does not store hashes, and
+    reading them from the key trie would mean a walk of all n entries -- and
+    no ``__eq__`` runs, the keys being distinct already.  O(log n + k).
     """
     cls = frozendict_type()
     length = version._len
@@ -530,25 +536,10 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
         return version if type(version) is cls else version._exact()
     t = Transient()
     if lo < hi:
-        kept = []
-        for key, value in order_items(version._order, lo):
-            h = pure_key_hash(key)
-            if h is None:
-                kept = _slice_entries(version, lo, hi)
-                break
-            kept.append((h, key, value))
-            if len(kept) == hi - lo:
-                break
-        for h, key, value in kept:
-            t._put_new(h, key, value)
+        items = order_items(version._order, lo)
+        try:
+            kept = list(itertools.islice(items, hi - lo))
+        finally:
+            items.close()  # (now: a MemoryError closing it is the caller's, not a finalizer's)
+        _load_items(t, kept)
     return t._publish(cls)
-
-
-def _slice_entries(version: Any, lo: int, hi: int) -> Any:
-    """``(hash, key, value)`` of the items at positions ``lo:hi`` in order,
-    from the key trie's stored hashes (a walk of every entry)."""
-    first = order_at(version._order, lo)[0]
-    last = order_at(version._order, hi - 1)[0]
-    kept = [e for e in champ_entries(version._root) if first <= e[1] <= last]
-    kept.sort(key=_seq_of)
-    return [(e[0], e[2], e[3]) for e in kept]
