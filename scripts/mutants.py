@@ -82,14 +82,14 @@ TESTS = {
         "test_evolver.py",
         "test_derivations.py",
         "test_pep814_construction.py",
-        "test_reentrancy.py",
+        "hostile/test_reentry_sweep.py",
         "test_gc_order.py",
     ],
     "evolver": [
         "test_rules.py",
         "test_evolver.py",
         "test_noop_identity.py",
-        "test_reentrancy.py",
+        "hostile/test_reentry_sweep.py",
         "test_gc_order.py",
     ],
     "frozendict": [
@@ -113,7 +113,7 @@ TESTS = {
 WIDE_EXCLUDED = {
     "test_adversarial.py",
     "test_differential.py",
-    "test_nomemory.py",
+    "hostile/test_allocation_failure.py",
     "test_packaging.py",
     "test_bench_report.py",
     "test_scale.py",
@@ -573,7 +573,11 @@ def tests_for(
     if chosen:
         names = list(chosen)
     elif wide:
-        names = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+        tests = ROOT / "tests"
+        names = sorted(
+            str(p.relative_to(tests))
+            for p in [*tests.glob("test_*.py"), *tests.glob("hostile/test_*.py")]
+        )
         names = [n for n in names if n not in WIDE_EXCLUDED]
     else:
         names = list(mutant.tests or TESTS[mutant.module]) + mutant.extra

@@ -68,7 +68,7 @@ PYPY_SKIPS = {
     "test_adversarial.py::test_dropping_many_versions_with_finalizers_that_derive": (
         _FINALIZERS_LATER
     ),
-    "test_reentrancy.py::test_failed_update_shows_finalizers_the_state_before_it": (
+    "test_reentry_sweep.py::test_failed_update_shows_finalizers_the_state_before_it": (
         _FINALIZERS_LATER
     ),
     "test_derivations.py::test_set_of_an_equal_but_distinct_value_stores_the_new_object": (
@@ -120,7 +120,7 @@ PYPY_SKIPS = {
         "PyPy's dict items views make a set of their own items first: an unhashable"
         " value raises where CPython's (and frozenmap's) set operations do not hash it",
     ),
-    "test_reentrancy.py::test_user_code_running_another_operation_on_the_same_evolver": (
+    "test_reentry_sweep.py::test_user_code_running_another_operation_on_the_same_evolver": (
         "mode",
         "del",
         _FINALIZERS_LATER,

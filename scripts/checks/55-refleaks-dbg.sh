@@ -38,7 +38,8 @@ PIP_FLAGS=(-q --disable-pip-version-check)
 # The pytest subset (~75 s): the allocation-failure sweep and the fault sweeps
 # through user code (every error path of every operation), and the suites
 # that drive construction, the Evolver, derivations, diff and bad input.
-PYTEST_FILES=(tests/test_nomemory.py tests/test_adversarial.py tests/test_bad_input.py
+PYTEST_FILES=(tests/hostile/test_allocation_failure.py
+              tests/test_adversarial.py tests/test_bad_input.py
               tests/test_evolver.py tests/test_derivations.py tests/test_diff.py
               tests/test_pep814_construction.py tests/test_pep814_ops.py
               tests/test_pep814_objects.py tests/test_structure.py)

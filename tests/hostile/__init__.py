@@ -1,0 +1,16 @@
+"""Hostile input, one file per mechanism by which it reaches the cores.
+
+(Hostile types, user code and faults: what the C core's essay calls the places
+where user code runs, section 8 of ``frozenmap/_ccore/frozendict.c``.)
+
+``test_allocation_failure.py``  every allocation inside an operation fails in
+                                turn (``_testcapi.set_nomemory``)
+``test_reentry_sweep.py``       user code (a key's ``__eq__``/``__hash__``, a
+                                value's ``__del__``) runs every other operation
+                                on the same object, for every registry operation
+
+The keys and values that misbehave on purpose are in ``tests/keys.py``; the
+fixtures (``core``) in ``tests/conftest.py``.  This folder is a package so
+that other test modules can import a sweep's tables
+(``from hostile import test_reentry_sweep``).
+"""
