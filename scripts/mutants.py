@@ -83,14 +83,14 @@ TESTS = {
         "test_derivations.py",
         "test_pep814_construction.py",
         "hostile/test_reentry_sweep.py",
-        "test_gc_order.py",
+        "hostile/test_gc_and_finalizers.py",
     ],
     "evolver": [
         "test_rules.py",
         "test_evolver.py",
         "test_noop_identity.py",
         "hostile/test_reentry_sweep.py",
-        "test_gc_order.py",
+        "hostile/test_gc_and_finalizers.py",
     ],
     "frozendict": [
         "test_rules.py",

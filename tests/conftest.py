@@ -65,7 +65,7 @@ PYPY_SKIPS = {
     "test_adversarial.py::test_failure_paths_do_not_leak_references": _REFCOUNTS,
     "test_adversarial.py::test_evolver_failure_paths_do_not_leak_references": _REFCOUNTS,
     "test_adversarial.py::test_nan_keys_are_distinct_unless_identical": _IDENTICAL_NUMBERS,
-    "test_adversarial.py::test_dropping_many_versions_with_finalizers_that_derive": (
+    "test_gc_and_finalizers.py::test_dropping_many_versions_with_finalizers_that_derive": (
         _FINALIZERS_LATER
     ),
     "test_reentry_sweep.py::test_failed_update_shows_finalizers_the_state_before_it": (
@@ -102,15 +102,15 @@ PYPY_SKIPS = {
     "test_pep814_ops.py::test_or_with_mappingproxy": (
         "PyPy's mappingproxy has no reflected | for other mappings"
     ),
-    "test_gc_order.py::test_a_mapping_read_while_its_tp_clear_releases_values": (
+    "test_gc_and_finalizers.py::test_a_mapping_read_while_its_tp_clear_releases_values": (
         "calls tp_clear from CPython's PyTypeObject layout through ctypes"
     ),
-    "test_gc_order.py::test_an_iterator_advanced_while_its_tp_clear_releases_values": (
+    "test_gc_and_finalizers.py::test_an_iterator_advanced_while_its_tp_clear_releases_values": (
         "calls tp_clear from CPython's PyTypeObject layout through ctypes"
     ),
     "test_bench_report.py::test_quick_plan_covers_the_readme_table_at_100000": _NEEDS_C_COLUMN,
     "test_bench_report.py::test_a_tiny_real_run_reports_interleaved_ratios": _NEEDS_C_COLUMN,
-    "test_adversarial.py::test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version": (
+    "test_gc_and_finalizers.py::test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version": (
         "gc.set_threshold: PyPy's collector has no generation thresholds"
     ),
     # only the parameters named: {file::test: (parameter, value, reason)}

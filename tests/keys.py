@@ -304,3 +304,25 @@ class FaultValue:
     def __repr__(self):
         self.plan.tick("vrepr")
         return "V%s" % (self.payload,)
+
+
+# --- user code that runs when a value is released -------------------------------
+
+
+class Finalizer:
+    """A value whose ``__del__`` runs ``action()`` and records what it returned."""
+
+    log = []
+
+    def __init__(self, name, action):
+        self.name = name
+        self.action = action
+
+    def __del__(self):
+        try:
+            Finalizer.log.append((self.name, self.action()))
+        except BaseException as exc:  # recorded, not lost in "Exception ignored"
+            Finalizer.log.append((self.name, exc))
+
+    def __repr__(self):
+        return "Finalizer(%r)" % (self.name,)

@@ -5,6 +5,9 @@ where user code runs, section 8 of ``frozenmap/_ccore/frozendict.c``.)
 
 ``test_allocation_failure.py``  every allocation inside an operation fails in
                                 turn (``_testcapi.set_nomemory``)
+``test_gc_and_finalizers.py``   the collector's ``tp_clear`` and weakref callbacks,
+                                and ``__del__`` finalizers, reading, deriving from
+                                and editing what is being released or edited
 ``test_reentry_sweep.py``       user code (a key's ``__eq__``/``__hash__``, a
                                 value's ``__del__``) runs every other operation
                                 on the same object, for every registry operation
