@@ -306,6 +306,37 @@ class FaultValue:
         return "V%s" % (self.payload,)
 
 
+# --- user code that re-enters ----------------------------------------------------
+
+
+class HookKey:
+    """A key with a chosen hash whose ``__eq__`` runs ``action()`` (once, or every time),
+    then compares by name with HookKeys and HashKeys; ``results`` keeps what each run returned."""
+
+    def __init__(self, name, hash_value, action=None, once=True):
+        self.name = name
+        self.hash_value = hash_value
+        self.action = action
+        self.once = once
+        self.results = []
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        action = self.action
+        if action is not None:
+            if self.once:
+                self.action = None
+            self.results.append(action())
+        if not isinstance(other, (HookKey, HashKey)):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "%s(%r)" % (type(self).__name__, self.name)
+
+
 # --- user code that runs when a value is released -------------------------------
 
 

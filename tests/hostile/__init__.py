@@ -8,6 +8,10 @@ where user code runs, section 8 of ``frozenmap/_ccore/frozendict.c``.)
 ``test_gc_and_finalizers.py``   the collector's ``tp_clear`` and weakref callbacks,
                                 and ``__del__`` finalizers, reading, deriving from
                                 and editing what is being released or edited
+``test_reentry_from_user_code.py``  targeted cases of the same: keys
+                                whose ``__eq__`` derives from the map or edits the
+                                Evolver under edit, walks whose user code edits it,
+                                user code around versions that share nodes
 ``test_reentry_sweep.py``       user code (a key's ``__eq__``/``__hash__``, a
                                 value's ``__del__``) runs every other operation
                                 on the same object, for every registry operation
