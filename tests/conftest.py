@@ -62,8 +62,8 @@ _NEEDS_C_COLUMN = "expects the C core's column (CPython)"
 _ALL_WEAKREFABLE = "PyPy: every object accepts weak references (no __weakref__ slot needed)"
 _REFCOUNTS = "sys.getrefcount: reference counts are CPython's (both cores are checked there)"
 PYPY_SKIPS = {
-    "test_adversarial.py::test_failure_paths_do_not_leak_references": _REFCOUNTS,
-    "test_adversarial.py::test_evolver_failure_paths_do_not_leak_references": _REFCOUNTS,
+    "test_raising_at_every_user_call.py::test_failure_paths_do_not_leak_references": _REFCOUNTS,
+    "test_raising_at_every_user_call.py::test_evolver_failure_paths_do_not_leak_references": _REFCOUNTS,
     "test_adversarial.py::test_nan_keys_are_distinct_unless_identical": _IDENTICAL_NUMBERS,
     "test_gc_and_finalizers.py::test_dropping_many_versions_with_finalizers_that_derive": (
         _FINALIZERS_LATER

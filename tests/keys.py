@@ -125,6 +125,24 @@ class TypeErrorHash:
         return "TypeErrorHash()"
 
 
+class RaiseAfter:
+    """A key whose ``__eq__`` raises ``error`` (an exception class) from the n-th comparison on."""
+
+    def __init__(self, hash_value, n, error):
+        self.hash_value = hash_value
+        self.n = n
+        self.error = error
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        self.n -= 1
+        if self.n <= 0:
+            raise self.error("from __eq__")
+        return False
+
+
 # --- counting ---------------------------------------------------------------------
 
 

@@ -8,6 +8,11 @@ where user code runs, section 8 of ``frozenmap/_ccore/frozendict.c``.)
 ``test_gc_and_finalizers.py``   the collector's ``tp_clear`` and weakref callbacks,
                                 and ``__del__`` finalizers, reading, deriving from
                                 and editing what is being released or edited
+``test_raising_at_every_user_call.py``  a key's or value's ``__hash__``,
+                                ``__eq__``, ``__bool__`` or ``__repr__`` raises at each
+                                call an operation makes into it, in turn
+``test_raising_hash_and_eq.py`` targeted cases of the same: the exception reaches
+                                the caller, versions and evolvers are as before
 ``test_reentry_from_user_code.py``  targeted cases of the same: keys
                                 whose ``__eq__`` derives from the map or edits the
                                 Evolver under edit, walks whose user code edits it,
