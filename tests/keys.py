@@ -143,6 +143,23 @@ class RaiseAfter:
         return False
 
 
+class ChangingHashKey:
+    """A key whose hash can change or start raising after it was stored."""
+
+    def __init__(self, h):
+        self.h = h
+        self.calls = 0
+
+    def __hash__(self):
+        self.calls += 1
+        if isinstance(self.h, BaseException):
+            raise self.h
+        return self.h
+
+    def __repr__(self):
+        return "ChangingHashKey(%r)" % (self.h,)
+
+
 # --- counting ---------------------------------------------------------------------
 
 

@@ -5,9 +5,14 @@ where user code runs, section 8 of ``frozenmap/_ccore/frozendict.c``.)
 
 ``test_allocation_failure.py``  every allocation inside an operation fails in
                                 turn (``_testcapi.set_nomemory``)
+``test_bad_arguments.py``      wrong types and shapes from the caller (unhashable
+                                keys, malformed pairs), objects used out of turn
 ``test_gc_and_finalizers.py``   the collector's ``tp_clear`` and weakref callbacks,
                                 and ``__del__`` finalizers, reading, deriving from
                                 and editing what is being released or edited
+``test_lying_types.py``        metaclasses and subclasses whose attributes and
+                                methods return the wrong thing, raise or re-enter;
+                                keys whose hash changes after they were stored
 ``test_raising_at_every_user_call.py``  a key's or value's ``__hash__``,
                                 ``__eq__``, ``__bool__`` or ``__repr__`` raises at each
                                 call an operation makes into it, in turn
