@@ -65,7 +65,9 @@ TESTS = {
         "test_derivations.py",
         "test_pep814_objects.py",
         "test_pep814_construction.py",
-        "test_bad_input.py",
+        "hostile/test_raising_hash_and_eq.py",
+        "hostile/test_bad_arguments.py",
+        "hostile/test_colliding_and_equal_keys.py",
     ],
     "keytrie": [
         "test_rules.py",
@@ -111,7 +113,8 @@ TESTS = {
 # --wide: what a survivor is run against a second time (everything but the
 # long sweeps, the packaging build and the scale tests).
 WIDE_EXCLUDED = {
-    "test_adversarial.py",
+    "hostile/test_raising_at_every_user_call.py",
+    "hostile/test_colliding_and_equal_keys.py",
     "test_differential.py",
     "hostile/test_allocation_failure.py",
     "test_packaging.py",

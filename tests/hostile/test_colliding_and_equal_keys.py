@@ -1,34 +1,106 @@
-"""Adversarial keys and values (docs/spec.md §4; docs/how-it-works.md, "User code, finalizers and threads"), on both cores.
+"""Hard but legal keys: hash collisions at scale, and keys equal across types
+(docs/spec.md §4), on both cores.
 
-``test_bad_input.py`` checks that a failing ``__hash__``/``__eq__`` reaches the
-caller; this suite goes further:
-
-- **Every failure point.**  Each operation is first run with ``FaultKey`` and
-  ``FaultValue`` objects that only count their calls into user code
-  (``__hash__``, ``__eq__``, the truth test of ``__eq__``'s result,
-  ``__repr__``); then it is run again once per call, failing at exactly that
-  call, with ``CrashError``, ``KeyboardInterrupt`` and ``MemoryError``.  After
-  each run every version built beforehand holds the same objects and passes
-  ``_check()``, an evolver that failed is exactly as it was, one that succeeded
-  holds what a dict would, and a fault that did not propagate was one the
-  design allows to be absorbed (a value's ``__hash__`` while a derivation
-  updates the cached hash accumulator).
-- **Re-entrance.**  Keys whose ``__eq__`` derives from the map under edit, or
-  reads, freezes, copies or edits the Evolver under edit.
-- **Finalizers.**  Values whose ``__del__`` reads, derives from or edits the
-  map or evolver when a version or a replaced value is released.
-- **Collisions at scale.**  10,000 keys sharing one hash; integers that collide
-  in CPython's hash (multiples of 2**61-1, and -1/-2), hashes that differ only
-  in their top bits.
-- **Nothing leaks** on the failure paths (reference counts come back).
+Thousands of keys sharing one hash (``HashKey``; integers that collide in
+CPython's hash: multiples of 2**61-1, and -1/-2), built at once and one at a
+time, derived from, compared, diffed, copied and pickled; hashes that differ
+only in their top bits; ``__hash__`` results out of range; NaN keys; ``==`` of
+versions with one big collision node stays linear.  Keys equal across types
+(``1``, ``1.0``, ``True``, ...): the first key object stays, the value is
+updated.
 """
 
 import copy
 import pickle
+import sys
 
 import pytest
 from fault_helpers import M61
+from helpers import typed_items
 from keys import HashKey
+
+MODULUS = sys.hash_info.modulus  # 2**61 - 1 on 64-bit builds
+
+
+# --- thousands of keys sharing one hash ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def colliding(core):
+    keys = [HashKey(0xC0FFEE, i) for i in range(2_000)]
+    return keys, core.frozendict((k, i) for i, k in enumerate(keys))
+
+
+def test_thousands_of_colliding_keys(core, colliding):
+    keys, fd = colliding
+    fd._check()
+    assert len(fd) == 2_000
+    assert list(fd) == keys
+    for i in range(0, 2_000, 37):
+        assert fd[keys[i]] == i
+        assert HashKey(0xC0FFEE, i) in fd
+    assert HashKey(0xC0FFEE, "absent") not in fd
+    assert fd.get(HashKey(0xC0FFEE, -1), "no") == "no"
+    assert hash(fd) == hash(frozenset(fd.items()))
+
+    replaced = fd.set(keys[1_000], "x")
+    added = fd.set(HashKey(0xC0FFEE, "new"), "y")
+    other_hash = fd.set(HashKey(0xC0FFEE + 1, "near"), "z")  # splits the collision node
+    removed = fd.delete(keys[7]).delete(keys[1_999]).discard(keys[0])
+    for v in (replaced, added, other_hash, removed):
+        v._check()
+        assert hash(v) == hash(frozenset(v.items()))
+    assert list(replaced)[1_000] is keys[1_000] and replaced[keys[1_000]] == "x"
+    assert list(added)[-1] == HashKey(0xC0FFEE, "new")
+    assert len(removed) == 1_997 and keys[7] not in removed
+    with pytest.raises(KeyError):
+        removed.delete(keys[7])
+    assert len(fd) == 2_000 and fd[keys[1_000]] == 1_000
+
+    # Equality with the same keys in another order, and with a dict.
+    assert fd == dict(fd.items())
+    assert replaced != fd and fd != replaced
+    assert replaced.set(keys[1_000], 1_000) == fd
+    result = fd.diff(removed.set(keys[5], "five") | {HashKey(0xC0FFEE, "n2"): 0})
+    assert list(result.removed) == [keys[0], keys[7], keys[1_999]]
+    assert list(result.changed.items()) == [(keys[5], (5, "five"))]
+    assert list(result.added) == [HashKey(0xC0FFEE, "n2")]
+
+
+def test_colliding_keys_reordered_compare_equal(core, colliding):
+    keys, fd = colliding
+    sub = keys[:400]
+    a = core.frozendict((k, 0) for k in sub)
+    b = core.frozendict((k, 0) for k in reversed(sub))
+    assert a == b and b == a
+    assert a.diff(b) == ({}, {}, {})
+    assert hash(a) == hash(b)
+    # Shrinking a collision node to one entry moves it back up.
+    lone = fd - keys[1:]
+    lone._check()
+    assert list(lone.items()) == [(keys[0], 0)]
+    assert lone == core.frozendict({keys[0]: 0})
+
+
+def test_integers_differing_by_multiples_of_the_hash_modulus(core):
+    keys = [7 + j * MODULUS for j in range(3_000)]
+    assert len({hash(k) for k in keys}) == 1
+    fd = core.frozendict((k, j) for j, k in enumerate(keys))
+    fd._check()
+    assert len(fd) == 3_000
+    assert all(fd[k] == j for j, k in enumerate(keys))
+    assert 7 + 3_000 * MODULUS not in fd
+    assert fd.set(keys[5], "x")[keys[5]] == "x"
+    smaller = fd - keys[::2]
+    assert list(smaller) == keys[1::2]
+    smaller._check()
+    assert fd == dict(zip(keys, range(3_000)))
+    assert hash(fd) == hash(frozenset(fd.items()))
+    # -1 and -2 hash alike in CPython.
+    pair = core.frozendict({-1: "a", -2: "b"})
+    assert pair[-1] == "a" and pair[-2] == "b"
+    assert list(pair.delete(-1).items()) == [(-2, "b")]
+
 
 # --- collisions at scale -------------------------------------------------------------------------
 
@@ -218,3 +290,31 @@ def test_eq_of_versions_with_one_big_collision_node_does_not_compare_all_pairs(c
     calls.clear()
     assert left == right
     assert len(calls) >= 20
+
+
+# --- keys equal across types ------------------------------------------------------------------------
+
+
+def test_first_key_object_stays_and_the_value_is_updated(core):
+    from decimal import Decimal
+    from fractions import Fraction
+
+    equal_ones = [1, 1.0, True, Fraction(1), Decimal(1), complex(1, 0)]
+    fd = core.frozendict((k, i) for i, k in enumerate(equal_ones))
+    assert typed_items(fd) == [(int, 1, 5)]
+    fd._check()
+    for k in equal_ones:
+        assert fd[k] == 5
+        out = fd.set(k, "new")
+        assert typed_items(out) == [(int, 1, "new")]
+    assert typed_items(fd | {True: "or"}) == [(int, 1, "or")]
+    assert typed_items(core.frozendict({1.0: "f"}).set(1, "i")) == [(float, 1.0, "i")]
+    assert (fd - [True]) == {}
+    assert typed_items(fd & [1.0]) == [(int, 1, 5)]
+    e = core.frozendict({True: "t"}).evolve()
+    e[1] = "one"
+    e.update({1.0: "float"})
+    assert typed_items(e) == [(bool, True, "float")]
+    zeros = core.frozendict([(0, "a"), (0.0, "b"), (False, "c"), (-0.0, "d")])
+    assert typed_items(zeros) == [(int, 0, "d")]
+    assert zeros == {False: "d"} and hash(zeros) == hash(frozenset({0: "d"}.items()))
