@@ -1,12 +1,14 @@
 """Keys (and values) that misbehave on purpose, for the tests and the leak check.
 
-Each class is defined here once; ``tests/helpers.py``, ``tests/fault_helpers.py``
-and ``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import them.
+Each class is defined here once; the tests (``tests/hostile/`` above all) and
+``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import them.
 
 * Chosen hashes, to force collisions and particular trie shapes: ``HashKey``.
 * Failures on demand: ``Crasher`` (its ``__hash__``/``__eq__``/``__repr__``
-  raise when told to), ``EqBomb`` (``__eq__`` always raises), ``HashBomb`` and
-  ``TypeErrorHash`` (``__hash__`` raises), ``UnhashableKey``.
+  raise when told to), ``EqBomb`` (``__eq__`` always raises), ``RaiseAfter``
+  (``__eq__`` raises from the n-th call on), ``HashBomb`` and ``TypeErrorHash``
+  (``__hash__`` raises), ``ChangingHashKey`` (its hash changes, or starts
+  raising, after it was stored), ``UnhashableKey``.
 * Counting: ``CountingKey`` and ``CountingValue`` count their ``__hash__`` and
   ``__eq__`` calls.
 * Faults on the *n-th* call into user code: ``FaultPlan`` counts the calls of
@@ -14,6 +16,12 @@ and ``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import the
   ``__repr__`` on every ``FaultKey`` and ``FaultValue`` that shares it, and
   raises the chosen exception on call number ``fail_at``, so a test can sweep
   n over every call an operation makes and hit each failure point once.
+* User code that re-enters or runs late: ``HookKey`` (its ``__eq__`` runs an
+  action first: derives from the map, edits the Evolver under edit) and
+  ``Finalizer`` (a value whose ``__del__`` runs an action and logs its result).
+
+Keys and values built for one test only (the re-entrancy sweep's ``RKey``,
+which fires the sweep's plan) stay beside that test.
 """
 
 
@@ -376,7 +384,8 @@ class HookKey:
 
 
 class Finalizer:
-    """A value whose ``__del__`` runs ``action()`` and records what it returned."""
+    """A value whose ``__del__`` runs ``action()`` and records what it returned
+    in the class-wide ``log`` (reset it before a test: ``Finalizer.log = []``)."""
 
     log = []
 

@@ -13,7 +13,7 @@ added here is run by every engine it names:
 ``reentrancy``    ``tests/hostile/test_reentry_sweep.py``: a key's ``__eq__``/``__hash__`` or
                   a value's ``__del__`` runs another operation on the same
                   object while this one runs.
-``hostile``       ``tests/test_hostile_types.py``: the operation on a subclass
+``hostile``       ``tests/hostile/test_lying_types.py``: the operation on a subclass
                   with lying methods and metaclass, and fed one as an operand.
 ``nomemory``      ``tests/hostile/test_allocation_failure.py``: every allocation inside the
                   operation fails in turn.
