@@ -65,7 +65,9 @@ TESTS = {
         "test_derivations.py",
         "test_pep814_objects.py",
         "test_pep814_construction.py",
-        "test_bad_input.py",
+        "hostile/test_raising_hash_and_eq.py",
+        "hostile/test_bad_arguments.py",
+        "hostile/test_colliding_and_equal_keys.py",
     ],
     "keytrie": [
         "test_rules.py",
@@ -82,15 +84,15 @@ TESTS = {
         "test_evolver.py",
         "test_derivations.py",
         "test_pep814_construction.py",
-        "test_reentrancy.py",
-        "test_gc_order.py",
+        "hostile/test_reentry_sweep.py",
+        "hostile/test_gc_and_finalizers.py",
     ],
     "evolver": [
         "test_rules.py",
         "test_evolver.py",
         "test_noop_identity.py",
-        "test_reentrancy.py",
-        "test_gc_order.py",
+        "hostile/test_reentry_sweep.py",
+        "hostile/test_gc_and_finalizers.py",
     ],
     "frozendict": [
         "test_rules.py",
@@ -111,9 +113,10 @@ TESTS = {
 # --wide: what a survivor is run against a second time (everything but the
 # long sweeps, the packaging build and the scale tests).
 WIDE_EXCLUDED = {
-    "test_adversarial.py",
+    "hostile/test_raising_at_every_user_call.py",
+    "hostile/test_colliding_and_equal_keys.py",
     "test_differential.py",
-    "test_nomemory.py",
+    "hostile/test_allocation_failure.py",
     "test_packaging.py",
     "test_bench_report.py",
     "test_scale.py",
@@ -573,7 +576,11 @@ def tests_for(
     if chosen:
         names = list(chosen)
     elif wide:
-        names = sorted(p.name for p in (ROOT / "tests").glob("test_*.py"))
+        tests = ROOT / "tests"
+        names = sorted(
+            str(p.relative_to(tests))
+            for p in [*tests.glob("test_*.py"), *tests.glob("hostile/test_*.py")]
+        )
         names = [n for n in names if n not in WIDE_EXCLUDED]
     else:
         names = list(mutant.tests or TESTS[mutant.module]) + mutant.extra

@@ -62,13 +62,13 @@ _NEEDS_C_COLUMN = "expects the C core's column (CPython)"
 _ALL_WEAKREFABLE = "PyPy: every object accepts weak references (no __weakref__ slot needed)"
 _REFCOUNTS = "sys.getrefcount: reference counts are CPython's (both cores are checked there)"
 PYPY_SKIPS = {
-    "test_adversarial.py::test_failure_paths_do_not_leak_references": _REFCOUNTS,
-    "test_adversarial.py::test_evolver_failure_paths_do_not_leak_references": _REFCOUNTS,
-    "test_adversarial.py::test_nan_keys_are_distinct_unless_identical": _IDENTICAL_NUMBERS,
-    "test_adversarial.py::test_dropping_many_versions_with_finalizers_that_derive": (
+    "test_raising_at_every_user_call.py::test_failure_paths_do_not_leak_references": _REFCOUNTS,
+    "test_raising_at_every_user_call.py::test_evolver_failure_paths_do_not_leak_references": _REFCOUNTS,
+    "test_colliding_and_equal_keys.py::test_nan_keys_are_distinct_unless_identical": _IDENTICAL_NUMBERS,
+    "test_gc_and_finalizers.py::test_dropping_many_versions_with_finalizers_that_derive": (
         _FINALIZERS_LATER
     ),
-    "test_reentrancy.py::test_failed_update_shows_finalizers_the_state_before_it": (
+    "test_reentry_sweep.py::test_failed_update_shows_finalizers_the_state_before_it": (
         _FINALIZERS_LATER
     ),
     "test_derivations.py::test_set_of_an_equal_but_distinct_value_stores_the_new_object": (
@@ -102,15 +102,15 @@ PYPY_SKIPS = {
     "test_pep814_ops.py::test_or_with_mappingproxy": (
         "PyPy's mappingproxy has no reflected | for other mappings"
     ),
-    "test_gc_order.py::test_a_mapping_read_while_its_tp_clear_releases_values": (
+    "test_gc_and_finalizers.py::test_a_mapping_read_while_its_tp_clear_releases_values": (
         "calls tp_clear from CPython's PyTypeObject layout through ctypes"
     ),
-    "test_gc_order.py::test_an_iterator_advanced_while_its_tp_clear_releases_values": (
+    "test_gc_and_finalizers.py::test_an_iterator_advanced_while_its_tp_clear_releases_values": (
         "calls tp_clear from CPython's PyTypeObject layout through ctypes"
     ),
     "test_bench_report.py::test_quick_plan_covers_the_readme_table_at_100000": _NEEDS_C_COLUMN,
     "test_bench_report.py::test_a_tiny_real_run_reports_interleaved_ratios": _NEEDS_C_COLUMN,
-    "test_adversarial.py::test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version": (
+    "test_gc_and_finalizers.py::test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version": (
         "gc.set_threshold: PyPy's collector has no generation thresholds"
     ),
     # only the parameters named: {file::test: (parameter, value, reason)}
@@ -120,7 +120,7 @@ PYPY_SKIPS = {
         "PyPy's dict items views make a set of their own items first: an unhashable"
         " value raises where CPython's (and frozenmap's) set operations do not hash it",
     ),
-    "test_reentrancy.py::test_user_code_running_another_operation_on_the_same_evolver": (
+    "test_reentry_sweep.py::test_user_code_running_another_operation_on_the_same_evolver": (
         "mode",
         "del",
         _FINALIZERS_LATER,

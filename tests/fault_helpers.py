@@ -1,13 +1,16 @@
 """Harness helpers for the reliability suites.
 
-Used by ``test_adversarial.py``, ``test_differential.py``, ``test_threads.py``,
-``test_recursion.py`` and ``test_scale.py`` (and by ``fuzz/fuzz_ops.py``'s
-tests): comparing items by identity, the slow-test switch, and running Python
-in a subprocess.  The keys and values that fail on the *n-th* call into user
+Used by the hostile-input tests (``hostile/``), ``test_differential.py``,
+``test_threads.py``, ``test_recursion.py``, ``test_scale.py`` and
+``test_cleared_and_borrowed.py`` (and by ``fuzz/fuzz_ops.py``'s tests):
+comparing items by identity, the slow-test switch, running Python in a
+subprocess, and calling a type's ``tp_clear`` as the cyclic GC does.  The keys and values that fail on the *n-th* call into user
 code (``FaultPlan``, ``FaultKey``, ``FaultValue``) are in ``keys.py``.
 """
 
+import ctypes
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -94,3 +97,22 @@ def describe_crash(proc):
         proc.stdout[-3000:],
         proc.stderr[-3000:],
     )
+
+
+# PyTypeObject: tp_clear is the 25th pointer-sized field (after the object
+# head, tp_name .. tp_flags, tp_doc, tp_traverse); the same on 3.10-3.15.
+TP_CLEAR_INDEX = 24
+
+
+def call_tp_clear(obj):
+    """Run type(obj)'s tp_clear on obj, as the cyclic GC would (CPython only:
+    it reads CPython's PyTypeObject layout; elsewhere the test is skipped)."""
+    import pytest
+
+    if platform.python_implementation() != "CPython":
+        pytest.skip("calls tp_clear from CPython's PyTypeObject layout through ctypes")
+    slots = ctypes.cast(id(type(obj)), ctypes.POINTER(ctypes.c_void_p))
+    func = slots[TP_CLEAR_INDEX]
+    assert func, "type has no tp_clear"
+    inquiry = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object)
+    return inquiry(func)(obj)  # PYFUNCTYPE: called with the GIL held

@@ -1,12 +1,14 @@
 """Keys (and values) that misbehave on purpose, for the tests and the leak check.
 
-Each class is defined here once; ``tests/helpers.py``, ``tests/fault_helpers.py``
-and ``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import them.
+Each class is defined here once; the tests (``tests/hostile/`` above all) and
+``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import them.
 
 * Chosen hashes, to force collisions and particular trie shapes: ``HashKey``.
 * Failures on demand: ``Crasher`` (its ``__hash__``/``__eq__``/``__repr__``
-  raise when told to), ``EqBomb`` (``__eq__`` always raises), ``HashBomb`` and
-  ``TypeErrorHash`` (``__hash__`` raises), ``UnhashableKey``.
+  raise when told to), ``EqBomb`` (``__eq__`` always raises), ``RaiseAfter``
+  (``__eq__`` raises from the n-th call on), ``HashBomb`` and ``TypeErrorHash``
+  (``__hash__`` raises), ``ChangingHashKey`` (its hash changes, or starts
+  raising, after it was stored), ``UnhashableKey``.
 * Counting: ``CountingKey`` and ``CountingValue`` count their ``__hash__`` and
   ``__eq__`` calls.
 * Faults on the *n-th* call into user code: ``FaultPlan`` counts the calls of
@@ -14,6 +16,12 @@ and ``scripts/leakcheck.py`` (which puts this folder on ``sys.path``) import the
   ``__repr__`` on every ``FaultKey`` and ``FaultValue`` that shares it, and
   raises the chosen exception on call number ``fail_at``, so a test can sweep
   n over every call an operation makes and hit each failure point once.
+* User code that re-enters or runs late: ``HookKey`` (its ``__eq__`` runs an
+  action first: derives from the map, edits the Evolver under edit) and
+  ``Finalizer`` (a value whose ``__del__`` runs an action and logs its result).
+
+Keys and values built for one test only (the re-entrancy sweep's ``RKey``,
+which fires the sweep's plan) stay beside that test.
 """
 
 
@@ -123,6 +131,41 @@ class TypeErrorHash:
 
     def __repr__(self):
         return "TypeErrorHash()"
+
+
+class RaiseAfter:
+    """A key whose ``__eq__`` raises ``error`` (an exception class) from the n-th comparison on."""
+
+    def __init__(self, hash_value, n, error):
+        self.hash_value = hash_value
+        self.n = n
+        self.error = error
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        self.n -= 1
+        if self.n <= 0:
+            raise self.error("from __eq__")
+        return False
+
+
+class ChangingHashKey:
+    """A key whose hash can change or start raising after it was stored."""
+
+    def __init__(self, h):
+        self.h = h
+        self.calls = 0
+
+    def __hash__(self):
+        self.calls += 1
+        if isinstance(self.h, BaseException):
+            raise self.h
+        return self.h
+
+    def __repr__(self):
+        return "ChangingHashKey(%r)" % (self.h,)
 
 
 # --- counting ---------------------------------------------------------------------
@@ -304,3 +347,57 @@ class FaultValue:
     def __repr__(self):
         self.plan.tick("vrepr")
         return "V%s" % (self.payload,)
+
+
+# --- user code that re-enters ----------------------------------------------------
+
+
+class HookKey:
+    """A key with a chosen hash whose ``__eq__`` runs ``action()`` (once, or every time),
+    then compares by name with HookKeys and HashKeys; ``results`` keeps what each run returned."""
+
+    def __init__(self, name, hash_value, action=None, once=True):
+        self.name = name
+        self.hash_value = hash_value
+        self.action = action
+        self.once = once
+        self.results = []
+
+    def __hash__(self):
+        return self.hash_value
+
+    def __eq__(self, other):
+        action = self.action
+        if action is not None:
+            if self.once:
+                self.action = None
+            self.results.append(action())
+        if not isinstance(other, (HookKey, HashKey)):
+            return NotImplemented
+        return self.name == other.name
+
+    def __repr__(self):
+        return "%s(%r)" % (type(self).__name__, self.name)
+
+
+# --- user code that runs when a value is released -------------------------------
+
+
+class Finalizer:
+    """A value whose ``__del__`` runs ``action()`` and records what it returned
+    in the class-wide ``log`` (reset it before a test: ``Finalizer.log = []``)."""
+
+    log = []
+
+    def __init__(self, name, action):
+        self.name = name
+        self.action = action
+
+    def __del__(self):
+        try:
+            Finalizer.log.append((self.name, self.action()))
+        except BaseException as exc:  # recorded, not lost in "Exception ignored"
+            Finalizer.log.append((self.name, exc))
+
+    def __repr__(self):
+        return "Finalizer(%r)" % (self.name,)

@@ -10,12 +10,12 @@ added here is run by every engine it names:
                   must agree on every result, error type and message
                   (``tests/test_differential.py``).
 ``fuzz``          ``fuzz/fuzz_ops.py`` decodes bytes into the same sequences.
-``reentrancy``    ``tests/test_reentrancy.py``: a key's ``__eq__``/``__hash__`` or
+``reentrancy``    ``tests/hostile/test_reentry_sweep.py``: a key's ``__eq__``/``__hash__`` or
                   a value's ``__del__`` runs another operation on the same
                   object while this one runs.
-``hostile``       ``tests/test_hostile_types.py``: the operation on a subclass
+``hostile``       ``tests/hostile/test_lying_types.py``: the operation on a subclass
                   with lying methods and metaclass, and fed one as an operand.
-``nomemory``      ``tests/test_nomemory.py``: every allocation inside the
+``nomemory``      ``tests/hostile/test_allocation_failure.py``: every allocation inside the
                   operation fails in turn.
 ``leaks``         ``scripts/leakcheck.py``: many rounds, no growth in blocks or
                   references.
@@ -529,7 +529,7 @@ OPERATIONS = [
               lambda core, fd: copy.deepcopy(fd), lambda d: DictModel(copy.deepcopy(d)),
               order_dependent=True, engines=ENGINES - {NOMEMORY}),
     # (not nomemory: pickle turns a failed import of the reconstructor into a
-    # PicklingError; test_nomemory sweeps __reduce__ and unpickling on their own)
+    # PicklingError; test_allocation_failure sweeps __reduce__ and unpickling on their own)
     Operation("pickle", "frozendict", ("__reduce__", "__reduce_ex__", "__getnewargs__"), (),
               lambda core, fd: pickle.loads(pickle.dumps(fd)),
               lambda d: DictModel(pickle.loads(pickle.dumps(d))), engines=ENGINES - {NOMEMORY},

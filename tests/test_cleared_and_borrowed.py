@@ -22,7 +22,7 @@ section 8, says where each is enforced):
   C stack.
 
 ``tp_clear`` is called through ctypes (``call_tp_clear``, as in
-``test_gc_order.py``) for the method matrix -- deterministic -- and by the
+``hostile/test_gc_and_finalizers.py``) for the method matrix -- deterministic -- and by the
 real collector, from a weakref callback, for the cases the issue reported.
 The pure core's objects are cleared by CPython's ``subtype_clear``, which
 deletes their slots: a method then gives the empty object's answer or raises
@@ -39,8 +39,8 @@ import platform
 import weakref
 
 import pytest
-from fault_helpers import describe_crash, run_python
-from test_gc_order import _TP_CLEAR_INDEX, call_tp_clear
+from fault_helpers import TP_CLEAR_INDEX as _TP_CLEAR_INDEX
+from fault_helpers import call_tp_clear, describe_crash, run_python
 from test_recursion import _CHAIN
 
 # --- what an answer looks like, comparable across two objects ----------------

@@ -96,7 +96,7 @@ def test_entries_are_well_formed(core):
 
 def test_each_engine_runs_the_entries_that_name_it():
     import differential_engine as de
-    import test_reentrancy
+    from hostile import test_reentry_sweep
 
     wanted = registry.for_engine(registry.DIFFERENTIAL)
     assert de.OPS + de.EDITS == [e for e in wanted if e.on != "Evolver"] + [
@@ -104,11 +104,11 @@ def test_each_engine_runs_the_entries_that_name_it():
     ]
     assert registry.for_engine(registry.FUZZ) == registry.for_engine(registry.DIFFERENTIAL)
     reentrant = registry.for_engine(registry.REENTRANCY)
-    assert {e.name for e in reentrant if e.on == "Evolver"} <= set(test_reentrancy.OUTER)
-    assert {e.name for e in reentrant if e.on != "Evolver"} == set(test_reentrancy.FD_OUTER)
+    assert {e.name for e in reentrant if e.on == "Evolver"} <= set(test_reentry_sweep.OUTER)
+    assert {e.name for e in reentrant if e.on != "Evolver"} == set(test_reentry_sweep.FD_OUTER)
 
 
 def test_the_nomemory_sweep_has_a_case_per_entry():
-    nomemory = pytest.importorskip("test_nomemory")
+    nomemory = pytest.importorskip("hostile.test_allocation_failure")
     for entry in registry.for_engine(registry.NOMEMORY):
         assert any(name.startswith("registry %s" % entry.name) for name in nomemory.CASES), entry

@@ -284,8 +284,8 @@
  * The pure core follows the same rule; Python's own references keep its
  * nodes alive, and its reads take the evolver's lock and count themselves
  * so that an edit made from inside a read copies instead of writing under
- * it (_pycore/evolver.py).  Tests: tests/test_reentrancy.py (the matrix),
- * tests/test_gc_order.py, tests/test_threads.py, tests/test_adversarial.py.
+ * it (_pycore/evolver.py).  Tests: tests/hostile/, one file per mechanism
+ * (test_reentry_sweep.py is the matrix), and tests/test_threads.py.
  *
  * 9. Which function does what
  * ---------------------------

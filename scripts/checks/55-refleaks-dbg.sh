@@ -38,7 +38,15 @@ PIP_FLAGS=(-q --disable-pip-version-check)
 # The pytest subset (~75 s): the allocation-failure sweep and the fault sweeps
 # through user code (every error path of every operation), and the suites
 # that drive construction, the Evolver, derivations, diff and bad input.
-PYTEST_FILES=(tests/test_nomemory.py tests/test_adversarial.py tests/test_bad_input.py
+PYTEST_FILES=(tests/hostile/test_allocation_failure.py
+              tests/hostile/test_raising_at_every_user_call.py
+              tests/hostile/test_raising_hash_and_eq.py
+              tests/hostile/test_reentry_from_user_code.py
+              tests/hostile/test_gc_and_finalizers.py
+              tests/hostile/test_colliding_and_equal_keys.py
+              tests/hostile/test_bad_arguments.py
+              tests/hostile/test_self_containing_values.py
+              tests/hostile/test_versions_shared_between_threads.py
               tests/test_evolver.py tests/test_derivations.py tests/test_diff.py
               tests/test_pep814_construction.py tests/test_pep814_ops.py
               tests/test_pep814_objects.py tests/test_structure.py)
