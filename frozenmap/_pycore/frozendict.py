@@ -27,6 +27,18 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
+from .flat import (
+    FLAT_MAX,
+    flat_check,
+    flat_demote,
+    flat_dump,
+    flat_entry,
+    flat_equal,
+    flat_find,
+    flat_promote,
+    flat_with,
+    flat_without,
+)
 from .hashing import (
     KEY_MASK,
     acc_replace,
@@ -40,6 +52,7 @@ from .hashing import (
 from .keytrie import (
     BitmapNode,
     Entry,
+    _diff_lists,
     champ_check,
     champ_delete_copying,
     champ_diff,
@@ -69,6 +82,7 @@ from .transient import (
     Transient,
     _is_anydict,
     _seq_of,
+    entries_of,
     items_repr,
     mapping_equal,
     merge_into,
@@ -76,6 +90,7 @@ from .transient import (
     position_of,
     position_slice,
     register_types,
+    trie_parts,
 )
 from .views import call_error as _call_error
 from .views import (
@@ -189,16 +204,20 @@ class frozendict:
             raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
         if args:
             arg = args[0]
-            if not kwargs and issubclass(type(arg), frozendict):
-                if cls is frozendict and type(arg) is frozendict:
-                    return arg
-                return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
+            if not kwargs:
+                if issubclass(type(arg), frozendict):
+                    if cls is frozendict and type(arg) is frozendict:
+                        return arg
+                    return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
+                if type(arg) is dict and len(arg) <= FLAT_MAX:
+                    return _flat_from_dict(cls, arg)
             t = Transient()
             merge_into(t, arg, kwargs)
         else:
+            if len(kwargs) <= FLAT_MAX:
+                return _flat_from_dict(cls, kwargs)
             t = Transient()
-            if kwargs:
-                merge_into(t, (), kwargs)
+            merge_into(t, (), kwargs)
         return t._publish(cls)  # type: ignore[no-any-return]
 
     @classmethod
@@ -210,6 +229,11 @@ class frozendict:
         next_seq: int,
         acc: Optional[int],
     ) -> "frozendict":
+        if length <= FLAT_MAX and type(root) is not tuple:
+            # A version of few keys made in tries (a transient's, a delete
+            # leaving FLAT_MAX keys) is read into the flat form.
+            root, order = flat_demote(root, order)  # type: ignore[assignment]
+            next_seq = length
         self = object.__new__(cls)
         _set_root(self, root)
         _set_order(self, order)
@@ -254,17 +278,25 @@ class frozendict:
         return frozendict._from_parts(self._root, self._order, self._len, self._next_seq, self._acc)
 
     def _transient(self) -> Transient:
-        return Transient(self._root, self._order, self._len, self._next_seq, self._acc)
+        return Transient(*trie_parts(self))
 
     # --- reads ---------------------------------------------------------------------
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        return champ_find(self._root, key_hash(key), key)
+        h = key_hash(key)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            return None if i < 0 else flat_entry(self._root, self._order, i)  # type: ignore[arg-type]
+        return champ_find(self._root, h, key)
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
+        if self._len <= FLAT_MAX:
+            return iter(self._order)  # type: ignore[arg-type]
         return order_items(self._order)
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        if self._len <= FLAT_MAX:
+            return reversed(self._order)  # type: ignore[arg-type]
         return order_items_reversed(self._order)
 
     def __getitem__(self, key: Any) -> Any:
@@ -272,9 +304,15 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        entry = champ_find(self._root, h, key)
-        if entry is not None:
-            return entry[3]
+        if self._len <= FLAT_MAX:
+            items = self._order
+            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+            if i >= 0:
+                return items[i][1]  # type: ignore[index]
+        else:
+            entry = champ_find(self._root, h, key)
+            if entry is not None:
+                return entry[3]
         if type(self) is not frozendict:
             # Looked up as dict does (on the class's MRO, bound like any
             # special method), not as an attribute of the type, which a
@@ -300,6 +338,10 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            items = self._order
+            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+            return default if i < 0 else items[i][1]  # type: ignore[index]
         entry = champ_find(self._root, h, key)
         return default if entry is None else entry[3]
 
@@ -310,6 +352,8 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            return flat_find(self._root, self._order, h, key) >= 0  # type: ignore[arg-type]
         return champ_find(self._root, h, key) is not None
 
     def __len__(self) -> int:
@@ -388,6 +432,8 @@ class frozendict:
                 return False
             if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
+            if self._len <= FLAT_MAX:  # (both flat: the lengths are equal)
+                return flat_equal(self._root, self._order, that._root, that._order)  # type: ignore[arg-type]
             return champ_equal(self._root, that._root)
         return mapping_equal(self, other)
 
@@ -415,7 +461,7 @@ class frozendict:
             if acc is None:
                 acc = 0
                 try:
-                    for entry in champ_entries(self._root):
+                    for entry in entries_of(self):
                         acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
                 except RecursionError as exc:
                     _hash_recursion_error(exc)
@@ -479,6 +525,8 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            return self._flat_set(h, key, value)
         seq = self._next_seq
         root, old = champ_set_copying(self._root, h, key, value, seq)
         acc = self._acc
@@ -495,6 +543,39 @@ class frozendict:
         order = order_replace_copying(self._order, old[1], (old[2], value))  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len, seq, acc)
 
+    def _flat_set(self, h: int, key: Any, value: Any) -> "frozendict":
+        """``set`` on a flat version: the same steps (locate, the accumulator,
+        the new parts); the key that makes FLAT_MAX + 1 promotes to tries."""
+        hashes: Any = self._root
+        items: Any = self._order
+        i = flat_find(hashes, items, h, key)
+        acc = self._acc
+        if i < 0:
+            if acc is not None:
+                acc = acc_replace(acc, h, None, value, False, True)
+            length = self._len + 1
+            hashes = hashes + (h,)
+            items = items + ((key, value),)
+            if length > FLAT_MAX:
+                hashes, items = flat_promote(hashes, items)
+            return frozendict._from_parts(hashes, items, length, length, acc)
+        old = items[i][1]
+        if old is value:  # the very value already stored
+            return self._exact()
+        if acc is not None:
+            acc = acc_replace(acc, h, old, value, True, True)
+        return frozendict._from_parts(hashes, flat_with(items, i, value), self._len, self._len, acc)
+
+    def _flat_without(self, i: int) -> "frozendict":
+        """A flat version without the entry at position ``i`` (as ``_without``)."""
+        hashes: Any = self._root
+        items: Any = self._order
+        acc = self._acc
+        if acc is not None:
+            acc = acc_replace(acc, hashes[i], items[i][1], None, True, False)
+        hashes, items = flat_without(hashes, items, i)
+        return frozendict._from_parts(hashes, items, self._len - 1, self._len - 1, acc)
+
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
 
@@ -505,6 +586,11 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            if i < 0:
+                raise KeyError(key)
+            return self._flat_without(i)
         found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
         if found is None:
             raise KeyError(key)
@@ -520,6 +606,9 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            return self._exact() if i < 0 else self._flat_without(i)
         # Located first, so that an absent key costs no copies; the edit then
         # finds the stored key by identity (no second __eq__).
         old = champ_find(self._root, h, key)
@@ -561,8 +650,9 @@ class frozendict:
             ):
                 return self
         t = self._transient()
+        start = (t.root, t.order)  # (a flat self's promoted nodes: no transient owns them)
         merge_into(t, other, None)  # as dict | other reads other
-        if t.root is self._root and t.order is self._order:
+        if t.root is start[0] and t.order is start[1]:
             return self._exact()  # every value already there, by identity
         return t._publish(frozendict)
 
@@ -665,9 +755,8 @@ class frozendict:
         except TypeError:
             return NotImplemented
         found: Dict[int, Entry] = {}
-        root = self._root
         for key in it:
-            entry = champ_find(root, key_hash(key), key)
+            entry = frozendict._lookup(self, key)
             if entry is not None:
                 found[entry[1]] = entry
         if len(found) == self._len:
@@ -684,7 +773,10 @@ class frozendict:
         skips the subtrees both tries share.  O(d log n) for versions d edits
         apart (see ``SHARING_WALK_RATIO``)."""
         missing: List[Entry] = []
-        champ_diff(self._root, other._root, (None, missing, None))
+        if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+            _diff_lists(entries_of(self), entries_of(other), (None, missing, None), False)
+        else:
+            champ_diff(self._root, other._root, (None, missing, None))
         missing.sort(key=_seq_of)
         return missing
 
@@ -865,7 +957,11 @@ class frozendict:
             added: List[Entry] = []
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []
-            champ_diff(self._root, other._root, (added, removed, changed))
+            out = (added, removed, changed)
+            if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+                _diff_lists(entries_of(self), entries_of(other), out, False)
+            else:
+                champ_diff(self._root, other._root, out)
             added.sort(key=_seq_of)
             removed.sort(key=_seq_of)
             changed.sort(key=_first_seq_of)
@@ -880,6 +976,12 @@ class frozendict:
 
     def _check(self) -> None:
         """Assert every invariant of this version (tests call it after edits)."""
+        if self._hash is not None:
+            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
+        if self._len <= FLAT_MAX:
+            flat_check(self._root, self._order, self._len)
+            return
+        assert type(self._root) is list, "a version of %d keys is not in tries" % self._len
         count = champ_check(self._root)
         assert count == self._len, "key trie holds %d entries, len is %d" % (count, self._len)
         seqs = order_check(self._order)
@@ -894,18 +996,22 @@ class frozendict:
             assert item[0] is entry[2] and item[1] is entry[3], (
                 "tries disagree at seq %d" % entry[1]
             )
-        if self._hash is not None:
-            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
 
     def _node_ids(self) -> List[int]:
-        """``id()`` of every key-trie and order-trie node of this version."""
+        """``id()`` of every key-trie and order-trie node of this version (of
+        a flat version: its two tuples)."""
+        if self._len <= FLAT_MAX:
+            return [id(self._root), id(self._order)]
         out: List[int] = []
         champ_node_ids(self._root, out)
         order_node_ids(self._order, out)
         return out
 
     def _dump(self) -> str:
-        """A readable dump of both tries."""
+        """A readable dump of both tries (of a flat version: its entries)."""
+        if self._len <= FLAT_MAX:
+            head = "frozendict len=%d flat" % self._len
+            return "\n".join([head] + flat_dump(self._root, self._order))  # type: ignore[arg-type]
         lines = ["frozendict len=%d next_seq=%d" % (self._len, self._next_seq), "key trie:"]
         lines += champ_dump(self._root, 1)
         lines.append("order trie:")
@@ -936,8 +1042,20 @@ def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
     return pair[0][1]
 
 
+def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
+    """A flat ``cls`` of a dict's (at most FLAT_MAX) items: its keys are
+    known to be distinct, so each is hashed once and never compared."""
+    items = tuple(source.items())
+    hashes = tuple([key_hash(item[0]) for item in items])  # may raise: nothing built yet
+    return cls._from_parts(hashes, items, len(items), len(items), None)
+
+
 def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
     """A frozendict of distinct keys with known hashes, in the order given."""
+    if len(triples) <= FLAT_MAX:
+        hashes = tuple([triple[0] for triple in triples])
+        items = tuple([(triple[1], triple[2]) for triple in triples])
+        return frozendict._from_parts(hashes, items, len(items), len(items), None)  # type: ignore[arg-type]
     t = Transient()
     for h, key, value in triples:
         t._put_new(h, key, value)
