@@ -533,3 +533,28 @@ def test_a_flat_map_with_collisions_and_equal_numbers(fcore):
     assert [type(k) for k in m] == [type(k) for k in model]
     assert m[HashKey(3, "b")] == "HashKey(3, 'b')"
     assert m.delete(HashKey(3, "a")) == {k: v for k, v in model.items() if k != HashKey(3, "a")}
+
+
+# --- a GC-cleared flat map --------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 8, 9])
+def test_a_cleared_flat_map_acts_as_an_empty_one(fcore, n):
+    """tp_clear (what the cyclic GC calls on garbage) leaves a flat map, and
+    the nine-key map next to the threshold, a valid empty map (the pure
+    core's slots are deleted: AttributeError, never a crash)."""
+    from test_cleared_and_borrowed import (
+        _assert_same_as_empty,
+        _frozendict_ops,
+        _has_tp_clear,
+        call_tp_clear,
+    )
+
+    contents = {("k%d" % i): [i] for i in range(n)}
+    probe = fcore.frozendict(contents)
+    if not _has_tp_clear(probe):
+        pytest.skip("the %s core's frozendict has no tp_clear of its own" % fcore.name)
+    for name, op in _frozendict_ops(fcore).items():
+        cleared = fcore.frozendict(contents)
+        assert call_tp_clear(cleared) == 0
+        _assert_same_as_empty(fcore, op, cleared, fcore.frozendict(), "n=%d %s" % (n, name))

@@ -4,7 +4,11 @@ A version holds the key-trie root (``keytrie``), the order-trie root
 (``ordertrie``), its length, ``next_seq`` (the seq the next new key gets), the
 cached hash and the XOR accumulator behind it (``hashing``).  Nothing reachable
 from a version is ever changed, so versions are safe to share between threads,
-and every derivation shares all but O(log n) nodes with its source.
+and every derivation shares all but O(log n) nodes with its source.  A
+version of at most ``FLAT_MAX`` = 8 keys holds no tries (``flat``): ``_root``
+is the tuple of its stored hashes and ``_order`` the tuple of its
+``(key, value)`` pairs, in insertion order; every method tests ``_len``
+first.
 
 Layers: this module sits above ``transient`` (the builder every derivation
 goes through, ``merge_into``, ``mapping_equal``, ``items_repr``), which it
@@ -22,13 +26,15 @@ import copyreg
 import inspect
 from collections import OrderedDict
 from types import GenericAlias
-from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple, Union
 
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
 from .flat import (
     FLAT_MAX,
+    Hashes,
+    Items,
     flat_check,
     flat_demote,
     flat_dump,
@@ -192,8 +198,8 @@ class frozendict:
     __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
 
-    _root: BitmapNode
-    _order: Optional[OrderNode]
+    _root: BitmapNode  # (a flat version's: Hashes)
+    _order: Optional[OrderNode]  # (a flat version's: Items)
     _len: int
     _next_seq: int
     _hash: Optional[int]
@@ -210,12 +216,12 @@ class frozendict:
                         return arg
                     return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
                 if type(arg) is dict and len(arg) <= FLAT_MAX:
-                    return _flat_from_dict(cls, arg)
+                    return _flat_from_dict(cls, arg)  # type: ignore[no-any-return]
             t = Transient()
             merge_into(t, arg, kwargs)
         else:
             if len(kwargs) <= FLAT_MAX:
-                return _flat_from_dict(cls, kwargs)
+                return _flat_from_dict(cls, kwargs)  # type: ignore[no-any-return]
             t = Transient()
             merge_into(t, (), kwargs)
         return t._publish(cls)  # type: ignore[no-any-return]
@@ -223,8 +229,8 @@ class frozendict:
     @classmethod
     def _from_parts(
         cls,
-        root: BitmapNode,
-        order: Optional[OrderNode],
+        root: Union[BitmapNode, Hashes],
+        order: Union[OrderNode, Items, None],
         length: int,
         next_seq: int,
         acc: Optional[int],
@@ -232,7 +238,7 @@ class frozendict:
         if length <= FLAT_MAX and type(root) is not tuple:
             # A version of few keys made in tries (a transient's, a delete
             # leaving FLAT_MAX keys) is read into the flat form.
-            root, order = flat_demote(root, order)  # type: ignore[assignment]
+            root, order = flat_demote(root, order)  # type: ignore[arg-type]
             next_seq = length
         self = object.__new__(cls)
         _set_root(self, root)
@@ -1055,7 +1061,7 @@ def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
     if len(triples) <= FLAT_MAX:
         hashes = tuple([triple[0] for triple in triples])
         items = tuple([(triple[1], triple[2]) for triple in triples])
-        return frozendict._from_parts(hashes, items, len(items), len(items), None)  # type: ignore[arg-type]
+        return frozendict._from_parts(hashes, items, len(items), len(items), None)
     t = Transient()
     for h, key, value in triples:
         t._put_new(h, key, value)
