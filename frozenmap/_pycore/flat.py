@@ -128,14 +128,17 @@ def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
 
 def flat_promote(hashes: Hashes, items: Items) -> Tuple[BitmapNode, Optional[OrderNode]]:
     """Both tries holding the entries in order, at seqs 0..k-1 (the next seq
-    is then k).
+    is then k).  (Loops, not comprehensions, here and below: CPython 3.11
+    leaks a comprehension's argument when an allocation fails in it.)
 
     The nodes carry a fresh owner token that nobody else holds: a transient
     that starts from them copies each node it touches, once.  Runs no user
     code (the hashes are the stored ones).  Cost: O(k log k).
     """
     owner = object()
-    entries = [(h, seq, items[seq][0], items[seq][1]) for seq, h in enumerate(hashes)]
+    entries: List[Entry] = []
+    for seq, item in enumerate(items):
+        entries.append((hashes[seq], seq, item[0], item[1]))
     root = champ_build(entries, owner)
     # (the tuple as it is: list(items) leaks it when its allocation fails,
     # on CPython < 3.13)
@@ -147,7 +150,10 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     the order trie's items as they are, and the stored hashes beside them
     (the key trie's entries sorted by seq).  Runs no user code."""
     entries = sorted(champ_entries(root), key=_seq_of)
-    return tuple([e[0] for e in entries]), tuple(order_items(order))
+    hashes: List[int] = []
+    for entry in entries:
+        hashes.append(entry[0])
+    return tuple(hashes), tuple(order_items(order))
 
 
 def _seq_of(entry: Entry) -> int:
@@ -156,7 +162,10 @@ def _seq_of(entry: Entry) -> int:
 
 def flat_entries(hashes: Hashes, items: Items) -> List[Entry]:
     """Every entry in insertion order, shaped as ``flat_entry`` makes them."""
-    return [(h, i, item[0], item[1]) for i, (h, item) in enumerate(zip(hashes, items))]
+    entries: List[Entry] = []
+    for i, item in enumerate(items):
+        entries.append((hashes[i], i, item[0], item[1]))
+    return entries
 
 
 def flat_equal(ha: Hashes, ia: Items, hb: Hashes, ib: Items) -> bool:

@@ -467,8 +467,12 @@ class frozendict:
             if acc is None:
                 acc = 0
                 try:
-                    for entry in entries_of(self):
-                        acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                    if self._len <= FLAT_MAX:
+                        for khash, item in zip(self._root, self._order):  # type: ignore[arg-type]
+                            acc ^= shuffle_bits(pair_hash(khash, item[1]))
+                    else:
+                        for entry in champ_entries(self._root):
+                            acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
                 except RecursionError as exc:
                     _hash_recursion_error(exc)
                 _set_acc(self, acc)
@@ -1052,16 +1056,21 @@ def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
     """A flat ``cls`` of a dict's (at most FLAT_MAX) items: its keys are
     known to be distinct, so each is hashed once and never compared."""
     items = tuple(source.items())
-    hashes = tuple([key_hash(item[0]) for item in items])  # may raise: nothing built yet
-    return cls._from_parts(hashes, items, len(items), len(items), None)
+    hashes: List[int] = []
+    for item in items:
+        hashes.append(key_hash(item[0]))  # may raise: nothing built yet
+    return cls._from_parts(tuple(hashes), items, len(items), len(items), None)
 
 
 def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
     """A frozendict of distinct keys with known hashes, in the order given."""
     if len(triples) <= FLAT_MAX:
-        hashes = tuple([triple[0] for triple in triples])
-        items = tuple([(triple[1], triple[2]) for triple in triples])
-        return frozendict._from_parts(hashes, items, len(items), len(items), None)
+        hashes: List[int] = []
+        items: List[Tuple[Any, Any]] = []
+        for h, key, value in triples:
+            hashes.append(h)
+            items.append((key, value))
+        return frozendict._from_parts(tuple(hashes), tuple(items), len(items), len(items), None)
     t = Transient()
     for h, key, value in triples:
         t._put_new(h, key, value)
