@@ -25,6 +25,7 @@ PY_RANKS = {
     "ordertrie": 0,
     "views": 0,
     "paths": 0,
+    "flat": 0.5,  # beside the tries, above them: it builds and reads both
     "transient": 1,
     "evolver": 2,
     "frozendict": 3,  # evolve() constructs an Evolver, through its constructor

@@ -21,6 +21,7 @@ from types import GenericAlias
 from typing import Any, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
+from .flat import FLAT_MAX, flat_identical
 from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
 from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
 from .ordertrie import order_items, order_items_reversed, order_last
@@ -36,6 +37,7 @@ from .transient import (
     position_of,
     position_slice,
     register_types,
+    trie_parts,
 )
 from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
@@ -147,9 +149,7 @@ class Evolver(Transient):
             # Install the new state before the old one is released: the
             # release can run finalizers that read the evolver.
             released = (self.root, self.order)  # noqa: F841
-            Transient.__init__(
-                self, source._root, source._order, source._len, source._next_seq, source._acc
-            )
+            Transient.__init__(self, *trie_parts(source))
             self._resized += 1  # iterators over the old contents stop
         except BaseException:
             self._end()
@@ -537,7 +537,11 @@ class Evolver(Transient):
                 if (
                     origin is not None
                     and origin._len == self.length
-                    and champ_identical(origin._root, self.root)
+                    and (
+                        flat_identical(origin._root, origin._order, self.root, self.order)
+                        if origin._len <= FLAT_MAX
+                        else champ_identical(origin._root, self.root)
+                    )
                 ):
                     # Edits that cancel out: the walk visits only what they copied.
                     frozen = origin

@@ -4,7 +4,11 @@ A version holds the key-trie root (``keytrie``), the order-trie root
 (``ordertrie``), its length, ``next_seq`` (the seq the next new key gets), the
 cached hash and the XOR accumulator behind it (``hashing``).  Nothing reachable
 from a version is ever changed, so versions are safe to share between threads,
-and every derivation shares all but O(log n) nodes with its source.
+and every derivation shares all but O(log n) nodes with its source.  A
+version of at most ``FLAT_MAX`` = 8 keys holds no tries (``flat``): ``_root``
+is the tuple of its stored hashes and ``_order`` the tuple of its
+``(key, value)`` pairs, in insertion order; every method tests ``_len``
+first.
 
 Layers: this module sits above ``transient`` (the builder every derivation
 goes through, ``merge_into``, ``mapping_equal``, ``items_repr``), which it
@@ -22,11 +26,25 @@ import copyreg
 import inspect
 from collections import OrderedDict
 from types import GenericAlias
-from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple, Union
 
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
+from .flat import (
+    FLAT_MAX,
+    Hashes,
+    Items,
+    flat_check,
+    flat_demote,
+    flat_dump,
+    flat_entry,
+    flat_equal,
+    flat_find,
+    flat_promote,
+    flat_with,
+    flat_without,
+)
 from .hashing import (
     KEY_MASK,
     acc_replace,
@@ -40,6 +58,7 @@ from .hashing import (
 from .keytrie import (
     BitmapNode,
     Entry,
+    _diff_lists,
     champ_check,
     champ_delete_copying,
     champ_diff,
@@ -69,6 +88,7 @@ from .transient import (
     Transient,
     _is_anydict,
     _seq_of,
+    entries_of,
     items_repr,
     mapping_equal,
     merge_into,
@@ -76,6 +96,7 @@ from .transient import (
     position_of,
     position_slice,
     register_types,
+    trie_parts,
 )
 from .views import call_error as _call_error
 from .views import (
@@ -177,8 +198,8 @@ class frozendict:
     __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
 
-    _root: BitmapNode
-    _order: Optional[OrderNode]
+    _root: BitmapNode  # (a flat version's: Hashes)
+    _order: Optional[OrderNode]  # (a flat version's: Items)
     _len: int
     _next_seq: int
     _hash: Optional[int]
@@ -189,27 +210,36 @@ class frozendict:
             raise TypeError("frozendict expected at most 1 argument, got %d" % len(args))
         if args:
             arg = args[0]
-            if not kwargs and issubclass(type(arg), frozendict):
-                if cls is frozendict and type(arg) is frozendict:
-                    return arg
-                return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
+            if not kwargs:
+                if issubclass(type(arg), frozendict):
+                    if cls is frozendict and type(arg) is frozendict:
+                        return arg
+                    return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
+                if type(arg) is dict and len(arg) <= FLAT_MAX:
+                    return _flat_from_dict(cls, arg)  # type: ignore[no-any-return]
             t = Transient()
             merge_into(t, arg, kwargs)
         else:
+            if len(kwargs) <= FLAT_MAX:
+                return _flat_from_dict(cls, kwargs)  # type: ignore[no-any-return]
             t = Transient()
-            if kwargs:
-                merge_into(t, (), kwargs)
+            merge_into(t, (), kwargs)
         return t._publish(cls)  # type: ignore[no-any-return]
 
     @classmethod
     def _from_parts(
         cls,
-        root: BitmapNode,
-        order: Optional[OrderNode],
+        root: Union[BitmapNode, Hashes],
+        order: Union[OrderNode, Items, None],
         length: int,
         next_seq: int,
         acc: Optional[int],
     ) -> "frozendict":
+        if length <= FLAT_MAX and type(root) is not tuple:
+            # A version of few keys made in tries (a transient's, a delete
+            # leaving FLAT_MAX keys) is read into the flat form.
+            root, order = flat_demote(root, order)  # type: ignore[arg-type]
+            next_seq = length
         self = object.__new__(cls)
         _set_root(self, root)
         _set_order(self, order)
@@ -254,17 +284,25 @@ class frozendict:
         return frozendict._from_parts(self._root, self._order, self._len, self._next_seq, self._acc)
 
     def _transient(self) -> Transient:
-        return Transient(self._root, self._order, self._len, self._next_seq, self._acc)
+        return Transient(*trie_parts(self))
 
     # --- reads ---------------------------------------------------------------------
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        return champ_find(self._root, key_hash(key), key)
+        h = key_hash(key)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            return None if i < 0 else flat_entry(self._root, self._order, i)  # type: ignore[arg-type]
+        return champ_find(self._root, h, key)
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
+        if self._len <= FLAT_MAX:
+            return iter(self._order)  # type: ignore[arg-type]
         return order_items(self._order)
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        if self._len <= FLAT_MAX:
+            return reversed(self._order)  # type: ignore[arg-type]
         return order_items_reversed(self._order)
 
     def __getitem__(self, key: Any) -> Any:
@@ -272,9 +310,15 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
-        entry = champ_find(self._root, h, key)
-        if entry is not None:
-            return entry[3]
+        if self._len <= FLAT_MAX:
+            items = self._order
+            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+            if i >= 0:
+                return items[i][1]  # type: ignore[index]
+        else:
+            entry = champ_find(self._root, h, key)
+            if entry is not None:
+                return entry[3]
         if type(self) is not frozendict:
             # Looked up as dict does (on the class's MRO, bound like any
             # special method), not as an attribute of the type, which a
@@ -300,6 +344,10 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            items = self._order
+            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+            return default if i < 0 else items[i][1]  # type: ignore[index]
         entry = champ_find(self._root, h, key)
         return default if entry is None else entry[3]
 
@@ -310,6 +358,8 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            return flat_find(self._root, self._order, h, key) >= 0  # type: ignore[arg-type]
         return champ_find(self._root, h, key) is not None
 
     def __len__(self) -> int:
@@ -388,6 +438,8 @@ class frozendict:
                 return False
             if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
+            if self._len <= FLAT_MAX:  # (both flat: the lengths are equal)
+                return flat_equal(self._root, self._order, that._root, that._order)  # type: ignore[arg-type]
             return champ_equal(self._root, that._root)
         return mapping_equal(self, other)
 
@@ -415,8 +467,12 @@ class frozendict:
             if acc is None:
                 acc = 0
                 try:
-                    for entry in champ_entries(self._root):
-                        acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                    if self._len <= FLAT_MAX:
+                        for khash, item in zip(self._root, self._order):  # type: ignore[arg-type]
+                            acc ^= shuffle_bits(pair_hash(khash, item[1]))
+                    else:
+                        for entry in champ_entries(self._root):
+                            acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
                 except RecursionError as exc:
                     _hash_recursion_error(exc)
                 _set_acc(self, acc)
@@ -479,6 +535,8 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            return self._flat_set(h, key, value)
         seq = self._next_seq
         root, old = champ_set_copying(self._root, h, key, value, seq)
         acc = self._acc
@@ -495,6 +553,39 @@ class frozendict:
         order = order_replace_copying(self._order, old[1], (old[2], value))  # type: ignore[arg-type]
         return frozendict._from_parts(root, order, self._len, seq, acc)
 
+    def _flat_set(self, h: int, key: Any, value: Any) -> "frozendict":
+        """``set`` on a flat version: the same steps (locate, the accumulator,
+        the new parts); the key that makes FLAT_MAX + 1 promotes to tries."""
+        hashes: Any = self._root
+        items: Any = self._order
+        i = flat_find(hashes, items, h, key)
+        acc = self._acc
+        if i < 0:
+            if acc is not None:
+                acc = acc_replace(acc, h, None, value, False, True)
+            length = self._len + 1
+            hashes = hashes + (h,)
+            items = items + ((key, value),)
+            if length > FLAT_MAX:
+                hashes, items = flat_promote(hashes, items)
+            return frozendict._from_parts(hashes, items, length, length, acc)
+        old = items[i][1]
+        if old is value:  # the very value already stored
+            return self._exact()
+        if acc is not None:
+            acc = acc_replace(acc, h, old, value, True, True)
+        return frozendict._from_parts(hashes, flat_with(items, i, value), self._len, self._len, acc)
+
+    def _flat_without(self, i: int) -> "frozendict":
+        """A flat version without the entry at position ``i`` (as ``_without``)."""
+        hashes: Any = self._root
+        items: Any = self._order
+        acc = self._acc
+        if acc is not None:
+            acc = acc_replace(acc, hashes[i], items[i][1], None, True, False)
+        hashes, items = flat_without(hashes, items, i)
+        return frozendict._from_parts(hashes, items, self._len - 1, self._len - 1, acc)
+
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
 
@@ -505,6 +596,11 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            if i < 0:
+                raise KeyError(key)
+            return self._flat_without(i)
         found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
         if found is None:
             raise KeyError(key)
@@ -520,6 +616,9 @@ class frozendict:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
+        if self._len <= FLAT_MAX:
+            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
+            return self._exact() if i < 0 else self._flat_without(i)
         # Located first, so that an absent key costs no copies; the edit then
         # finds the stored key by identity (no second __eq__).
         old = champ_find(self._root, h, key)
@@ -561,8 +660,9 @@ class frozendict:
             ):
                 return self
         t = self._transient()
+        start = (t.root, t.order)  # (a flat self's promoted nodes: no transient owns them)
         merge_into(t, other, None)  # as dict | other reads other
-        if t.root is self._root and t.order is self._order:
+        if t.root is start[0] and t.order is start[1]:
             return self._exact()  # every value already there, by identity
         return t._publish(frozendict)
 
@@ -665,9 +765,8 @@ class frozendict:
         except TypeError:
             return NotImplemented
         found: Dict[int, Entry] = {}
-        root = self._root
         for key in it:
-            entry = champ_find(root, key_hash(key), key)
+            entry = frozendict._lookup(self, key)
             if entry is not None:
                 found[entry[1]] = entry
         if len(found) == self._len:
@@ -684,7 +783,10 @@ class frozendict:
         skips the subtrees both tries share.  O(d log n) for versions d edits
         apart (see ``SHARING_WALK_RATIO``)."""
         missing: List[Entry] = []
-        champ_diff(self._root, other._root, (None, missing, None))
+        if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+            _diff_lists(entries_of(self), entries_of(other), (None, missing, None), False)
+        else:
+            champ_diff(self._root, other._root, (None, missing, None))
         missing.sort(key=_seq_of)
         return missing
 
@@ -867,7 +969,11 @@ class frozendict:
             added: List[Entry] = []
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []
-            champ_diff(self._root, other._root, (added, removed, changed))
+            out = (added, removed, changed)
+            if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+                _diff_lists(entries_of(self), entries_of(other), out, False)
+            else:
+                champ_diff(self._root, other._root, out)
             added.sort(key=_seq_of)
             removed.sort(key=_seq_of)
             changed.sort(key=_first_seq_of)
@@ -882,6 +988,12 @@ class frozendict:
 
     def _check(self) -> None:
         """Assert every invariant of this version (tests call it after edits)."""
+        if self._hash is not None:
+            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
+        if self._len <= FLAT_MAX:
+            flat_check(self._root, self._order, self._len)
+            return
+        assert type(self._root) is list, "a version of %d keys is not in tries" % self._len
         count = champ_check(self._root)
         assert count == self._len, "key trie holds %d entries, len is %d" % (count, self._len)
         seqs = order_check(self._order)
@@ -896,18 +1008,22 @@ class frozendict:
             assert item[0] is entry[2] and item[1] is entry[3], (
                 "tries disagree at seq %d" % entry[1]
             )
-        if self._hash is not None:
-            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
 
     def _node_ids(self) -> List[int]:
-        """``id()`` of every key-trie and order-trie node of this version."""
+        """``id()`` of every key-trie and order-trie node of this version (of
+        a flat version: its two tuples)."""
+        if self._len <= FLAT_MAX:
+            return [id(self._root), id(self._order)]
         out: List[int] = []
         champ_node_ids(self._root, out)
         order_node_ids(self._order, out)
         return out
 
     def _dump(self) -> str:
-        """A readable dump of both tries."""
+        """A readable dump of both tries (of a flat version: its entries)."""
+        if self._len <= FLAT_MAX:
+            head = "frozendict len=%d flat" % self._len
+            return "\n".join([head] + flat_dump(self._root, self._order))  # type: ignore[arg-type]
         lines = ["frozendict len=%d next_seq=%d" % (self._len, self._next_seq), "key trie:"]
         lines += champ_dump(self._root, 1)
         lines.append("order trie:")
@@ -938,8 +1054,25 @@ def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
     return pair[0][1]
 
 
+def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
+    """A flat ``cls`` of a dict's (at most FLAT_MAX) items: its keys are
+    known to be distinct, so each is hashed once and never compared."""
+    items = tuple(source.items())
+    hashes: List[int] = []
+    for item in items:
+        hashes.append(key_hash(item[0]))  # may raise: nothing built yet
+    return cls._from_parts(tuple(hashes), items, len(items), len(items), None)
+
+
 def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:
     """A frozendict of distinct keys with known hashes, in the order given."""
+    if len(triples) <= FLAT_MAX:
+        hashes: List[int] = []
+        items: List[Tuple[Any, Any]] = []
+        for h, key, value in triples:
+            hashes.append(h)
+            items.append((key, value))
+        return frozendict._from_parts(tuple(hashes), tuple(items), len(items), len(items), None)
     t = Transient()
     for h, key, value in triples:
         t._put_new(h, key, value)

@@ -43,7 +43,7 @@ Mirrors ``frozenmap/_ccore/ordertrie.c``.
 
 from __future__ import annotations
 
-from typing import Any, Generator, Iterator, List, Optional, Tuple
+from typing import Any, Generator, Iterator, List, Optional, Sequence, Tuple
 
 __all__ = [
     "OrderNode",
@@ -524,7 +524,7 @@ def order_items_reversed(node: Optional[OrderNode]) -> Iterator[Item]:
             stack.pop()
 
 
-def order_build(items: List[Item], owner: Optional[object]) -> Optional[OrderNode]:
+def order_build(items: Sequence[Item], owner: Optional[object]) -> Optional[OrderNode]:
     """Build the trie holding ``items[i]`` at seq i, bottom-up.  Cost: O(n)."""
     n = len(items)
     if not n:

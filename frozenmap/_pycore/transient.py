@@ -42,6 +42,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .. import _common
 from .._typeinfo import type_fullname, type_lookup, type_name
+from .flat import FLAT_MAX, flat_entries, flat_find, flat_promote
 from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
@@ -76,6 +77,8 @@ __all__ = [
     "position_at",
     "position_of",
     "position_slice",
+    "trie_parts",
+    "entries_of",
 ]
 
 _MISSING: Any = object()
@@ -102,6 +105,25 @@ def register_types(*, frozendict: Any = None, evolver: Any = None) -> None:
 def frozendict_type() -> Any:
     """This core's frozendict class, as registered."""
     return _frozendict
+
+
+def trie_parts(version: Any) -> Tuple[BitmapNode, Optional[OrderNode], int, int, Optional[int]]:
+    """A frozendict's ``(root, order, length, next_seq, acc)`` as tries, what
+    a Transient starts from: a flat version's entries are promoted (seqs
+    0..k-1, nodes no transient owns)."""
+    length = version._len
+    if length <= FLAT_MAX:
+        root, order = flat_promote(version._root, version._order)
+        return root, order, length, length, version._acc
+    return version._root, version._order, length, version._next_seq, version._acc
+
+
+def entries_of(version: Any) -> List[Entry]:
+    """A frozendict's entries ``(hash, seq, key, value)``: a flat version's in
+    order (positions for seqs), a trie version's in trie order."""
+    if version._len <= FLAT_MAX:
+        return flat_entries(version._root, version._order)
+    return list(champ_entries(version._root))
 
 
 # --- the builder -----------------------------------------------------------------
@@ -379,9 +401,13 @@ def _merge_frozendict(t: Transient, source: Any) -> None:
     leave as they are).  They are applied in ``source``'s order, one by one
     as before, so the result (items, order, which key object stays, the
     hash accumulator) is what applying every entry gives, in O(d log n)
-    for versions d edits apart.
+    for versions d edits apart.  A flat source's entries are all applied.
     """
-    if source._len * SHARING_WALK_RATIO >= t.length:
+    if source._len <= FLAT_MAX:
+        # A flat source: its few entries, in order (those that change nothing
+        # leave t as it was).
+        entries = flat_entries(source._root, source._order)
+    elif source._len * SHARING_WALK_RATIO >= t.length:
         added: List[Entry] = []
         changed: List[Tuple[Entry, Entry]] = []
         # t.root is not edited meanwhile: a private builder, or an Evolver's
@@ -392,7 +418,8 @@ def _merge_frozendict(t: Transient, source: Any) -> None:
             entries.append(pair[1])
     else:
         entries = list(champ_entries(source._root))
-    entries.sort(key=_seq_of)
+    if source._len > FLAT_MAX:
+        entries.sort(key=_seq_of)
     for entry in entries:
         t._assoc_hashed(entry[0], entry[2], entry[3])
 
@@ -503,16 +530,24 @@ def position_at(order: Any, index: Any, name: str) -> Tuple[int, Tuple[Any, Any]
     (or ``__index__``), negative from the end as for a list.  ``TypeError``
     and ``IndexError`` as ``list.pop`` raises them, ``name`` in the message."""
     i = operator.index(index)
-    size = order_size(order)
+    flat = type(order) is tuple  # a flat version's items
+    size = len(order) if flat else order_size(order)
     if i < 0:
         i += size
     if not 0 <= i < size:
         raise IndexError("%s index out of range" % name)
+    if flat:
+        return i, order[i]
     return order_at(order, i)
 
 
 def position_of(version: Any, key: Any) -> int:
     """The position of ``key`` in a frozendict (``KeyError`` when absent)."""
+    if version._len <= FLAT_MAX:
+        i = flat_find(version._root, version._order, key_hash(key), key)
+        if i < 0:
+            raise KeyError(key)
+        return i
     entry = champ_find(version._root, key_hash(key), key)
     if entry is None:
         raise KeyError(key)
@@ -536,10 +571,15 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
         return version if type(version) is cls else version._exact()
     t = Transient()
     if lo < hi:
-        items = order_items(version._order, lo)
-        try:
-            kept = list(itertools.islice(items, hi - lo))
-        finally:
-            items.close()  # (now: a MemoryError closing it is the caller's, not a finalizer's)
+        if length <= FLAT_MAX:  # the flat form's pairs, in order
+            kept = list(version._order[lo:hi])
+        else:
+            items = order_items(version._order, lo)
+            try:
+                kept = list(itertools.islice(items, hi - lo))
+            finally:
+                items.close()  # (now: a MemoryError closing it is the caller's, not a finalizer's)
+        # every kept key hashed once, as in a map built from these items (the
+        # C core does the same for both forms)
         _load_items(t, kept)
     return t._publish(cls)

@@ -1,0 +1,217 @@
+"""Small maps as flat ordered arrays: a frozendict of at most ``FLAT_MAX`` keys.
+
+A frozendict is *flat* exactly when it holds ``FLAT_MAX`` keys or fewer:
+every path that makes one (the constructor, ``set``, ``delete``, ``|``,
+``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 8 keys
+and the two tries at >= 9.  A flat version holds, in insertion order, the
+stored hash, the key and the value of each entry, and nothing else: no
+sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
+same below 9 entries).  In this core the two trie slots of a frozendict hold
+
+- ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
+- ``_order``: the tuple of the items ``((k0, v0), (k1, v1), ...)``,
+
+so a lookup scans the hashes with the interpreter's own ``in`` and
+``tuple.index`` (ints compared with ints: no user code), iteration is a walk
+of one tuple, and a version with one value replaced shares the hashes.  (The
+C core keeps one allocation of (hash, key, value) triples; the functions
+below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names.)
+
+User code: a lookup (``flat_find``) visits the entries whose stored hash
+equals the key's, in insertion order, and for each compares identity, then
+``stored_key == key`` (one ``__eq__`` per entry with an equal hash), as the
+key trie does.  The tuples are never changed, so a key's ``__eq__`` that
+derives, reads or drops versions meanwhile finds everything as it was.
+
+Crossing the threshold: a ``set`` that makes the ninth key builds both tries
+from the entries in order (``flat_promote``, seqs 0..8); a derivation that
+leaves 8 keys reads the order trie and the stored hashes back into the flat
+form (``flat_demote``).  Sequence numbers are never observable, so the
+renumbering is harmless; the stored hashes (and so the hash accumulator) are
+carried across unchanged.
+
+Layers: beside the tries (it builds and reads them); ``transient`` and
+``frozendict`` sit above it.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, List, Optional, Tuple
+
+from .keytrie import BitmapNode, Entry, champ_build, champ_entries
+from .ordertrie import OrderNode, order_build, order_items
+
+__all__ = [
+    "FLAT_MAX",
+    "Hashes",
+    "Items",
+    "flat_find",
+    "flat_entry",
+    "flat_with",
+    "flat_without",
+    "flat_promote",
+    "flat_demote",
+    "flat_entries",
+    "flat_equal",
+    "flat_identical",
+    "flat_check",
+    "flat_dump",
+]
+
+FLAT_MAX = 8
+"""The most keys a flat frozendict holds; one more and it holds the tries."""
+
+Hashes = Tuple[int, ...]
+"""The stored key hashes of a flat version, in insertion order."""
+Items = Tuple[Tuple[Any, Any], ...]
+"""The ``(key, value)`` pairs of a flat version, in insertion order."""
+
+
+def flat_find(hashes: Hashes, items: Items, h: int, key: Any) -> int:
+    """The position of ``key`` (whose stored hash is ``h``), or -1.
+
+    The entries with an equal stored hash are tried in insertion order:
+    identity, then ``stored_key == key``, whose exceptions propagate.
+    Cost: O(FLAT_MAX), no user code for entries of another hash.
+
+    (CPython: the hashes are scanned by ``in`` and ``tuple.index``, in C;
+    PyPy's JIT runs the plain loop of ``_flat_find_loop`` faster.)
+    """
+    if h in hashes:
+        i = hashes.index(h)
+        while True:
+            k = items[i][0]
+            if k is key or k == key:
+                return i
+            try:
+                i = hashes.index(h, i + 1)
+            except ValueError:
+                return -1
+    return -1
+
+
+def _flat_find_loop(hashes: Hashes, items: Items, h: int, key: Any) -> int:
+    """``flat_find`` as one loop (what PyPy runs)."""
+    i = 0
+    for stored in hashes:
+        if stored == h:
+            k = items[i][0]
+            if k is key or k == key:
+                return i
+        i += 1
+    return -1
+
+
+if sys.implementation.name == "pypy":
+    flat_find = _flat_find_loop  # noqa: F811
+
+
+def flat_entry(hashes: Hashes, items: Items, i: int) -> Entry:
+    """The entry at position ``i`` in the key trie's shape ``(hash, i, key,
+    value)``: the position stands for the seq (what the layers above read
+    from an entry: its hash, its order, its key, its value)."""
+    item = items[i]
+    return (hashes[i], i, item[0], item[1])
+
+
+def flat_with(items: Items, i: int, value: Any) -> Items:
+    """``items`` with the value at position ``i`` replaced (the stored key
+    object stays, as in dict).  The hashes are unchanged: share them."""
+    return items[:i] + ((items[i][0], value),) + items[i + 1 :]
+
+
+def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
+    """``(hashes, items)`` without the entry at position ``i``."""
+    return hashes[:i] + hashes[i + 1 :], items[:i] + items[i + 1 :]
+
+
+def flat_promote(hashes: Hashes, items: Items) -> Tuple[BitmapNode, Optional[OrderNode]]:
+    """Both tries holding the entries in order, at seqs 0..k-1 (the next seq
+    is then k).  (Loops, not comprehensions, here and below: CPython 3.11
+    leaks a comprehension's argument when an allocation fails in it.)
+
+    The nodes carry a fresh owner token that nobody else holds: a transient
+    that starts from them copies each node it touches, once.  Runs no user
+    code (the hashes are the stored ones).  Cost: O(k log k).
+    """
+    owner = object()
+    entries: List[Entry] = []
+    for seq, item in enumerate(items):
+        entries.append((hashes[seq], seq, item[0], item[1]))
+    root = champ_build(entries, owner)
+    # (the tuple as it is: list(items) leaks it when its allocation fails,
+    # on CPython < 3.13)
+    return root, order_build(items, owner)
+
+
+def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, Items]:
+    """The flat form of a version held in tries (of at most FLAT_MAX keys):
+    the order trie's items as they are, and the stored hashes beside them
+    (the key trie's entries sorted by seq).  Runs no user code."""
+    entries = sorted(champ_entries(root), key=_seq_of)
+    hashes: List[int] = []
+    for entry in entries:
+        hashes.append(entry[0])
+    return tuple(hashes), tuple(order_items(order))
+
+
+def _seq_of(entry: Entry) -> int:
+    return entry[1]
+
+
+def flat_entries(hashes: Hashes, items: Items) -> List[Entry]:
+    """Every entry in insertion order, shaped as ``flat_entry`` makes them."""
+    entries: List[Entry] = []
+    for i, item in enumerate(items):
+        entries.append((hashes[i], i, item[0], item[1]))
+    return entries
+
+
+def flat_equal(ha: Hashes, ia: Items, hb: Hashes, ib: Items) -> bool:
+    """Whether two flat versions of equal length hold equal items.
+
+    For each entry of ``a`` in order: its key is found in ``b``
+    (``flat_find``), then the values compared, identity first, then
+    ``a_value == b_value``.  Stops at the first difference.
+    """
+    for i, h in enumerate(ha):
+        item = ia[i]
+        j = flat_find(hb, ib, h, item[0])
+        if j < 0:
+            return False
+        va = item[1]
+        vb = ib[j][1]
+        if not (va is vb or va == vb):
+            return False
+    return True
+
+
+def flat_identical(hashes: Hashes, items: Items, root: BitmapNode, order: Any) -> bool:
+    """Whether tries of as many entries hold the very same entries as a flat
+    version: the same hashes, and the same key and value objects in the same
+    order.  No user code runs."""
+    other_hashes, other_items = flat_demote(root, order)
+    if other_hashes != hashes:  # (ints: no user code)
+        return False
+    for a, b in zip(items, other_items):
+        if a is not b and (a[0] is not b[0] or a[1] is not b[1]):
+            return False
+    return True
+
+
+def flat_check(hashes: Any, items: Any, length: int) -> None:
+    """Assert the flat form's invariants (no user code runs: keys are never
+    hashed or compared here)."""
+    assert type(hashes) is tuple and type(items) is tuple, "flat parts are not tuples"
+    assert length <= FLAT_MAX, "a flat version of %d keys (FLAT_MAX is %d)" % (length, FLAT_MAX)
+    assert len(hashes) == length, "flat version holds %d hashes, len is %d" % (len(hashes), length)
+    assert len(items) == length, "flat version holds %d items, len is %d" % (len(items), length)
+    for h, item in zip(hashes, items):
+        assert type(h) is int, "stored hash %r is not an int" % (h,)
+        assert type(item) is tuple and len(item) == 2, "item %r is not a pair" % (item,)
+
+
+def flat_dump(hashes: Hashes, items: Items) -> List[str]:
+    """One line per entry, ``  (hash, key, value)``, in insertion order."""
+    return ["  (%d, %r, %r)" % (h, item[0], item[1]) for h, item in zip(hashes, items)]
