@@ -784,58 +784,19 @@ fd_py_dunder_copy(PyObject *op, PyObject *unused)
     return fd_reconstruct(op, Py_None);
 }
 
+/* frozenmap._cold.deepcopy: a cold path, written once for both cores. */
 static PyObject *
 fd_py_deepcopy(PyObject *op, PyObject *memo)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    if (!Py_IS_TYPE(op, st->frozendict_type)) {
-        return fd_reconstruct(op, memo);
-    }
-    PyObject *deepcopy = fm_import_attr("copy", "deepcopy");
+    PyObject *deepcopy = fd_cold("deepcopy");
     if (deepcopy == NULL) {
         return NULL;
     }
-    PyObject *items = PyDict_New(), *result = NULL, *id = NULL;
-    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
-    if (items == NULL) {
-        goto done;
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *nk = PyObject_CallFunctionObjArgs(deepcopy, k, memo, NULL);
-        PyObject *nv = nk ? PyObject_CallFunctionObjArgs(deepcopy, v, memo, NULL) : NULL;
-        int r = nv ? PyDict_SetItem(items, nk, nv) : -1;
-        Py_XDECREF(nk);
-        Py_XDECREF(nv);
-        if (r < 0) {
-            goto done;
-        }
-    }
-    id = PyLong_FromVoidPtr(op);
-    if (id == NULL) {
-        goto done;
-    }
-    PyObject *existing = PyObject_CallMethod(memo, "get", "O", id);
-    if (existing == NULL) {
-        goto done;
-    }
-    if (existing != Py_None) {
-        result = existing;
-        goto done;
-    }
-    Py_DECREF(existing);
-    result = PyObject_CallOneArg((PyObject *)st->frozendict_type, items);
-    if (result != NULL && PyObject_SetItem(memo, id, result) < 0) {
-        Py_CLEAR(result);
-    }
-done:
-    Py_XDECREF(id);
-    Py_XDECREF(items);
-    Py_XDECREF(order);
+    PyObject *r = PyObject_CallFunctionObjArgs(deepcopy, op, memo,
+                                               (PyObject *)st->frozendict_type, NULL);
     Py_DECREF(deepcopy);
-    return result;
+    return r;
 }
 
 /* --- derivations --------------------------------------------------------- */
