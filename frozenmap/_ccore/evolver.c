@@ -638,9 +638,15 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
-    PyObject *r = NULL;
+    PyObject *r = NULL, *stale = NULL;
     FM_BEGIN_CS(op);
     if (evolver_lock(self) == 0) {
+        if (self->frozen != NULL && fm_as_fd(self->frozen)->len != self->t.len) {
+            /* The GC cleared the cached version (a cleared frozendict is an
+             * empty one), not this evolver: published again below. */
+            stale = self->frozen;
+            self->frozen = NULL;
+        }
         r = Py_XNewRef(self->frozen);
         fd_object *origin = (fd_object *)self->origin;
         if (r == NULL && origin != NULL && origin->len == self->t.len
@@ -666,6 +672,7 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         evolver_unlock(self);
     }
     FM_END_CS();
+    Py_XDECREF(stale);
     return r;
 }
 

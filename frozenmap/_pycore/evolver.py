@@ -44,6 +44,13 @@ __all__ = ["Evolver"]
 _MISSING: Any = object()
 
 
+def _stored_len(version: Any) -> int:
+    """A frozendict's stored length, or -1 once the GC has cleared it
+    (CPython's ``subtype_clear`` deletes its slots; the C core's cleared
+    frozendict is an empty one instead)."""
+    return getattr(version, "_len", -1)  # type: ignore[no-any-return]
+
+
 class _Snapshot:
     """A walk over an Evolver's items that raises ``RuntimeError`` once the
     Evolver changed size, and again on every later call, as dict's iterators
@@ -516,11 +523,13 @@ class Evolver(Transient):
         (frozendict({'a': 1, 'b': 2}), True)
         """
         with self._lock:
+            if self._frozen is not None and _stored_len(self._frozen) != self.length:
+                self._frozen = None  # the GC cleared it, not this evolver: published again
             if self._frozen is None:
                 origin = self._origin
                 if (
                     origin is not None
-                    and origin._len == self.length
+                    and _stored_len(origin) == self.length
                     and champ_identical(origin._root, self.root)
                 ):
                     # Edits that cancel out: the walk visits only what they copied.
