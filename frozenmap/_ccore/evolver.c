@@ -178,16 +178,50 @@ evolver_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* Evolver's one argument, source, given by position or by name (borrowed,
+ * NULL when absent), with the same words as the pure core's
+ * evolver_source_argument on every Python version (getargs' change with
+ * each release): dict's for too many positional arguments, a Python
+ * function's for the keywords. */
+static int
+evolver_source_argument(PyObject *args, PyObject *kwds, PyObject **source)
+{
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), pos = 0;
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError, "Evolver expected at most 1 argument, got %zd", nargs);
+        return -1;
+    }
+    *source = nargs == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    PyObject *name, *value;
+    while (kwds != NULL && PyDict_Next(kwds, &pos, &name, &value)) {
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            return -1;
+        }
+        if (PyUnicode_CompareWithASCIIString(name, "source") != 0) {
+            PyErr_Format(PyExc_TypeError, "Evolver() got an unexpected keyword argument '%U'",
+                         name);
+            return -1;
+        }
+        if (*source != NULL) {
+            PyErr_SetString(PyExc_TypeError,
+                            "Evolver() got multiple values for argument 'source'");
+            return -1;
+        }
+        *source = value;
+    }
+    return 0;
+}
+
 /* Evolver(source): also a clean restart of a live evolver (not from inside
  * one of its own edits: RuntimeError there). */
 static int
 evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"source", NULL};
     PyObject *source = NULL;
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Evolver", kwlist, &source)) {
+    if (evolver_source_argument(args, kwds, &source) < 0) {
         return -1;
     }
     PyObject *fd;

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from types import GenericAlias
-from typing import Any, Iterable, Iterator, Optional, SupportsIndex, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
 from .hashing import acc_replace, key_hash, pure_key_hash
@@ -49,6 +49,24 @@ def _stored_len(version: Any) -> int:
     (CPython's ``subtype_clear`` deletes its slots; the C core's cleared
     frozendict is an empty one instead)."""
     return getattr(version, "_len", -1)  # type: ignore[no-any-return]
+
+
+def _source_argument(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    """``Evolver``'s one argument, ``source``, by position or by name
+    (``_MISSING`` when absent), with the same words as the C core's
+    ``evolver_source_argument`` on every Python version: dict's for too many
+    positional arguments, a Python function's for the keywords."""
+    if len(args) > 1:
+        raise TypeError("Evolver expected at most 1 argument, got %d" % len(args))
+    source = args[0] if args else _MISSING
+    for name, value in kwargs.items():
+        name = str.__str__(name)  # an exact str: a subclass's methods never run
+        if name != "source":
+            raise TypeError("Evolver() got an unexpected keyword argument '%s'" % name)
+        if source is not _MISSING:
+            raise TypeError("Evolver() got multiple values for argument 'source'")
+        source = value
+    return source
 
 
 class _Snapshot:
@@ -137,7 +155,8 @@ class Evolver(Transient):
         self._origin = None
         return self
 
-    def __init__(self, source: Any = _MISSING) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        source = _source_argument(args, kwargs)
         frozendict = frozendict_type()
         if source is _MISSING:
             source = frozendict()
