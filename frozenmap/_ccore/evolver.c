@@ -755,14 +755,43 @@ evolver_py_dump(PyObject *op, PyObject *unused)
 
 /* --- positions: read from freeze() (O(1)), a snapshot no edit changes ---- */
 
+typedef enum {
+    EVOLVER_KEY_AT,
+    EVOLVER_VALUE_AT,
+    EVOLVER_ITEM_AT,
+    EVOLVER_INDEX,
+    EVOLVER_SLICE
+} evolver_positional;
+
+/* The positional read `what` of a freeze(), as the frozendict method of the
+ * same name with "Evolver" in its messages: arg is the index, the key or
+ * the slice's start; stop the slice's stop. */
 static PyObject *
-evolver_position_at(PyObject *op, PyObject *index, fm_position what)
+evolver_read_frozen(PyObject *op, evolver_positional what, PyObject *arg, PyObject *stop)
 {
     PyObject *frozen = evolver_py_freeze(op, NULL);
     if (frozen == NULL) {
         return NULL;
     }
-    PyObject *r = transient_position_at(fm_as_fd(frozen), index, "Evolver", what);
+    fd_object *fd = fm_as_fd(frozen);
+    PyObject *r = NULL;
+    switch (what) {
+    case EVOLVER_KEY_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_KEY);
+        break;
+    case EVOLVER_VALUE_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_VALUE);
+        break;
+    case EVOLVER_ITEM_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_ITEM);
+        break;
+    case EVOLVER_INDEX:
+        r = transient_position_of(fd, arg);
+        break;
+    case EVOLVER_SLICE:
+        r = transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen, arg, stop);
+        break;
+    }
     Py_DECREF(frozen);
     return r;
 }
@@ -770,31 +799,25 @@ evolver_position_at(PyObject *op, PyObject *index, fm_position what)
 static PyObject *
 evolver_py_key_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_KEY);
+    return evolver_read_frozen(op, EVOLVER_KEY_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_value_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_VALUE);
+    return evolver_read_frozen(op, EVOLVER_VALUE_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_item_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_ITEM);
+    return evolver_read_frozen(op, EVOLVER_ITEM_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_index(PyObject *op, PyObject *key)
 {
-    PyObject *frozen = evolver_py_freeze(op, NULL);
-    if (frozen == NULL) {
-        return NULL;
-    }
-    PyObject *r = transient_position_of(fm_as_fd(frozen), key);
-    Py_DECREF(frozen);
-    return r;
+    return evolver_read_frozen(op, EVOLVER_INDEX, key, NULL);
 }
 
 static PyObject *
@@ -803,15 +826,8 @@ evolver_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
         return NULL;
     }
-    PyObject *frozen = evolver_py_freeze(op, NULL);
-    if (frozen == NULL) {
-        return NULL;
-    }
-    PyObject *r =
-        transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen,
-                                 nargs > 0 ? args[0] : Py_None, nargs > 1 ? args[1] : Py_None);
-    Py_DECREF(frozen);
-    return r;
+    return evolver_read_frozen(op, EVOLVER_SLICE, nargs > 0 ? args[0] : Py_None,
+                               nargs > 1 ? args[1] : Py_None);
 }
 
 static PyMethodDef evolver_methods[] = {

@@ -266,14 +266,20 @@ class Evolver(Transient):
 
         Cost: O(log n).
         """
-        return position_at(self.freeze()._order, index, "Evolver")[1][0]
+        return self._item_at(index)[0]
 
     def value_at(self, index: SupportsIndex, /) -> Any:
         """The value at position ``index``.  Cost: O(log n)."""
-        return position_at(self.freeze()._order, index, "Evolver")[1][1]
+        return self._item_at(index)[1]
 
     def item_at(self, index: SupportsIndex, /) -> Tuple[Any, Any]:
         """The ``(key, value)`` pair at position ``index``.  Cost: O(log n)."""
+        return self._item_at(index)
+
+    def _item_at(self, index: SupportsIndex) -> Tuple[Any, Any]:
+        # The positional reads read a freeze() (O(1)), a snapshot no edit
+        # changes, as the frozendict methods do with "Evolver" in their
+        # messages (evolver_read_frozen in the C core).
         return position_at(self.freeze()._order, index, "Evolver")[1]
 
     def index(self, key: Any, /) -> int:
