@@ -48,7 +48,7 @@ def _stored_len(version: Any) -> int:
     """A frozendict's stored length, or -1 once the GC has cleared it
     (CPython's ``subtype_clear`` deletes its slots; the C core's cleared
     frozendict is an empty one instead)."""
-    return getattr(version, "_len", -1)  # type: ignore[no-any-return]
+    return getattr(version, "_len", -1)
 
 
 def _source_argument(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:

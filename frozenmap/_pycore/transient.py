@@ -306,7 +306,7 @@ def _sequence_error(index: int, element: Any) -> TypeError:
     message, notes = _DICT_SEQUENCE_ERROR
     exc = TypeError(fill(message))
     if notes:
-        exc.__notes__ = [fill(note) for note in notes]
+        exc.__notes__ = [fill(note) for note in notes]  # type: ignore[attr-defined]
     return exc
 
 
