@@ -1,8 +1,8 @@
 """Cold paths shared by both cores, written once in Python.
 
-Pickling a subclass instance, ``copy.copy``/``copy.deepcopy`` of one, and
-``diff`` against a mapping that is not a frozendict are rare and dominated by
-calls into Python anyway; there is no speed to gain in C.  The pure core
+Pickling a subclass instance, ``copy.copy`` of one, ``copy.deepcopy`` of
+any frozendict, and ``diff`` against a mapping that is not a frozendict are
+rare and dominated by calls into Python anyway; there is no speed to gain in C.  The pure core
 imports this module; the C core imports it on first use (``fm_import_attr``),
 so ``import frozenmap`` with the C core never loads it.
 
@@ -22,7 +22,7 @@ from typing import Any
 from . import _common
 from ._typeinfo import type_dict, type_fullname, type_mro, type_name
 
-__all__ = ["subclass_state", "reconstruct", "generic_diff", "or_foreign"]
+__all__ = ["subclass_state", "reconstruct", "deepcopy", "generic_diff", "or_foreign"]
 
 _MISSING: Any = object()
 
@@ -76,6 +76,33 @@ def reconstruct(obj: Any, memo: Any) -> Any:
             % (type_fullname(type(obj)), type_fullname(type(rv)))
         )
     return _copy._reconstruct(obj, memo, *rv)  # type: ignore[attr-defined]
+
+
+def deepcopy(fd: Any, memo: Any, fdtype: Any) -> Any:
+    """``fd.__deepcopy__(memo)``.  A subclass instance goes through its
+    ``__reduce_ex__(4)`` (``reconstruct``); an exact ``fdtype`` instance
+    becomes a new ``fdtype`` of deep copies of its keys and values (each key
+    copied before its value, in order), even when every one is atomic.
+
+    A value that holds ``fd`` itself copies ``fd`` first, from inside this
+    loop, and records that copy in ``memo``: the copy found there afterwards
+    is the result, so the value's copy and the result are the same object
+    (``x = frozendict(a=[]); x['a'].append(x)``: ``y['a'][0] is y``)."""
+    if type(fd) is not fdtype:
+        return reconstruct(fd, memo)
+    copy_of = _copy.deepcopy
+    items = {}
+    # (a loop, not a comprehension: CPython 3.11's debug build aborts when an
+    # allocation fails as a comprehension's frame starts; tests/test_nomemory.py)
+    for key, value in fdtype.items(fd):
+        key = copy_of(key, memo)
+        items[key] = copy_of(value, memo)
+    existing = memo.get(id(fd))
+    if existing is not None:
+        return existing
+    result = fdtype(items)
+    memo[id(fd)] = result
+    return result
 
 
 def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:

@@ -82,14 +82,6 @@ PYPY_SKIPS = {
     "test_rules.py::test_mapping_keys_are_read_as_dict_reads_them": (
         "asserts CPython's dict(m) walk of a keys() list; PyPy's dict reads it otherwise"
     ),
-    "test_pep814_construction.py::test_non_iterable_element": (
-        "PyPy's dict words this error differently; the pure core gives CPython's text "
-        "(to do: the running interpreter's, issue 26)"
-    ),
-    "test_user_errors.py::test_update_with_a_non_pair_says_what_dict_says": (
-        "PyPy's dict words this error differently; the pure core gives CPython's text "
-        "(to do: the running interpreter's, issue 26)"
-    ),
     "test_bench_memory.py::test_construction_peak_stays_near_the_finished_map": (
         "construction's peak is a tracemalloc figure (PyPy has none)"
     ),

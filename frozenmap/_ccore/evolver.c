@@ -178,16 +178,50 @@ evolver_tp_new(PyTypeObject *tp, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* Evolver's one argument, source, given by position or by name (borrowed,
+ * NULL when absent), with the same words as the pure core's
+ * evolver_source_argument on every Python version (getargs' change with
+ * each release): dict's for too many positional arguments, a Python
+ * function's for the keywords. */
+static int
+evolver_source_argument(PyObject *args, PyObject *kwds, PyObject **source)
+{
+    Py_ssize_t nargs = PyTuple_GET_SIZE(args), pos = 0;
+    if (nargs > 1) {
+        PyErr_Format(PyExc_TypeError, "Evolver expected at most 1 argument, got %zd", nargs);
+        return -1;
+    }
+    *source = nargs == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    PyObject *name, *value;
+    while (kwds != NULL && PyDict_Next(kwds, &pos, &name, &value)) {
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "keywords must be strings");
+            return -1;
+        }
+        if (PyUnicode_CompareWithASCIIString(name, "source") != 0) {
+            PyErr_Format(PyExc_TypeError, "Evolver() got an unexpected keyword argument '%U'",
+                         name);
+            return -1;
+        }
+        if (*source != NULL) {
+            PyErr_SetString(PyExc_TypeError,
+                            "Evolver() got multiple values for argument 'source'");
+            return -1;
+        }
+        *source = value;
+    }
+    return 0;
+}
+
 /* Evolver(source): also a clean restart of a live evolver (not from inside
  * one of its own edits: RuntimeError there). */
 static int
 evolver_tp_init(PyObject *op, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"source", NULL};
     PyObject *source = NULL;
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:Evolver", kwlist, &source)) {
+    if (evolver_source_argument(args, kwds, &source) < 0) {
         return -1;
     }
     PyObject *fd;
@@ -662,9 +696,15 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
-    PyObject *r = NULL;
+    PyObject *r = NULL, *stale = NULL;
     FM_BEGIN_CS(op);
     if (evolver_lock(self) == 0) {
+        if (self->frozen != NULL && fm_as_fd(self->frozen)->len != self->t.len) {
+            /* The GC cleared the cached version (a cleared frozendict is an
+             * empty one), not this evolver: published again below. */
+            stale = self->frozen;
+            self->frozen = NULL;
+        }
         r = Py_XNewRef(self->frozen);
         fd_object *origin = (fd_object *)self->origin;
         if (r == NULL && origin != NULL && origin->len == self->t.len
@@ -690,6 +730,7 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         evolver_unlock(self);
     }
     FM_END_CS();
+    Py_XDECREF(stale);
     return r;
 }
 
@@ -738,14 +779,43 @@ evolver_py_dump(PyObject *op, PyObject *unused)
 
 /* --- positions: read from freeze() (O(1)), a snapshot no edit changes ---- */
 
+typedef enum {
+    EVOLVER_KEY_AT,
+    EVOLVER_VALUE_AT,
+    EVOLVER_ITEM_AT,
+    EVOLVER_INDEX,
+    EVOLVER_SLICE
+} evolver_positional;
+
+/* The positional read `what` of a freeze(), as the frozendict method of the
+ * same name with "Evolver" in its messages: arg is the index, the key or
+ * the slice's start; stop the slice's stop. */
 static PyObject *
-evolver_position_at(PyObject *op, PyObject *index, fm_position what)
+evolver_read_frozen(PyObject *op, evolver_positional what, PyObject *arg, PyObject *stop)
 {
     PyObject *frozen = evolver_py_freeze(op, NULL);
     if (frozen == NULL) {
         return NULL;
     }
-    PyObject *r = transient_position_at(fm_as_fd(frozen), index, "Evolver", what);
+    fd_object *fd = fm_as_fd(frozen);
+    PyObject *r = NULL;
+    switch (what) {
+    case EVOLVER_KEY_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_KEY);
+        break;
+    case EVOLVER_VALUE_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_VALUE);
+        break;
+    case EVOLVER_ITEM_AT:
+        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_ITEM);
+        break;
+    case EVOLVER_INDEX:
+        r = transient_position_of(fd, arg);
+        break;
+    case EVOLVER_SLICE:
+        r = transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen, arg, stop);
+        break;
+    }
     Py_DECREF(frozen);
     return r;
 }
@@ -753,31 +823,25 @@ evolver_position_at(PyObject *op, PyObject *index, fm_position what)
 static PyObject *
 evolver_py_key_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_KEY);
+    return evolver_read_frozen(op, EVOLVER_KEY_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_value_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_VALUE);
+    return evolver_read_frozen(op, EVOLVER_VALUE_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_item_at(PyObject *op, PyObject *index)
 {
-    return evolver_position_at(op, index, FM_POSITION_ITEM);
+    return evolver_read_frozen(op, EVOLVER_ITEM_AT, index, NULL);
 }
 
 static PyObject *
 evolver_py_index(PyObject *op, PyObject *key)
 {
-    PyObject *frozen = evolver_py_freeze(op, NULL);
-    if (frozen == NULL) {
-        return NULL;
-    }
-    PyObject *r = transient_position_of(fm_as_fd(frozen), key);
-    Py_DECREF(frozen);
-    return r;
+    return evolver_read_frozen(op, EVOLVER_INDEX, key, NULL);
 }
 
 static PyObject *
@@ -786,15 +850,8 @@ evolver_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
         return NULL;
     }
-    PyObject *frozen = evolver_py_freeze(op, NULL);
-    if (frozen == NULL) {
-        return NULL;
-    }
-    PyObject *r =
-        transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen,
-                                 nargs > 0 ? args[0] : Py_None, nargs > 1 ? args[1] : Py_None);
-    Py_DECREF(frozen);
-    return r;
+    return evolver_read_frozen(op, EVOLVER_SLICE, nargs > 0 ? args[0] : Py_None,
+                               nargs > 1 ? args[1] : Py_None);
 }
 
 static PyMethodDef evolver_methods[] = {

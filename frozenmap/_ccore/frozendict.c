@@ -789,58 +789,19 @@ fd_py_dunder_copy(PyObject *op, PyObject *unused)
     return fd_reconstruct(op, Py_None);
 }
 
+/* frozenmap._cold.deepcopy: a cold path, written once for both cores. */
 static PyObject *
 fd_py_deepcopy(PyObject *op, PyObject *memo)
 {
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    if (!Py_IS_TYPE(op, st->frozendict_type)) {
-        return fd_reconstruct(op, memo);
-    }
-    PyObject *deepcopy = fm_import_attr("copy", "deepcopy");
+    PyObject *deepcopy = fd_cold("deepcopy");
     if (deepcopy == NULL) {
         return NULL;
     }
-    PyObject *items = PyDict_New(), *result = NULL, *id = NULL;
-    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
-    if (items == NULL) {
-        goto done;
-    }
-    order_cursor c;
-    order_cursor_init(&c, order, 0);
-    PyObject *k, *v;
-    while (order_cursor_next(&c, &k, &v)) {
-        PyObject *nk = PyObject_CallFunctionObjArgs(deepcopy, k, memo, NULL);
-        PyObject *nv = nk ? PyObject_CallFunctionObjArgs(deepcopy, v, memo, NULL) : NULL;
-        int r = nv ? PyDict_SetItem(items, nk, nv) : -1;
-        Py_XDECREF(nk);
-        Py_XDECREF(nv);
-        if (r < 0) {
-            goto done;
-        }
-    }
-    id = PyLong_FromVoidPtr(op);
-    if (id == NULL) {
-        goto done;
-    }
-    PyObject *existing = PyObject_CallMethod(memo, "get", "O", id);
-    if (existing == NULL) {
-        goto done;
-    }
-    if (existing != Py_None) {
-        result = existing;
-        goto done;
-    }
-    Py_DECREF(existing);
-    result = PyObject_CallOneArg((PyObject *)st->frozendict_type, items);
-    if (result != NULL && PyObject_SetItem(memo, id, result) < 0) {
-        Py_CLEAR(result);
-    }
-done:
-    Py_XDECREF(id);
-    Py_XDECREF(items);
-    Py_XDECREF(order);
+    PyObject *r = PyObject_CallFunctionObjArgs(deepcopy, op, memo,
+                                               (PyObject *)st->frozendict_type, NULL);
     Py_DECREF(deepcopy);
-    return result;
+    return r;
 }
 
 /* --- derivations --------------------------------------------------------- */
@@ -1090,52 +1051,21 @@ fd_keys_missing_from(PyObject *a, PyObject *b, champ_difflist *missing)
     return 0;
 }
 
-/* a - b for fd_walks_keys_of: a's entries whose key b lacks, built anew. */
+/* a without the entries of `gone` (a's own, none of them the whole of a):
+ * each located again in a transient of a. */
 static PyObject *
-fd_subtract_walk(fm_state *st, PyObject *a, PyObject *b)
+fd_without_entries(fm_state *st, PyObject *a, const champ_difflist *gone)
 {
-    champ_difflist kept = {0};
-    PyObject *result = NULL;
-    Py_INCREF(a);
-    Py_INCREF(b);
-    if (fd_keys_missing_from(a, b, &kept) < 0) {
-        goto done;
-    }
-    result = kept.len == fm_as_fd(a)->len ? transient_version_exact(st, a)
-                                          : fd_from_entries(st, kept.items, kept.len, NULL);
-done:
-    champ_difflist_free(&kept);
-    Py_DECREF(a);
-    Py_DECREF(b);
-    return result;
-}
-
-/* a & b for fd_walks_keys_of: a without its entries whose key b lacks. */
-static PyObject *
-fd_and_walk(fm_state *st, PyObject *a, PyObject *b)
-{
-    champ_difflist gone = {0};
     PyObject *result = NULL;
     transient t;
-    int t_live = 0;
-    Py_INCREF(a);
-    Py_INCREF(b);
-    if (fd_keys_missing_from(a, b, &gone) < 0) {
-        goto done;
-    }
-    if (gone.len == 0) {
-        result = transient_version_exact(st, a);
-        goto done;
-    }
     if (transient_init_from(st, &t, a) < 0) {
-        goto done;
+        return NULL;
     }
-    t_live = 1;
-    for (Py_ssize_t i = 0; i < gone.len; i++) {
+    for (Py_ssize_t i = 0; i < gone->len; i++) {
         /* Located again in the transient's current trie (removals copy
          * nodes), by key identity: no user code runs. */
-        champ_entry *e = champ_find_stored(t.root, &gone.items[i].hash, gone.items[i].key,
-                                           gone.items[i].seq);
+        champ_entry *e = champ_find_stored(t.root, &gone->items[i].hash, gone->items[i].key,
+                                           gone->items[i].seq);
         if (e == NULL) {
             PyErr_SetString(PyExc_SystemError, "a & b: entry lost from its own trie");
             goto done;
@@ -1146,10 +1076,36 @@ fd_and_walk(fm_state *st, PyObject *a, PyObject *b)
     }
     result = transient_publish(st, &t, st->frozendict_type);
 done:
-    if (t_live) {
-        transient_clear(&t);
+    transient_clear(&t);
+    return result;
+}
+
+/* a - b (subtract 1) or a & b (0) for fd_walks_keys_of, from a's entries
+ * whose key b lacks: a - b builds a version of them anew, a & b removes
+ * them from a. */
+static PyObject *
+fd_keys_walk(fm_state *st, PyObject *a, PyObject *b, int subtract)
+{
+    champ_difflist missing = {0};
+    PyObject *result = NULL;
+    Py_INCREF(a);
+    Py_INCREF(b);
+    if (fd_keys_missing_from(a, b, &missing) < 0) {
+        goto done;
     }
-    champ_difflist_free(&gone);
+    /* a itself when b removes nothing from it: none of b's keys are in a
+     * (a - b), or all of a's are in b (a & b). */
+    if (missing.len == (subtract ? fm_as_fd(a)->len : 0)) {
+        result = transient_version_exact(st, a);
+    }
+    else if (subtract) {
+        result = fd_from_entries(st, missing.items, missing.len, NULL);
+    }
+    else {
+        result = fd_without_entries(st, a, &missing);
+    }
+done:
+    champ_difflist_free(&missing);
     Py_DECREF(a);
     Py_DECREF(b);
     return result;
@@ -1166,7 +1122,7 @@ fd_tp_subtract(PyObject *a, PyObject *b)
         return NULL;
     }
     if (fd_walks_keys_of(st, a, b)) {
-        return fd_subtract_walk(st, a, b);
+        return fd_keys_walk(st, a, b, 1);
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {
@@ -1205,7 +1161,7 @@ fd_tp_and(PyObject *a, PyObject *b)
         return NULL;
     }
     if (fd_walks_keys_of(st, a, b)) {
-        return fd_and_walk(st, a, b);
+        return fd_keys_walk(st, a, b, 0);
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {

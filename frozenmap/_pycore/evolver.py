@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import threading
 from types import GenericAlias
-from typing import Any, Iterable, Iterator, Optional, SupportsIndex, Tuple
+from typing import Any, Dict, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
 from .flat import FLAT_MAX, flat_identical
@@ -44,6 +44,31 @@ from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, 
 __all__ = ["Evolver"]
 
 _MISSING: Any = object()
+
+
+def _stored_len(version: Any) -> int:
+    """A frozendict's stored length, or -1 once the GC has cleared it
+    (CPython's ``subtype_clear`` deletes its slots; the C core's cleared
+    frozendict is an empty one instead)."""
+    return getattr(version, "_len", -1)
+
+
+def _source_argument(args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    """``Evolver``'s one argument, ``source``, by position or by name
+    (``_MISSING`` when absent), with the same words as the C core's
+    ``evolver_source_argument`` on every Python version: dict's for too many
+    positional arguments, a Python function's for the keywords."""
+    if len(args) > 1:
+        raise TypeError("Evolver expected at most 1 argument, got %d" % len(args))
+    source = args[0] if args else _MISSING
+    for name, value in kwargs.items():
+        name = str.__str__(name)  # an exact str: a subclass's methods never run
+        if name != "source":
+            raise TypeError("Evolver() got an unexpected keyword argument '%s'" % name)
+        if source is not _MISSING:
+            raise TypeError("Evolver() got multiple values for argument 'source'")
+        source = value
+    return source
 
 
 class _Snapshot:
@@ -132,7 +157,8 @@ class Evolver(Transient):
         self._origin = None
         return self
 
-    def __init__(self, source: Any = _MISSING) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        source = _source_argument(args, kwargs)
         frozendict = frozendict_type()
         if source is _MISSING:
             source = frozendict()
@@ -240,14 +266,20 @@ class Evolver(Transient):
 
         Cost: O(log n).
         """
-        return position_at(self.freeze()._order, index, "Evolver")[1][0]
+        return self._item_at(index)[0]
 
     def value_at(self, index: SupportsIndex, /) -> Any:
         """The value at position ``index``.  Cost: O(log n)."""
-        return position_at(self.freeze()._order, index, "Evolver")[1][1]
+        return self._item_at(index)[1]
 
     def item_at(self, index: SupportsIndex, /) -> Tuple[Any, Any]:
         """The ``(key, value)`` pair at position ``index``.  Cost: O(log n)."""
+        return self._item_at(index)
+
+    def _item_at(self, index: SupportsIndex) -> Tuple[Any, Any]:
+        # The positional reads read a freeze() (O(1)), a snapshot no edit
+        # changes, as the frozendict methods do with "Evolver" in their
+        # messages (evolver_read_frozen in the C core).
         return position_at(self.freeze()._order, index, "Evolver")[1]
 
     def index(self, key: Any, /) -> int:
@@ -532,14 +564,16 @@ class Evolver(Transient):
         (frozendict({'a': 1, 'b': 2}), True)
         """
         with self._lock:
+            if self._frozen is not None and _stored_len(self._frozen) != self.length:
+                self._frozen = None  # the GC cleared it, not this evolver: published again
             if self._frozen is None:
                 origin = self._origin
                 if (
                     origin is not None
-                    and origin._len == self.length
+                    and _stored_len(origin) == self.length
                     and (
                         flat_identical(origin._root, origin._order, self.root, self.order)
-                        if origin._len <= FLAT_MAX
+                        if self.length <= FLAT_MAX
                         else champ_identical(origin._root, self.root)
                     )
                 ):

@@ -21,7 +21,6 @@ Mirrors ``frozenmap/_ccore/frozendict.c``.
 from __future__ import annotations
 
 import builtins
-import copy as _copy
 import copyreg
 import inspect
 from collections import OrderedDict
@@ -505,15 +504,7 @@ class frozendict:
         return _cold.reconstruct(self, None)  # type: ignore[no-any-return]
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
-        if type(self) is not frozendict:
-            return _cold.reconstruct(self, memo)  # type: ignore[no-any-return]
-        items = {_copy.deepcopy(k, memo): _copy.deepcopy(v, memo) for k, v in self._items()}
-        existing = memo.get(id(self))
-        if existing is not None:
-            return existing  # type: ignore[no-any-return]
-        result = frozendict(items)
-        memo[id(self)] = result
-        return result
+        return _cold.deepcopy(self, memo, frozendict)  # type: ignore[no-any-return]
 
     # --- derivations ------------------------------------------------------------------
 

@@ -300,15 +300,36 @@ def _default_iter(cls: type, base: type) -> bool:
     return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
 
 
-def _sequence_error(index: int) -> TypeError:
+def _dict_sequence_error() -> Tuple[str, List[str]]:
+    """The message and notes of the running interpreter's ``dict([None])``:
+    its error for element #0 of a pairs iterable, an object of type
+    ``NoneType`` that is not iterable.  CPython up to 3.13 names the index in
+    the message, 3.14 in a note; PyPy names the element's type instead."""
+    element: Any = None
+    try:
+        dict([element])
+    except TypeError as exc:
+        return str(exc), list(getattr(exc, "__notes__", ()))
+    raise AssertionError("dict([None]) did not raise TypeError")  # pragma: no cover
+
+
+_DICT_SEQUENCE_ERROR = _dict_sequence_error()
+
+
+def _sequence_error(index: int, element: Any) -> TypeError:
     """dict's error for an element of a pairs iterable that is not iterable:
-    the running interpreter's text (3.14 moved it into a note)."""
-    if sys.version_info < (3, 14):
-        return TypeError(
-            "cannot convert dictionary update sequence element #%d to a sequence" % index
+    the running interpreter's words (``_dict_sequence_error``), for this
+    index and this element's type."""
+
+    def fill(text: str) -> str:
+        return text.replace("#0", "#%d" % index).replace(
+            "'NoneType'", "'%s'" % type_name(type(element))
         )
-    exc = TypeError("object is not iterable")
-    exc.__notes__ = ["Cannot convert dictionary update sequence element #%d to a sequence" % index]
+
+    message, notes = _DICT_SEQUENCE_ERROR
+    exc = TypeError(fill(message))
+    if notes:
+        exc.__notes__ = [fill(note) for note in notes]  # type: ignore[attr-defined]
     return exc
 
 
@@ -367,7 +388,7 @@ def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None
                 try:
                     element = tuple(iter(element))
                 except TypeError:
-                    raise _sequence_error(index) from None
+                    raise _sequence_error(index, element) from None
             if len(element) != 2:
                 raise ValueError(
                     "dictionary update sequence element #%d has length %d; 2 is required"
