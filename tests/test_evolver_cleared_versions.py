@@ -14,7 +14,7 @@ every method (never a wrong answer), as that file allows.
 """
 
 import pytest
-from test_gc_order import call_tp_clear
+from fault_helpers import call_tp_clear
 
 _ITEMS = [("a", [1]), ("b", (2,)), (3, "three")]
 
