@@ -22,6 +22,9 @@ PyObject *
 transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
                       uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
+    if (len <= FLAT_MAX) {
+        return flat_demote(tp, root, len, acc, acc_valid);
+    }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
         return NULL;
@@ -70,6 +73,9 @@ int
 transient_init_from(fm_state *st, transient *t, PyObject *version)
 {
     fd_object *src = fm_as_fd(version);
+    if (fd_is_flat(src)) {
+        return flat_promote(st, t, src);
+    }
     Py_uhash_t acc = 0;
     int acc_valid = transient_version_acc(src, &acc);
     return transient_init(st, t, src->root, src->order, src->len, src->next_seq, acc,
@@ -558,7 +564,26 @@ static int
 transient_merge_version(fm_state *st, transient *t, fd_object *src)
 {
     champ_difflist entries = {0}, changed = {0};
-    int r;
+    int r = 0;
+    if (fd_is_flat(src)) {
+        /* Already in order, with their hashes (src is held by the caller);
+         * into a fresh t they go without a lookup, as an adoption would. */
+        int fresh = t->len == 0 && t->next_seq == 0;
+        for (Py_ssize_t i = 0; r == 0 && i < src->len; i++) {
+            flat_entry *e = &src->flat[i];
+            if (fresh) {
+                r = transient_put_new(st, t, e->hash, e->key, e->value);
+            }
+            else if (transient_assoc_hashed(st, t, e->hash, e->key, e->value)
+                     == FM_EDIT_FAILED) {
+                r = -1;
+            }
+        }
+        if (r == 0 && fresh) {
+            t->acc_valid = transient_version_acc(src, &t->acc);
+        }
+        return r;
+    }
     if (src->len * FM_SHARING_WALK_RATIO >= t->len) {
         /* Held across the keys' __eq__ in the walk, whose entries borrow
          * from it (nothing edits t meanwhile: a private builder, or an
@@ -594,7 +619,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     int is_fd = fm_is_frozendict(st, arg);
     if (is_fd) {
         fd_object *src = (fd_object *)arg;
-        if (t->len == 0 && t->next_seq == 0) {
+        if (t->len == 0 && t->next_seq == 0 && !fd_is_flat(src)) {
             /* Adopt the version's roots: O(1), the same items and order. */
             champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
@@ -843,7 +868,16 @@ transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject *
     if (hashing_key_hash_fast(key, &h) < 0) {
         return FM_ERROR;
     }
-    fm_lookup r = (fm_lookup)champ_find(fm_as_fd(mapping)->root, h, key, &e);
+    fd_object *fd = fm_as_fd(mapping);
+    if (fd_is_flat(fd)) {
+        Py_ssize_t index;
+        fm_lookup r = flat_scan(fd, h, key, &index);
+        if (r == FM_FOUND) {
+            *value = Py_NewRef(fd->flat[index].value);
+        }
+        return r;
+    }
+    fm_lookup r = (fm_lookup)champ_find(fd->root, h, key, &e);
     if (r == FM_FOUND) {
         *value = Py_NewRef(e->value);
     }
@@ -855,7 +889,8 @@ transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
 {
     if (fm_is_frozendict(st, mapping)) {
         *resized = 0;
-        return (order_node *)Py_XNewRef(fm_as_fd(mapping)->order);
+        fd_object *fd = fm_as_fd(mapping);
+        return fd_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
     }
     evolver_object *ev = fm_as_evolver(mapping);
     order_node *order;
@@ -965,6 +1000,10 @@ transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
              resized_b = transient_mapping_resized(st, b);
     uint64_t snapshot_resized;
     order = transient_mapping_order(st, a, &snapshot_resized);
+    if (order == NULL && PyErr_Occurred()) {
+        result = NULL;
+        goto done;
+    }
     order_cursor c;
     order_cursor_init(&c, order, 0);
     PyObject *k, *v;
@@ -1039,6 +1078,9 @@ transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
     uint64_t snapshot_resized; /* (the counter is read again below) */
     order_node *order = transient_mapping_order(st, mapping, &snapshot_resized);
+    if (order == NULL && PyErr_Occurred()) {
+        goto done;
+    }
     parts = PyList_New(0);
     if (parts == NULL) {
         goto done;
@@ -1097,6 +1139,9 @@ transient_version_exact(fm_state *st, PyObject *op)
         return Py_NewRef(op);
     }
     fd_object *s = fm_as_fd(op);
+    if (fd_is_flat(s)) {
+        return flat_version_copy(st->frozendict_type, s);
+    }
     Py_uhash_t acc = 0;
     int acc_valid = transient_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
@@ -1112,6 +1157,9 @@ static PyObject *
 transient_version_take(fm_state *st, transient *t)
 {
     PyTypeObject *tp = st->frozendict_type;
+    if (t->len <= FLAT_MAX) {
+        return flat_demote(tp, t->root, t->len, t->acc, t->acc_valid);
+    }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
         return NULL;
@@ -1138,6 +1186,9 @@ transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *valu
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
+    }
+    if (fd_is_flat(fm_as_fd(op))) {
+        return flat_with(st, op, h, key, value);
     }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
@@ -1196,6 +1247,9 @@ transient_version_without(PyObject *op, PyObject *key, int missing_ok)
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
+    }
+    if (fd_is_flat(fm_as_fd(op))) {
+        return flat_without(st, op, h, key, missing_ok);
     }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
@@ -1265,13 +1319,18 @@ PyObject *
 transient_position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
 {
     Py_ssize_t pos;
-    if (transient_position(index, v->order == NULL ? 0 : order_size(v->order), name, &pos)
-        < 0) {
+    if (transient_position(index, v->len, name, &pos) < 0) {
         return NULL;
     }
     uint64_t seq;
     PyObject *key, *value;
-    order_at(v->order, pos, &seq, &key, &value);
+    if (fd_is_flat(v)) {
+        key = v->flat[pos].key;
+        value = v->flat[pos].value;
+    }
+    else {
+        order_at(v->order, pos, &seq, &key, &value);
+    }
     switch (what) {
     case FM_POSITION_KEY:
         return Py_NewRef(key);
@@ -1289,6 +1348,17 @@ transient_position_of(fd_object *v, PyObject *key)
     Py_uhash_t h;
     champ_entry *e;
     if (hashing_key_hash(key, &h) < 0) {
+        return NULL;
+    }
+    if (fd_is_flat(v)) {
+        Py_ssize_t index;
+        fm_lookup found = flat_scan(v, h, key, &index);
+        if (found == FM_FOUND) {
+            return PyLong_FromSsize_t(index);
+        }
+        if (found == FM_MISSING) {
+            PyErr_SetObject(PyExc_KeyError, key);
+        }
         return NULL;
     }
     int r = champ_find(v->root, h, key, &e); /* runs __eq__: v holds its tries */
@@ -1327,9 +1397,20 @@ transient_keep_in_range(champ_entry *e, void *arg)
 static int
 transient_slice_entries(fd_object *v, Py_ssize_t lo, Py_ssize_t hi, transient_slice_scan *scan)
 {
+    champ_entry e = {0};
+    if (fd_is_flat(v)) {
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            e.hash = v->flat[i].hash;
+            e.key = v->flat[i].key;
+            e.value = v->flat[i].value;
+            if (champ_difflist_append(&scan->kept, &e) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
     order_cursor c;
     order_cursor_init_at(&c, v->order, lo);
-    champ_entry e = {0};
     while (scan->kept.len < hi - lo && order_cursor_next(&c, &e.key, &e.value)) {
         if (!hashing_pure_key_hash(e.key, &e.hash)) {
             break;
