@@ -379,3 +379,26 @@ def test_subclass_with_slots_is_flat_too(fcore):
     assert is_flat(s) and s.extra == 1
     assert type(s.set("x", 1)) is fcore.frozendict
     assert Sub(s) == s
+
+
+def test_evolver_edits_freeze_to_the_right_form(fcore):
+    ev = fcore.frozendict(items(12)).evolve()
+    for _ in range(3):
+        ev.popitem()
+    assert not is_flat(ev.freeze()) and len(ev.freeze()) == 9
+    ev.pop("k0")
+    small = ev.freeze()
+    assert_form(small)
+    assert is_flat(small) and list(small.items()) == items(9)[1:]
+    ev.update(items(4, start=20))
+    assert_form(ev.freeze())
+    ev.clear()
+    empty = ev.freeze()
+    assert_form(empty) and len(empty) == 0
+    ev.setdefault("a", 1)
+    assert_form(ev.freeze())
+    ev2 = fcore.frozendict(items(8)).evolve()
+    ev2.update({"x": 1})
+    assert not is_flat(ev2.freeze())
+    del ev2["x"]
+    assert is_flat(ev2.freeze()) and ev2.freeze() == fcore.frozendict(items(8))

@@ -8,9 +8,9 @@
  * champ_keys_equal does): one __eq__ per entry with an equal hash, the same
  * calls a trie's bitmap node makes.  A version is flat exactly when its
  * length is at most FLAT_MAX (fd_is_flat): a set that makes the ninth item
- * promotes (both tries built from the entries, seqs 0..k-1 in order), a
- * delete that leaves FLAT_MAX demotes.  Seqs are never observable, so the
- * renumbering is invisible.  See "10. Small maps: the flat form" in the
+ * promotes (both tries built bottom-up from the entries, seqs 0..k-1 in
+ * order), a delete that leaves FLAT_MAX demotes.  Seqs are never
+ * observable, so the renumbering is invisible.  See "10. Small maps: the flat form" in the
  * essay at the top of frozendict.c.
  */
 #include "cfrozenmap.h"
@@ -172,24 +172,59 @@ flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc, 
     return flat_version_new(tp, entries, n, acc, acc_valid);
 }
 
+/* Start t with the tries of src[0:n] and then extra (NULL for none), seqs
+ * 0.. in that order, built bottom-up as the constructor's bulk load builds
+ * them (the keys are distinct: no lookups, no user code).  The caller holds
+ * the objects.  0 or -1 (t then released). */
+static int
+flat_build_tries(fm_state *st, transient *t, const flat_entry *src, Py_ssize_t n,
+                 const flat_entry *extra, Py_uhash_t acc, int acc_valid)
+{
+    if (transient_init(st, t, NULL, NULL, 0, 0, acc, acc_valid) < 0) {
+        return -1;
+    }
+    Py_ssize_t total = n + (extra != NULL);
+    if (total == 0) {
+        return 0;
+    }
+    champ_entry *entries = PyMem_Malloc((size_t)total * sizeof(champ_entry));
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        transient_clear(t);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < total; i++) {
+        const flat_entry *e = i < n ? &src[i] : extra;
+        entries[i] =
+            (champ_entry){e->hash, (uint64_t)i, Py_NewRef(e->key), Py_NewRef(e->value)};
+    }
+    order_node *order = order_build(st, entries, total, 1); /* takes the refs */
+    if (order == NULL) {
+        PyMem_Free(entries);
+        transient_clear(t);
+        return -1;
+    }
+    champ_node *root = champ_build(entries, total); /* frees entries */
+    if (root == NULL) {
+        Py_DECREF(order);
+        transient_clear(t);
+        return -1;
+    }
+    champ_node *empty = t->root;
+    t->root = root;
+    t->order = order;
+    t->len = total;
+    t->next_seq = (uint64_t)total;
+    champ_decref(empty);
+    return 0;
+}
+
 int
 flat_promote(fm_state *st, transient *t, fd_object *fd)
 {
     Py_uhash_t acc = 0;
     int acc_valid = transient_version_acc(fd, &acc);
-    if (transient_init(st, t, NULL, NULL, 0, 0, acc, acc_valid) < 0) {
-        return -1;
-    }
-    /* The caller holds fd: its entries stay valid across the allocations. */
-    flat_entry *entries = fd->flat;
-    Py_ssize_t n = fd->len;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (transient_put_new(st, t, entries[i].hash, entries[i].key, entries[i].value) < 0) {
-            transient_clear(t);
-            return -1;
-        }
-    }
-    return 0;
+    return flat_build_tries(st, t, fd->flat, fd->len, NULL, acc, acc_valid);
 }
 
 PyObject *
@@ -235,15 +270,11 @@ flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *val
     }
     /* The ninth item: promote. */
     transient t;
-    if (flat_promote(st, &t, fd) < 0) {
+    flat_entry extra = {h, key, value};
+    if (flat_build_tries(st, &t, src, n, &extra, acc, acc_valid) < 0) {
         return NULL;
     }
-    PyObject *result = NULL;
-    if (transient_put_new(st, &t, h, key, value) == 0) {
-        t.acc = acc;
-        t.acc_valid = acc_valid;
-        result = transient_publish(st, &t, st->frozendict_type);
-    }
+    PyObject *result = transient_publish(st, &t, st->frozendict_type);
     transient_clear(&t);
     return result;
 }

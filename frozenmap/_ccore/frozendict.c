@@ -319,8 +319,8 @@
  *    entry with an equal hash, as a trie node makes.  The version is held
  *    by the caller, so its entries stay valid across that call (section 8).
  *  - set / delete copy the block with the edit (flat_with, flat_without);
- *    the ninth key promotes (flat_promote: both tries built from the
- *    entries, seqs 0..7, then the usual insert); every path that publishes
+ *    the ninth key promotes (both tries built bottom-up from the eight
+ *    entries and the new one, seqs 0..8); every path that publishes
  *    tries (transient_version_new, transient_version_take) demotes when the
  *    result has at most FLAT_MAX items (flat_demote: the key trie's entries
  *    sorted by seq).  Seqs are never observable, so renumbering is not.
@@ -872,6 +872,17 @@ fd_order_snapshot(PyObject *op)
 static PyObject *
 fd_as_dict(PyObject *op)
 {
+    fd_object *fd = fm_as_fd(op);
+    if (fd_is_flat(fd)) {
+        PyObject *d = PyDict_New();
+        /* op is held by the caller: its entries outlive the keys' __eq__. */
+        for (Py_ssize_t i = 0; d != NULL && i < fd->len; i++) {
+            if (PyDict_SetItem(d, fd->flat[i].key, fd->flat[i].value) < 0) {
+                Py_CLEAR(d);
+            }
+        }
+        return d;
+    }
     order_node *order = fd_order_snapshot(op);
     if (order == NULL && PyErr_Occurred()) {
         return NULL;
