@@ -854,7 +854,7 @@ typedef struct {
 #define FLAT_MAX 8
 
 /* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
- * (fd_is_flat): then flat holds the entries (NULL when empty), order is
+ * (fm_is_flat): then flat holds the entries (NULL when empty), order is
  * NULL and next_seq 0. */
 typedef struct {
     PyObject_HEAD
@@ -901,7 +901,7 @@ typedef struct {
 
 /* Whether a version is in the flat form (flat.c). */
 static inline int
-fd_is_flat(const fd_object *fd)
+fm_is_flat(const fd_object *fd)
 {
     return fd->len <= FLAT_MAX;
 }

@@ -7,7 +7,7 @@
  * tries identity, then the stored key's __eq__ (held across the call, as
  * champ_keys_equal does): one __eq__ per entry with an equal hash, the same
  * calls a trie's bitmap node makes.  A version is flat exactly when its
- * length is at most FLAT_MAX (fd_is_flat): a set that makes the ninth item
+ * length is at most FLAT_MAX (fm_is_flat): a set that makes the ninth item
  * promotes (both tries built bottom-up from the entries, seqs 0..k-1 in
  * order), a delete that leaves FLAT_MAX demotes.  Seqs are never
  * observable, so the renumbering is invisible.  See "10. Small maps: the flat form" in the
@@ -187,28 +187,26 @@ flat_build_tries(fm_state *st, transient *t, const flat_entry *src, Py_ssize_t n
     if (total == 0) {
         return 0;
     }
+    order_node *order = NULL;
+    champ_node *root = NULL;
     champ_entry *entries = PyMem_Malloc((size_t)total * sizeof(champ_entry));
     if (entries == NULL) {
         PyErr_NoMemory();
-        transient_clear(t);
-        return -1;
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < total; i++) {
         const flat_entry *e = i < n ? &src[i] : extra;
         entries[i] =
             (champ_entry){e->hash, (uint64_t)i, Py_NewRef(e->key), Py_NewRef(e->value)};
     }
-    order_node *order = order_build(st, entries, total, 1); /* takes the refs */
+    order = order_build(st, entries, total, 1); /* takes the refs, also on failure */
     if (order == NULL) {
         PyMem_Free(entries);
-        transient_clear(t);
-        return -1;
+        goto fail;
     }
-    champ_node *root = champ_build(entries, total); /* frees entries */
+    root = champ_build(entries, total); /* frees entries, also on failure */
     if (root == NULL) {
-        Py_DECREF(order);
-        transient_clear(t);
-        return -1;
+        goto fail;
     }
     champ_node *empty = t->root;
     t->root = root;
@@ -217,6 +215,10 @@ flat_build_tries(fm_state *st, transient *t, const flat_entry *src, Py_ssize_t n
     t->next_seq = (uint64_t)total;
     champ_decref(empty);
     return 0;
+fail:
+    Py_XDECREF(order);
+    transient_clear(t);
+    return -1;
 }
 
 int
@@ -363,7 +365,7 @@ flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len)
 PyObject *
 flat_check(fd_object *fd)
 {
-    if (!fd_is_flat(fd) || fd->order != NULL || fd->next_seq != 0) {
+    if (!fm_is_flat(fd) || fd->order != NULL || fd->next_seq != 0) {
         PyErr_SetString(PyExc_AssertionError, "a flat version with tries");
         return NULL;
     }
@@ -432,16 +434,17 @@ flat_from_dict(PyTypeObject *tp, PyObject *dict)
     }
     if (got != n) {
         PyErr_SetString(PyExc_RuntimeError, "dictionary changed size during iteration");
-        flat_release(entries, got);
-        return NULL;
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
-            flat_release(entries, n);
-            return NULL;
+            goto fail;
         }
     }
     return flat_version_new(tp, entries, n, 0, 0);
+fail:
+    flat_release(entries, got);
+    return NULL;
 }
 
 PyObject *

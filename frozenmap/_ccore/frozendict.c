@@ -361,7 +361,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
             return Py_NewRef(arg);
         }
         fd_object *a = fm_as_fd(arg);
-        if (fd_is_flat(a)) {
+        if (fm_is_flat(a)) {
             return flat_version_copy(tp, a);
         }
         Py_uhash_t acc = 0;
@@ -456,7 +456,7 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
     fd_object *s = fm_as_fd(op);
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         for (Py_ssize_t i = 0; i < s->len; i++) {
             Py_VISIT(s->flat[i].key);
             Py_VISIT(s->flat[i].value);
@@ -479,7 +479,7 @@ fd_tp_clear(PyObject *op)
      * the order trie owns. */
     fd_object *s = fm_as_fd(op);
     Py_ssize_t len = s->len;
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         flat_entry *entries = s->flat;
         s->flat = NULL;
         s->len = 0;
@@ -525,7 +525,7 @@ fd_find(PyObject *op, PyObject *key, PyObject **value)
         return FM_ERROR;
     }
     fd_object *fd = fm_as_fd(op);
-    if (fd_is_flat(fd)) {
+    if (fm_is_flat(fd)) {
         flat_entry *entries = fd->flat;
         Py_ssize_t n = fd->len;
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -559,7 +559,7 @@ fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
         return FM_ERROR;
     }
     fd_object *fd = fm_as_fd(op);
-    if (fd_is_flat(fd)) {
+    if (fm_is_flat(fd)) {
         Py_ssize_t i;
         fm_lookup r = flat_scan(fd, h, key, &i);
         if (r == FM_FOUND) {
@@ -770,7 +770,7 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         Py_INCREF(a);
         Py_INCREF(b);
         /* Equal lengths: both flat or both tries. */
-        int r = fd_is_flat(a) ? fd_flat_equal(a, b) : champ_equal(a->root, b->root);
+        int r = fm_is_flat(a) ? fd_flat_equal(a, b) : champ_equal(a->root, b->root);
         Py_DECREF(a);
         Py_DECREF(b);
         if (r < 0) {
@@ -825,7 +825,7 @@ fd_tp_hash(PyObject *op)
         return -1;
     }
     int r = 0;
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         for (Py_ssize_t i = 0; r == 0 && i < s->len; i++) {
             champ_entry e = {s->flat[i].hash, 0, s->flat[i].key, s->flat[i].value};
             r = fd_hash_entry(&e, &hs);
@@ -873,7 +873,7 @@ static PyObject *
 fd_as_dict(PyObject *op)
 {
     fd_object *fd = fm_as_fd(op);
-    if (fd_is_flat(fd)) {
+    if (fm_is_flat(fd)) {
         PyObject *d = PyDict_New();
         /* op is held by the caller: its entries outlive the keys' __eq__. */
         for (Py_ssize_t i = 0; d != NULL && i < fd->len; i++) {
@@ -1104,7 +1104,7 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
         fd_object *fd = fm_as_fd(op);
-        int changed = fd_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
+        int changed = fm_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
                                      : t.root != fd->root || t.order != fd->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type)
                          : transient_version_exact(st, op);
@@ -1261,8 +1261,8 @@ static PyObject *fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t 
 static int
 fd_walks_keys_of(fm_state *st, PyObject *a, PyObject *b)
 {
-    return Py_IS_TYPE(b, st->frozendict_type) && !fd_is_flat(fm_as_fd(a))
-           && !fd_is_flat(fm_as_fd(b))
+    return Py_IS_TYPE(b, st->frozendict_type) && !fm_is_flat(fm_as_fd(a))
+           && !fm_is_flat(fm_as_fd(b))
            && fm_as_fd(b)->len * FM_SHARING_WALK_RATIO >= fm_as_fd(a)->len;
 }
 
@@ -1516,7 +1516,7 @@ static champ_node *
 fd_key_trie(fm_state *st, PyObject *op)
 {
     fd_object *fd = fm_as_fd(op);
-    return fd_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
+    return fm_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
 }
 
 static PyObject *
@@ -1687,7 +1687,7 @@ static PyObject *
 fd_py_check(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         return flat_check(s);
     }
     if (s->order == NULL) {
@@ -1734,7 +1734,7 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
     if (out == NULL) {
         return NULL;
     }
-    if (fd_is_flat(fm_as_fd(op))) {
+    if (fm_is_flat(fm_as_fd(op))) {
         return out;
     }
     if (champ_node_ids(fm_as_fd(op)->root, out) < 0
@@ -1749,7 +1749,7 @@ static PyObject *
 fd_py_dump(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         return flat_dump(s);
     }
     PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;

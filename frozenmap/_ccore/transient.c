@@ -73,7 +73,7 @@ int
 transient_init_from(fm_state *st, transient *t, PyObject *version)
 {
     fd_object *src = fm_as_fd(version);
-    if (fd_is_flat(src)) {
+    if (fm_is_flat(src)) {
         return flat_promote(st, t, src);
     }
     Py_uhash_t acc = 0;
@@ -565,7 +565,7 @@ transient_merge_version(fm_state *st, transient *t, fd_object *src)
 {
     champ_difflist entries = {0}, changed = {0};
     int r = 0;
-    if (fd_is_flat(src)) {
+    if (fm_is_flat(src)) {
         /* Already in order, with their hashes (src is held by the caller);
          * into a fresh t they go without a lookup, as an adoption would. */
         int fresh = t->len == 0 && t->next_seq == 0;
@@ -619,7 +619,7 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     int is_fd = fm_is_frozendict(st, arg);
     if (is_fd) {
         fd_object *src = (fd_object *)arg;
-        if (t->len == 0 && t->next_seq == 0 && !fd_is_flat(src)) {
+        if (t->len == 0 && t->next_seq == 0 && !fm_is_flat(src)) {
             /* Adopt the version's roots: O(1), the same items and order. */
             champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
@@ -869,7 +869,7 @@ transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject *
         return FM_ERROR;
     }
     fd_object *fd = fm_as_fd(mapping);
-    if (fd_is_flat(fd)) {
+    if (fm_is_flat(fd)) {
         Py_ssize_t index;
         fm_lookup r = flat_scan(fd, h, key, &index);
         if (r == FM_FOUND) {
@@ -890,7 +890,7 @@ transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
     if (fm_is_frozendict(st, mapping)) {
         *resized = 0;
         fd_object *fd = fm_as_fd(mapping);
-        return fd_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
+        return fm_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
     }
     evolver_object *ev = fm_as_evolver(mapping);
     order_node *order;
@@ -1139,7 +1139,7 @@ transient_version_exact(fm_state *st, PyObject *op)
         return Py_NewRef(op);
     }
     fd_object *s = fm_as_fd(op);
-    if (fd_is_flat(s)) {
+    if (fm_is_flat(s)) {
         return flat_version_copy(st->frozendict_type, s);
     }
     Py_uhash_t acc = 0;
@@ -1187,7 +1187,7 @@ transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *valu
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
     }
-    if (fd_is_flat(fm_as_fd(op))) {
+    if (fm_is_flat(fm_as_fd(op))) {
         return flat_with(st, op, h, key, value);
     }
     transient t;
@@ -1248,7 +1248,7 @@ transient_version_without(PyObject *op, PyObject *key, int missing_ok)
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
     }
-    if (fd_is_flat(fm_as_fd(op))) {
+    if (fm_is_flat(fm_as_fd(op))) {
         return flat_without(st, op, h, key, missing_ok);
     }
     transient t;
@@ -1324,7 +1324,7 @@ transient_position_at(fd_object *v, PyObject *index, const char *name, fm_positi
     }
     uint64_t seq;
     PyObject *key, *value;
-    if (fd_is_flat(v)) {
+    if (fm_is_flat(v)) {
         key = v->flat[pos].key;
         value = v->flat[pos].value;
     }
@@ -1350,7 +1350,7 @@ transient_position_of(fd_object *v, PyObject *key)
     if (hashing_key_hash(key, &h) < 0) {
         return NULL;
     }
-    if (fd_is_flat(v)) {
+    if (fm_is_flat(v)) {
         Py_ssize_t index;
         fm_lookup found = flat_scan(v, h, key, &index);
         if (found == FM_FOUND) {
@@ -1398,7 +1398,7 @@ static int
 transient_slice_entries(fd_object *v, Py_ssize_t lo, Py_ssize_t hi, transient_slice_scan *scan)
 {
     champ_entry e = {0};
-    if (fd_is_flat(v)) {
+    if (fm_is_flat(v)) {
         for (Py_ssize_t i = lo; i < hi; i++) {
             e.hash = v->flat[i].hash;
             e.key = v->flat[i].key;

@@ -52,7 +52,7 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
     uint64_t resized = 0;
     order_node *order = NULL;
     PyObject *flat = NULL;
-    if (fm_is_frozendict(st, mapping) && fd_is_flat(fm_as_fd(mapping))) {
+    if (fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))) {
         flat = Py_NewRef(mapping); /* walked in place: its entries never change */
     }
     else {
