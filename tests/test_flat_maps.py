@@ -18,7 +18,7 @@ import pickle
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from keys import HashKey
+from keys import CountingKey, HashKey
 
 FLAT_MAX = 8
 MASK = (1 << 64) - 1
@@ -265,6 +265,20 @@ def test_colliding_keys_cross_the_threshold(fcore):
         fd = fd.delete(k)
         assert_form(fd)
     assert list(fd.values()) == list(range(6, 12))
+
+
+@pytest.mark.parametrize("n", [1, 3, 8, 9])
+def test_construction_hashes_each_key_once_and_compares_none(fcore, n):
+    keys = [CountingKey("k%d" % i) for i in range(n)]
+    source = {k: i for i, k in enumerate(keys)}
+    for make in (lambda: fcore.frozendict(source), lambda: fcore.frozendict(source.items())):
+        CountingKey.reset()
+        fd = make()
+        assert (CountingKey.hash_calls, CountingKey.eq_calls) == (n, 0)
+        assert_form(fd)
+    CountingKey.reset()
+    assert [fd[k] for k in keys] == list(range(n))  # found by identity
+    assert (CountingKey.hash_calls, CountingKey.eq_calls) == (n, 0)
 
 
 class Hostile:
