@@ -953,6 +953,24 @@ transient_is_anydict(fm_state *st, PyObject *obj)
     return 1;
 }
 
+/* The next (key, value) (borrowed) of a walk: the flat version's entry at
+ * *position when flat is not NULL, else the cursor's.  1, or 0 at the end. */
+static inline int
+transient_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObject **k,
+                    PyObject **v)
+{
+    if (flat == NULL) {
+        return order_cursor_next(c, k, v);
+    }
+    if (*position >= flat->len) {
+        return 0;
+    }
+    *k = flat->flat[*position].key;
+    *v = flat->flat[*position].value;
+    (*position)++;
+    return 1;
+}
+
 PyObject *
 transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
 {
@@ -999,16 +1017,22 @@ transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
     uint64_t resized_a = transient_mapping_resized(st, a),
              resized_b = transient_mapping_resized(st, b);
     uint64_t snapshot_resized;
-    order = transient_mapping_order(st, a, &snapshot_resized);
-    if (order == NULL && PyErr_Occurred()) {
-        result = NULL;
-        goto done;
+    /* A flat frozendict is read in place (the caller holds it, so its
+     * entries never change); anything else through an order snapshot. */
+    fd_object *flat = fm_is_frozendict(st, a) && fm_is_flat(fm_as_fd(a)) ? fm_as_fd(a) : NULL;
+    if (flat == NULL) {
+        order = transient_mapping_order(st, a, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            result = NULL;
+            goto done;
+        }
     }
     order_cursor c;
     order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
     PyObject *k, *v;
     result = Py_True;
-    while (order_cursor_next(&c, &k, &v)) {
+    while (transient_walk_next(&c, flat, &position, &k, &v)) {
         PyObject *other;
         Py_INCREF(k);
         Py_INCREF(v);
@@ -1077,9 +1101,16 @@ transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     }
     PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
     uint64_t snapshot_resized; /* (the counter is read again below) */
-    order_node *order = transient_mapping_order(st, mapping, &snapshot_resized);
-    if (order == NULL && PyErr_Occurred()) {
-        goto done;
+    order_node *order = NULL;
+    /* A flat frozendict is read in place, as in transient_mapping_equal. */
+    fd_object *flat = fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))
+                          ? fm_as_fd(mapping)
+                          : NULL;
+    if (flat == NULL) {
+        order = transient_mapping_order(st, mapping, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            goto done;
+        }
     }
     parts = PyList_New(0);
     if (parts == NULL) {
@@ -1090,11 +1121,12 @@ transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     }
     order_cursor c;
     order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
     PyObject *k, *v;
     int failed = 0;
     /* An Evolver changed by a key's or value's __repr__ stops the walk. */
     uint64_t resized = transient_mapping_resized(st, mapping);
-    while (order_cursor_next(&c, &k, &v)) {
+    while (transient_walk_next(&c, flat, &position, &k, &v)) {
         PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
         if (part == NULL || PyList_Append(parts, part) < 0) {
             Py_XDECREF(part);
