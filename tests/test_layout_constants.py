@@ -64,3 +64,14 @@ def test_the_pure_cores_masks_and_sizes_follow_its_widths():
     assert keytrie.DIGIT_MASK == (1 << keytrie.BITS) - 1
     assert ordertrie.LEAF_SIZE == 1 << ordertrie.LEAF_BITS
     assert ordertrie.INNER_SIZE == 1 << ordertrie.INNER_BITS
+
+
+def test_the_flat_threshold_is_the_pure_cores():
+    layout = _c_layout()
+    if "flat_max" not in layout:
+        pytest.skip("this C core has no flat form")
+    try:
+        from frozenmap._pycore import flat
+    except ImportError:
+        pytest.skip("the pure core has no flat form yet (flat.py lands on its own branch)")
+    assert layout["flat_max"] == flat.FLAT_MAX == 8

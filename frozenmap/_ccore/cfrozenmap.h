@@ -841,11 +841,28 @@ PyObject *order_as_dict(order_node *root);
 #  define FM_STORE_HASH(p, v) ((p) = (v))
 #endif
 
-/* A version: an immutable frozendict. */
+/* A small version's items (the flat form, flat.c): in insertion order,
+ * each with its key's hash; the entries own their key and value. */
+typedef struct {
+    Py_uhash_t hash;
+    PyObject *key;
+    PyObject *value;
+} flat_entry;
+
+/* A version holds at most FLAT_MAX items flat (one PyMem block of entries,
+ * no tries), more in the two tries.  FLAT_MAX in the pure core (flat.py). */
+#define FLAT_MAX 8
+
+/* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
+ * (fm_is_flat): then flat holds the entries (NULL when empty), order is
+ * NULL and next_seq 0. */
 typedef struct {
     PyObject_HEAD
-    champ_node *root;  /* key trie; never NULL (empty: champ_empty_root) */
-    order_node *order; /* order trie; NULL when empty */
+    union {
+        champ_node *root; /* key trie (never NULL) when not flat */
+        flat_entry *flat; /* the entries when flat */
+    };
+    order_node *order; /* order trie; NULL when flat */
     Py_ssize_t len;
     uint64_t next_seq;
     Py_hash_t hash; /* -1: unknown; relaxed atomics when free-threaded.
@@ -881,6 +898,13 @@ typedef struct {
     PyObject *origin;        /* the last version published (or the source), or
                             * NULL: freeze() returns it when nothing changed */
 } evolver_object;
+
+/* Whether a version is in the flat form (flat.c). */
+static inline int
+fm_is_flat(const fd_object *fd)
+{
+    return fd->len <= FLAT_MAX;
+}
 
 /* The object as a frozendict / an Evolver (the caller knows it is one). */
 static inline fd_object *
@@ -928,7 +952,7 @@ typedef enum {
 /* The accumulator of a version (from its cached hash): 1 and *acc, or 0
  * when unknown. */
 static inline int
-transient_version_acc(fd_object *fd, Py_uhash_t *acc)
+fm_version_acc(fd_object *fd, Py_uhash_t *acc)
 {
     Py_hash_t h = FM_LOAD_HASH(fd->hash);
     return h != -1 && hashing_unfinalize(h, fd->len, acc);
@@ -1032,6 +1056,54 @@ PyObject *transient_position_of(fd_object *v, PyObject *key);
  * __eq__.  O(log n + k) for k items kept.  New ref or NULL. */
 PyObject *transient_position_slice(fm_state *st, PyObject *op, PyObject *start,
                                    PyObject *stop);
+
+/* ------------------------------------------------------------------------ */
+/* flat.c: versions of at most FLAT_MAX items, one array in insertion order */
+
+/* Free entries[0:n] after releasing their references (the caller detached
+ * them from any object first: the releases can run finalizers). */
+void flat_release(flat_entry *entries, Py_ssize_t n);
+/* A new flat version of type tp holding entries[0:n] (stolen, also on
+ * failure; NULL when n == 0).  New ref or NULL. */
+PyObject *flat_version_new(PyTypeObject *tp, flat_entry *entries, Py_ssize_t n, Py_uhash_t acc,
+                           int acc_valid);
+/* A flat version of type tp with the items of the flat version fd (new
+ * references).  New ref or NULL. */
+PyObject *flat_version_copy(PyTypeObject *tp, fd_object *fd);
+/* frozendict(d) of an exact dict d of at most FLAT_MAX items, and
+ * frozendict(**kw) of at most FLAT_MAX keywords (a vectorcall's names and
+ * values): new flat versions of type tp, or NULL. */
+PyObject *flat_from_dict(PyTypeObject *tp, PyObject *dict);
+PyObject *flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames);
+/* Find key (hash h) in the flat version fd, which the caller holds: the
+ * stored hashes in insertion order, identity then __eq__ on an equal hash.
+ * FM_FOUND and *index, FM_MISSING or FM_ERROR. */
+fm_lookup flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
+/* The flat version of type tp of the tries root/order holding len <=
+ * FLAT_MAX items (borrowed; no user code runs).  New ref or NULL. */
+PyObject *flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc,
+                      int acc_valid);
+/* Start t (transient_init) with the items of the flat version fd, seqs 0..
+ * len-1 in order.  0 or -1. */
+int flat_promote(fm_state *st, transient *t, fd_object *fd);
+/* op.set(key, value) / op.delete(key) of a flat version op (key's hash h):
+ * as transient_version_with / transient_version_without. */
+PyObject *flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *value);
+PyObject *flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key,
+                       int missing_ok);
+/* A key trie of the items of the flat version fd (seqs 0..len-1 in
+ * order), whose entries borrow from fd: for the cold paths that walk two
+ * key tries (diff).  New ref or NULL. */
+champ_node *flat_key_trie(fm_state *st, fd_object *fd);
+/* An order trie of the items of the flat version fd (new ref; NULL with no
+ * error when empty, NULL with an error). */
+order_node *flat_order(fm_state *st, fd_object *fd);
+/* Whether the items of the flat version fd are, in order and by identity,
+ * those of the tries root (len items): no user code runs. */
+int flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len);
+/* _check(), _dump() and _node_ids() of a flat version. */
+PyObject *flat_check(fd_object *fd);
+PyObject *flat_dump(fd_object *fd);
 
 /* ------------------------------------------------------------------------ */
 /* paths.c: get_in, set_in, update_in, delete_in, the methods of both the

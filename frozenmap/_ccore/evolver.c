@@ -708,7 +708,8 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         r = Py_XNewRef(self->frozen);
         fd_object *origin = (fd_object *)self->origin;
         if (r == NULL && origin != NULL && origin->len == self->t.len
-            && champ_identical(origin->root, self->t.root)) {
+            && (fm_is_flat(origin) ? flat_same_items(origin, self->t.root, self->t.len)
+                                   : champ_identical(origin->root, self->t.root))) {
             /* Edits that cancel out: the last version published is still
              * the contents (the walk visits only what the edits copied). */
             r = Py_NewRef(self->origin);

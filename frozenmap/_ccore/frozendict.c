@@ -20,6 +20,8 @@
  *        | hash      |
  *        +-----------+
  *
+ * (A version of at most FLAT_MAX = 8 items holds no tries at all: see 10.)
+ *
  * 1. How a key finds its entry: the key trie
  * ------------------------------------------
  * The key trie is a CHAMP trie (Steindorfer & Vinju, "Optimizing Hash-Array
@@ -304,6 +306,46 @@
  *     frozendict.c the frozendict type (this file)
  *     module.c     module state, multi-phase init
  *
+ *     flat.c       flat_scan, flat_with, flat_without, flat_promote,
+ *                  flat_demote (versions of at most FLAT_MAX items)
+ *
+ * 10. Small maps: the flat form (flat.c)
+ * --------------------------------------
+ * A version is flat exactly when len <= FLAT_MAX (8): fd_object's root
+ * field (a union) then points to one PyMem block of flat_entry {hash, key,
+ * value} in insertion order (NULL when empty), order is NULL and next_seq
+ * 0; the entries own their keys and values.  No seqs: the position is the
+ * order.  A 3-key map is the object and a 72-byte block instead of the
+ * object and two tries (280 B -> 144 B by tracemalloc), and a derived
+ * small version copies the block.
+ *
+ *  - Lookups scan the stored hashes in order; on an equal hash, identity,
+ *    then the stored key's __eq__ (held, champ_keys_equal): one __eq__ per
+ *    entry with an equal hash, as a trie node makes.  The version is held
+ *    by the caller, so its entries stay valid across that call (section 8).
+ *  - set / delete copy the block with the edit (flat_with, flat_without);
+ *    the ninth key promotes (both tries built bottom-up from the eight
+ *    entries and the new one, seqs 0..8); every path that publishes
+ *    tries (transient_version_new, transient_version_take) demotes when the
+ *    result has at most FLAT_MAX items (flat_demote: the key trie's entries
+ *    sorted by seq).  Seqs are never observable, so renumbering is not.
+ *  - The hash accumulator is the same XOR of the same pair hashes, so a flat
+ *    and a trie version with equal items hash equal.  Equal lengths mean the
+ *    same form, so == compares flat with flat (by position first) or tries
+ *    with tries.
+ *  - Construction from an exact dict or keywords of at most FLAT_MAX items
+ *    fills the block directly (flat_from_dict, flat_from_kwnames).
+ *    Iterators walk the held version's block by position (views.c).
+ *  - Cold paths go through tries built for the call from the <= 8 entries:
+ *    transient_init_from (Evolver start, |, merges, paths) promotes, diff
+ *    walks a key trie built for the walk (flat_key_trie), whose entries
+ *    borrow from the held version; every result is published through the
+ *    demoting paths, so the invariant holds.
+ *  - tp_clear detaches the block (the empty flat version: flat NULL, len 0)
+ *    before releasing the entries; a cleared version is a valid empty map.
+ *    An iterator over a version cleared with it in one cycle stops (it
+ *    checks remaining against the length).
+ *
  * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
  * (2015); CPython's Python/hamt.c, whose essay this one follows.
  */
@@ -324,10 +366,29 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
             return Py_NewRef(arg);
         }
         fd_object *a = fm_as_fd(arg);
+        if (fm_is_flat(a)) {
+            return flat_version_copy(tp, a);
+        }
         Py_uhash_t acc = 0;
-        int acc_valid = transient_version_acc(a, &acc);
+        int acc_valid = fm_version_acc(a, &acc);
         return transient_version_new(tp, a->root, a->order, a->len, a->next_seq, acc,
                                      acc_valid);
+    }
+    if (!has_kw) {
+        if (arg == NULL) {
+            return flat_version_new(tp, NULL, 0, 0, 0);
+        }
+        if (PyDict_CheckExact(arg) && PyDict_GET_SIZE(arg) <= FLAT_MAX) {
+            return flat_from_dict(tp, arg);
+        }
+    }
+    else if (arg == NULL) {
+        if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) <= FLAT_MAX) {
+            return flat_from_kwnames(tp, kwvalues, kwnames);
+        }
+        if (kwargs != NULL && PyDict_GET_SIZE(kwargs) <= FLAT_MAX) {
+            return flat_from_dict(tp, kwargs);
+        }
     }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
@@ -399,8 +460,16 @@ static int
 fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
+    fd_object *s = fm_as_fd(op);
+    if (fm_is_flat(s)) {
+        for (Py_ssize_t i = 0; i < s->len; i++) {
+            Py_VISIT(s->flat[i].key);
+            Py_VISIT(s->flat[i].value);
+        }
+        return 0;
+    }
     /* The key trie is not a GC object: it holds no item references. */
-    Py_VISIT(fm_as_fd(op)->order);
+    Py_VISIT(s->order);
     return 0;
 }
 
@@ -414,9 +483,20 @@ fd_tp_clear(PyObject *op)
      * frozendict.  The key trie goes first: it borrows the keys and values
      * the order trie owns. */
     fd_object *s = fm_as_fd(op);
+    Py_ssize_t len = s->len;
+    if (fm_is_flat(s)) {
+        flat_entry *entries = s->flat;
+        s->flat = NULL;
+        s->len = 0;
+        FM_STORE_HASH(s->hash, -1);
+        if (entries != NULL) {
+            flat_release(entries, len);
+        }
+        return 0;
+    }
     champ_node *root = s->root;
     order_node *order = s->order;
-    s->root = champ_empty_root();
+    s->flat = NULL; /* the empty flat version */
     s->order = NULL;
     s->len = 0;
     s->next_seq = 0;
@@ -432,8 +512,7 @@ fd_tp_dealloc(PyObject *op)
     PyTypeObject *tp = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     Py_TRASHCAN_BEGIN(op, fd_tp_dealloc)
-    fd_tp_clear(op);
-    champ_decref(fm_as_fd(op)->root); /* the empty root fd_tp_clear put there */
+    fd_tp_clear(op); /* leaves the empty flat version: nothing more to free */
     tp->tp_free(op);
     Py_DECREF(tp);
     Py_TRASHCAN_END
@@ -441,24 +520,75 @@ fd_tp_dealloc(PyObject *op)
 
 /* --- reads --------------------------------------------------------------- */
 
+/* The value stored for key (borrowed from op, which the caller holds):
+ * FM_FOUND and *value, FM_MISSING or FM_ERROR. */
 static inline int
-fd_find(PyObject *op, PyObject *key, champ_entry **entry)
+fd_find(PyObject *op, PyObject *key, PyObject **value)
 {
     Py_uhash_t h;
     if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
-        return -1;
+        return FM_ERROR;
     }
-    return champ_walk(fm_as_fd(op)->root, h, key, entry, NULL);
+    fd_object *fd = fm_as_fd(op);
+    if (fm_is_flat(fd)) {
+        flat_entry *entries = fd->flat;
+        Py_ssize_t n = fd->len;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if (entries[i].hash == h) {
+                int r = champ_keys_equal(entries[i].key, key);
+                if (r != 0) {
+                    if (r > 0) {
+                        *value = entries[i].value;
+                    }
+                    return r;
+                }
+            }
+        }
+        return FM_MISSING;
+    }
+    champ_entry *e;
+    int r = champ_walk(fd->root, h, key, &e, NULL);
+    if (r > 0) {
+        *value = e->value;
+    }
+    return r;
+}
+
+/* fd_find's entry, copied into *entry (a flat version's with its position
+ * as the seq; key and value borrowed from op). */
+static int
+fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    fd_object *fd = fm_as_fd(op);
+    if (fm_is_flat(fd)) {
+        Py_ssize_t i;
+        fm_lookup r = flat_scan(fd, h, key, &i);
+        if (r == FM_FOUND) {
+            *entry = (champ_entry){fd->flat[i].hash, (uint64_t)i, fd->flat[i].key,
+                                   fd->flat[i].value};
+        }
+        return r;
+    }
+    champ_entry *e;
+    int r = champ_walk(fd->root, h, key, &e, NULL);
+    if (r > 0) {
+        *entry = *e;
+    }
+    return r;
 }
 
 FM_POPCNT_CLONES
 static PyObject *
 fd_tp_subscript(PyObject *op, PyObject *key)
 {
-    champ_entry *e;
-    int r = fd_find(op, key, &e);
+    PyObject *value;
+    int r = fd_find(op, key, &value);
     if (FM_LIKELY(r > 0)) {
-        return Py_NewRef(e->value);
+        return Py_NewRef(value);
     }
     if (r < 0) {
         return NULL;
@@ -489,10 +619,10 @@ fd_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("get", nargs, 1, 2) < 0) {
         return NULL;
     }
-    champ_entry *e;
-    int r = fd_find(op, args[0], &e);
+    PyObject *value;
+    int r = fd_find(op, args[0], &value);
     if (r > 0) {
-        return Py_NewRef(e->value);
+        return Py_NewRef(value);
     }
     if (r < 0) {
         return NULL;
@@ -504,8 +634,8 @@ FM_POPCNT_CLONES
 static int
 fd_tp_contains(PyObject *op, PyObject *key)
 {
-    champ_entry *e;
-    return fd_find(op, key, &e);
+    PyObject *value;
+    return fd_find(op, key, &value);
 }
 
 static Py_ssize_t
@@ -600,6 +730,33 @@ done:
 
 /* --- equality and hashing ------------------------------------------------ */
 
+/* a == b for two flat versions of one length, which the caller holds: b's
+ * entry at the same position by identity first (versions derived from one
+ * another keep their order), then a scan.  1, 0 or -1. */
+static int
+fd_flat_equal(fd_object *a, fd_object *b)
+{
+    Py_ssize_t n = a->len;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        flat_entry *ea = &a->flat[i];
+        Py_ssize_t j = i;
+        if (b->flat[i].key != ea->key || b->flat[i].hash != ea->hash) {
+            fm_lookup r = flat_scan(b, ea->hash, ea->key, &j);
+            if (r != FM_FOUND) {
+                return r == FM_ERROR ? -1 : 0;
+            }
+        }
+        PyObject *va = ea->value, *vb = b->flat[j].value;
+        if (va != vb) {
+            int r = PyObject_RichCompareBool(va, vb, Py_EQ);
+            if (r <= 0) {
+                return r;
+            }
+        }
+    }
+    return 1;
+}
+
 static PyObject *
 fd_eq(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -617,7 +774,8 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         }
         Py_INCREF(a);
         Py_INCREF(b);
-        int r = champ_equal(a->root, b->root);
+        /* Equal lengths: both flat or both tries. */
+        int r = fm_is_flat(a) ? fd_flat_equal(a, b) : champ_equal(a->root, b->root);
         Py_DECREF(a);
         Py_DECREF(b);
         if (r < 0) {
@@ -671,7 +829,16 @@ fd_tp_hash(PyObject *op)
     if (Py_EnterRecursiveCall(" while hashing a frozendict")) {
         return -1;
     }
-    int r = champ_foreach(s->root, fd_hash_entry, &hs);
+    int r = 0;
+    if (fm_is_flat(s)) {
+        for (Py_ssize_t i = 0; r == 0 && i < s->len; i++) {
+            champ_entry e = {s->flat[i].hash, 0, s->flat[i].key, s->flat[i].value};
+            r = fd_hash_entry(&e, &hs);
+        }
+    }
+    else {
+        r = champ_foreach(s->root, fd_hash_entry, &hs);
+    }
     Py_LeaveRecursiveCall();
     if (r) {
         return -1;
@@ -697,11 +864,34 @@ fd_tp_repr(PyObject *op)
     return r;
 }
 
+/* The order trie of op to walk: new ref, NULL when empty (no error) or
+ * with an error (a flat version's is built for the walk). */
+static order_node *
+fd_order_snapshot(PyObject *op)
+{
+    uint64_t resized;
+    return transient_mapping_order(fm_state_of_type(Py_TYPE(op)), op, &resized);
+}
+
 /* dict(self._items()) */
 static PyObject *
 fd_as_dict(PyObject *op)
 {
-    order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
+    fd_object *fd = fm_as_fd(op);
+    if (fm_is_flat(fd)) {
+        PyObject *d = PyDict_New();
+        /* op is held by the caller: its entries outlive the keys' __eq__. */
+        for (Py_ssize_t i = 0; d != NULL && i < fd->len; i++) {
+            if (PyDict_SetItem(d, fd->flat[i].key, fd->flat[i].value) < 0) {
+                Py_CLEAR(d);
+            }
+        }
+        return d;
+    }
+    order_node *order = fd_order_snapshot(op);
+    if (order == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     return d;
@@ -879,7 +1069,9 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
         /* t started from op's roots, which op also holds, so any change
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
-        int changed = t.root != fm_as_fd(op)->root || t.order != fm_as_fd(op)->order;
+        fd_object *fd = fm_as_fd(op);
+        int changed = fm_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
+                                     : t.root != fd->root || t.order != fd->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type)
                          : transient_version_exact(st, op);
     }
@@ -924,7 +1116,11 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
                 return NULL;
             }
         }
-        order_node *order = (order_node *)Py_XNewRef(fm_as_fd(op)->order);
+        order_node *order = fd_order_snapshot(op);
+        if (order == NULL && PyErr_Occurred()) {
+            Py_DECREF(result);
+            return NULL;
+        }
         order_cursor c;
         order_cursor_init(&c, order, 0);
         PyObject *k, *v;
@@ -1031,7 +1227,8 @@ static PyObject *fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t 
 static int
 fd_walks_keys_of(fm_state *st, PyObject *a, PyObject *b)
 {
-    return Py_IS_TYPE(b, st->frozendict_type)
+    return Py_IS_TYPE(b, st->frozendict_type) && !fm_is_flat(fm_as_fd(a))
+           && !fm_is_flat(fm_as_fd(b))
            && fm_as_fd(b)->len * FM_SHARING_WALK_RATIO >= fm_as_fd(a)->len;
 }
 
@@ -1172,14 +1369,14 @@ fd_tp_and(PyObject *a, PyObject *b)
     champ_difflist found = {0};
     PyObject *key, *result = NULL;
     while ((key = PyIter_Next(it)) != NULL) {
-        champ_entry *e;
-        int r = fd_find(a, key, &e);
+        champ_entry e;
+        int r = fd_find_entry(a, key, &e);
         Py_DECREF(key);
         if (r < 0) {
             break;
         }
         if (r > 0) {
-            if (champ_difflist_append(&found, e) < 0) {
+            if (champ_difflist_append(&found, &e) < 0) {
                 break;
             }
         }
@@ -1274,6 +1471,15 @@ fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n, PyObject **val
     return result;
 }
 
+/* op's key trie (new ref; a flat version's built by flat_key_trie) or
+ * NULL. */
+static champ_node *
+fd_key_trie(fm_state *st, PyObject *op)
+{
+    fd_object *fd = fm_as_fd(op);
+    return fm_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
+}
+
 static PyObject *
 fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -1282,10 +1488,14 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     PyObject **pairs = NULL;
     champ_entry *olds = NULL;
     Py_ssize_t npairs = 0;
+    champ_node *ra = NULL, *rb = NULL;
     Py_INCREF(op);
     Py_INCREF(other);
-    if (champ_diff(fm_as_fd(op)->root, fm_as_fd(other)->root, &added, &removed, &changed, 0)
-        < 0) {
+    /* A flat side is walked as a key trie built for the walk (a cold path);
+     * its entries borrow from the version, held here. */
+    ra = fd_key_trie(st, op);
+    rb = ra ? fd_key_trie(st, other) : NULL;
+    if (rb == NULL || champ_diff(ra, rb, &added, &removed, &changed, 0) < 0) {
         goto done;
     }
     if (added.len > 1)
@@ -1330,6 +1540,8 @@ done:
     champ_difflist_free(&added);
     champ_difflist_free(&removed);
     champ_difflist_free(&changed);
+    champ_xdecref(ra);
+    champ_xdecref(rb);
     Py_DECREF(op);
     Py_DECREF(other);
     return result;
@@ -1436,6 +1648,13 @@ static PyObject *
 fd_py_check(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
+    if (fm_is_flat(s)) {
+        return flat_check(s);
+    }
+    if (s->order == NULL) {
+        PyErr_Format(PyExc_AssertionError, "a version of %zd items without tries", s->len);
+        return NULL;
+    }
     Py_ssize_t count = champ_check(s->root, 0, 0, 1);
     if (count < 0) {
         return NULL;
@@ -1476,6 +1695,9 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
     if (out == NULL) {
         return NULL;
     }
+    if (fm_is_flat(fm_as_fd(op))) {
+        return out;
+    }
     if (champ_node_ids(fm_as_fd(op)->root, out) < 0
         || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
@@ -1488,6 +1710,9 @@ static PyObject *
 fd_py_dump(PyObject *op, PyObject *unused)
 {
     fd_object *s = fm_as_fd(op);
+    if (fm_is_flat(s)) {
+        return flat_dump(s);
+    }
     PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;
     if (out == NULL) {
         return NULL;

@@ -22,6 +22,9 @@ PyObject *
 transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order, Py_ssize_t len,
                       uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
+    if (len <= FLAT_MAX) {
+        return flat_demote(tp, root, len, acc, acc_valid);
+    }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
         return NULL;
@@ -70,8 +73,11 @@ int
 transient_init_from(fm_state *st, transient *t, PyObject *version)
 {
     fd_object *src = fm_as_fd(version);
+    if (fm_is_flat(src)) {
+        return flat_promote(st, t, src);
+    }
     Py_uhash_t acc = 0;
-    int acc_valid = transient_version_acc(src, &acc);
+    int acc_valid = fm_version_acc(src, &acc);
     return transient_init(st, t, src->root, src->order, src->len, src->next_seq, acc,
                           acc_valid);
 }
@@ -578,7 +584,26 @@ static int
 transient_merge_version(fm_state *st, transient *t, fd_object *src)
 {
     champ_difflist entries = {0}, changed = {0};
-    int r;
+    int r = 0;
+    if (fm_is_flat(src)) {
+        /* Already in order, with their hashes (src is held by the caller);
+         * into a fresh t they go without a lookup, as an adoption would. */
+        int fresh = t->len == 0 && t->next_seq == 0;
+        for (Py_ssize_t i = 0; r == 0 && i < src->len; i++) {
+            flat_entry *e = &src->flat[i];
+            if (fresh) {
+                r = transient_put_new(st, t, e->hash, e->key, e->value);
+            }
+            else if (transient_assoc_hashed(st, t, e->hash, e->key, e->value)
+                     == FM_EDIT_FAILED) {
+                r = -1;
+            }
+        }
+        if (r == 0 && fresh) {
+            t->acc_valid = fm_version_acc(src, &t->acc);
+        }
+        return r;
+    }
     if (src->len * FM_SHARING_WALK_RATIO >= t->len) {
         /* Held across the keys' __eq__ in the walk, whose entries borrow
          * from it (nothing edits t meanwhile: a private builder, or an
@@ -614,13 +639,13 @@ transient_merge_arg(fm_state *st, transient *t, PyObject *arg)
     int is_fd = fm_is_frozendict(st, arg);
     if (is_fd) {
         fd_object *src = (fd_object *)arg;
-        if (t->len == 0 && t->next_seq == 0) {
+        if (t->len == 0 && t->next_seq == 0 && !fm_is_flat(src)) {
             /* Adopt the version's roots: O(1), the same items and order. */
             champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
             t->len = src->len;
             t->next_seq = src->next_seq;
-            t->acc_valid = transient_version_acc(src, &t->acc);
+            t->acc_valid = fm_version_acc(src, &t->acc);
             return 0; /* src's references on the roots make edits copy */
         }
         return transient_merge_version(st, t, src);
@@ -863,7 +888,16 @@ transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject *
     if (hashing_key_hash_fast(key, &h) < 0) {
         return FM_ERROR;
     }
-    fm_lookup r = (fm_lookup)champ_find(fm_as_fd(mapping)->root, h, key, &e);
+    fd_object *fd = fm_as_fd(mapping);
+    if (fm_is_flat(fd)) {
+        Py_ssize_t index;
+        fm_lookup r = flat_scan(fd, h, key, &index);
+        if (r == FM_FOUND) {
+            *value = Py_NewRef(fd->flat[index].value);
+        }
+        return r;
+    }
+    fm_lookup r = (fm_lookup)champ_find(fd->root, h, key, &e);
     if (r == FM_FOUND) {
         *value = Py_NewRef(e->value);
     }
@@ -875,7 +909,8 @@ transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
 {
     if (fm_is_frozendict(st, mapping)) {
         *resized = 0;
-        return (order_node *)Py_XNewRef(fm_as_fd(mapping)->order);
+        fd_object *fd = fm_as_fd(mapping);
+        return fm_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
     }
     evolver_object *ev = fm_as_evolver(mapping);
     order_node *order;
@@ -938,6 +973,24 @@ transient_is_anydict(fm_state *st, PyObject *obj)
     return 1;
 }
 
+/* The next (key, value) (borrowed) of a walk: the flat version's entry at
+ * *position when flat is not NULL, else the cursor's.  1, or 0 at the end. */
+static inline int
+transient_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObject **k,
+                    PyObject **v)
+{
+    if (flat == NULL) {
+        return order_cursor_next(c, k, v);
+    }
+    if (*position >= flat->len) {
+        return 0;
+    }
+    *k = flat->flat[*position].key;
+    *v = flat->flat[*position].value;
+    (*position)++;
+    return 1;
+}
+
 PyObject *
 transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
 {
@@ -984,12 +1037,22 @@ transient_mapping_equal(fm_state *st, PyObject *a, PyObject *b)
     uint64_t resized_a = transient_mapping_resized(st, a),
              resized_b = transient_mapping_resized(st, b);
     uint64_t snapshot_resized;
-    order = transient_mapping_order(st, a, &snapshot_resized);
+    /* A flat frozendict is read in place (the caller holds it, so its
+     * entries never change); anything else through an order snapshot. */
+    fd_object *flat = fm_is_frozendict(st, a) && fm_is_flat(fm_as_fd(a)) ? fm_as_fd(a) : NULL;
+    if (flat == NULL) {
+        order = transient_mapping_order(st, a, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            result = NULL;
+            goto done;
+        }
+    }
     order_cursor c;
     order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
     PyObject *k, *v;
     result = Py_True;
-    while (order_cursor_next(&c, &k, &v)) {
+    while (transient_walk_next(&c, flat, &position, &k, &v)) {
         PyObject *other;
         Py_INCREF(k);
         Py_INCREF(v);
@@ -1058,7 +1121,17 @@ transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     }
     PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
     uint64_t snapshot_resized; /* (the counter is read again below) */
-    order_node *order = transient_mapping_order(st, mapping, &snapshot_resized);
+    order_node *order = NULL;
+    /* A flat frozendict is read in place, as in transient_mapping_equal. */
+    fd_object *flat = fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))
+                          ? fm_as_fd(mapping)
+                          : NULL;
+    if (flat == NULL) {
+        order = transient_mapping_order(st, mapping, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            goto done;
+        }
+    }
     parts = PyList_New(0);
     if (parts == NULL) {
         goto done;
@@ -1068,11 +1141,12 @@ transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name)
     }
     order_cursor c;
     order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
     PyObject *k, *v;
     int failed = 0;
     /* An Evolver changed by a key's or value's __repr__ stops the walk. */
     uint64_t resized = transient_mapping_resized(st, mapping);
-    while (order_cursor_next(&c, &k, &v)) {
+    while (transient_walk_next(&c, flat, &position, &k, &v)) {
         PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
         if (part == NULL || PyList_Append(parts, part) < 0) {
             Py_XDECREF(part);
@@ -1117,8 +1191,11 @@ transient_version_exact(fm_state *st, PyObject *op)
         return Py_NewRef(op);
     }
     fd_object *s = fm_as_fd(op);
+    if (fm_is_flat(s)) {
+        return flat_version_copy(st->frozendict_type, s);
+    }
     Py_uhash_t acc = 0;
-    int acc_valid = transient_version_acc(s, &acc);
+    int acc_valid = fm_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
                                  acc, acc_valid);
 }
@@ -1132,6 +1209,9 @@ static PyObject *
 transient_version_take(fm_state *st, transient *t)
 {
     PyTypeObject *tp = st->frozendict_type;
+    if (t->len <= FLAT_MAX) {
+        return flat_demote(tp, t->root, t->len, t->acc, t->acc_valid);
+    }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
         return NULL;
@@ -1158,6 +1238,9 @@ transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *valu
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
+    }
+    if (fm_is_flat(fm_as_fd(op))) {
+        return flat_with(st, op, h, key, value);
     }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
@@ -1216,6 +1299,9 @@ transient_version_without(PyObject *op, PyObject *key, int missing_ok)
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return NULL;
+    }
+    if (fm_is_flat(fm_as_fd(op))) {
+        return flat_without(st, op, h, key, missing_ok);
     }
     transient t;
     if (transient_init_from(st, &t, op) < 0) {
@@ -1285,13 +1371,18 @@ PyObject *
 transient_position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
 {
     Py_ssize_t pos;
-    if (transient_position(index, v->order == NULL ? 0 : order_size(v->order), name, &pos)
-        < 0) {
+    if (transient_position(index, v->len, name, &pos) < 0) {
         return NULL;
     }
     uint64_t seq;
     PyObject *key, *value;
-    order_at(v->order, pos, &seq, &key, &value);
+    if (fm_is_flat(v)) {
+        key = v->flat[pos].key;
+        value = v->flat[pos].value;
+    }
+    else {
+        order_at(v->order, pos, &seq, &key, &value);
+    }
     switch (what) {
     case FM_POSITION_KEY:
         return Py_NewRef(key);
@@ -1309,6 +1400,17 @@ transient_position_of(fd_object *v, PyObject *key)
     Py_uhash_t h;
     champ_entry *e;
     if (hashing_key_hash(key, &h) < 0) {
+        return NULL;
+    }
+    if (fm_is_flat(v)) {
+        Py_ssize_t index;
+        fm_lookup found = flat_scan(v, h, key, &index);
+        if (found == FM_FOUND) {
+            return PyLong_FromSsize_t(index);
+        }
+        if (found == FM_MISSING) {
+            PyErr_SetObject(PyExc_KeyError, key);
+        }
         return NULL;
     }
     int r = champ_find(v->root, h, key, &e); /* runs __eq__: v holds its tries */
@@ -1337,18 +1439,33 @@ transient_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py
         PyErr_NoMemory();
         return -1;
     }
-    order_cursor c;
-    order_cursor_init_at(&c, v->order, lo);
     PyObject *k, *val;
     int may_gc = 0;
-    while (got < n && order_cursor_next(&c, &k, &val)) { /* no allocation, no user code */
-        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
-        entries[got].seq = (uint64_t)got;
-        entries[got].key = Py_NewRef(k);
-        entries[got].value = Py_NewRef(val);
-        got++;
+    if (fm_is_flat(v)) { /* the flat form's pairs, in order */
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            k = v->flat[i].key;
+            val = v->flat[i].value;
+            may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
+            entries[got].seq = (uint64_t)got;
+            entries[got].key = Py_NewRef(k);
+            entries[got].value = Py_NewRef(val);
+            got++;
+        }
+    }
+    else {
+        order_cursor c;
+        order_cursor_init_at(&c, v->order, lo);
+        while (got < n && order_cursor_next(&c, &k, &val)) { /* no allocation, no user code */
+            may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
+            entries[got].seq = (uint64_t)got;
+            entries[got].key = Py_NewRef(k);
+            entries[got].value = Py_NewRef(val);
+            got++;
+        }
     }
     assert(got == n);
+    /* (both forms hash the kept keys again, as the pure core does: a slice is
+     * the map built from those items) */
     for (Py_ssize_t i = 0; i < got; i++) { /* may raise: nothing built yet */
         if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
             transient_entries_free(entries, got);

@@ -5,8 +5,8 @@
  * comparisons are frozenmap._common.ViewSetOps's methods called on the view
  * (the pure core's views inherit that class), which follow dict's views step
  * for step, so both cores give dict's results and exceptions; the views are
- * registered as KeysView/ItemsView/ValuesView.  Iteration walks the order trie with an order_cursor: no
- * lookups, no user code.
+ * registered as KeysView/ItemsView/ValuesView.  Iteration walks the order trie with an order_cursor (a flat
+ * frozendict's entries by position): no lookups, no user code.
  */
 #include "cfrozenmap.h"
 
@@ -20,6 +20,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     order_node *order; /* the root being walked (keeps the items alive) */
+    PyObject *flat;    /* or the flat frozendict walked (by remaining), or NULL */
     PyObject *evolver; /* the Evolver iterated, or NULL */
     uint64_t resized;
     Py_ssize_t remaining;
@@ -48,15 +49,30 @@ view_iter_of(PyObject *op)
 static PyObject *
 view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
 {
+    uint64_t resized = 0;
+    order_node *order = NULL;
+    PyObject *flat = NULL;
+    if (fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))) {
+        flat = Py_NewRef(mapping); /* walked in place: its entries never change */
+    }
+    else {
+        order = transient_mapping_order(st, mapping, &resized);
+        if (order == NULL && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
     iter_object *it = PyObject_GC_New(iter_object, st->iter_type);
     if (it == NULL) {
+        Py_XDECREF(order);
+        Py_XDECREF(flat);
         return NULL;
     }
+    it->flat = flat;
     it->kind = kind;
     it->result = NULL;
     it->evolver = NULL;
-    it->resized = 0;
-    it->order = transient_mapping_order(st, mapping, &it->resized);
+    it->resized = resized;
+    it->order = order;
     it->remaining = transient_mapping_len(st, mapping);
     if (!fm_is_frozendict(st, mapping)) {
         it->evolver = Py_NewRef(mapping);
@@ -93,18 +109,42 @@ view_iter_stale(iter_object *it)
     return 0;
 }
 
+/* The next (key, value) (borrowed) of a flat walk that has remaining items
+ * left: 1, or 0 at the end. */
+static int
+view_iter_flat_next(iter_object *it, Py_ssize_t *remaining, PyObject **k, PyObject **v)
+{
+    fd_object *fd = fm_as_fd(it->flat);
+    /* (A frozendict cleared by the GC together with this iterator is empty.) */
+    if (*remaining <= 0 || *remaining > fd->len) {
+        return 0;
+    }
+    Py_ssize_t i = it->cursor.reverse ? *remaining - 1 : fd->len - *remaining;
+    *k = fd->flat[i].key;
+    *v = fd->flat[i].value;
+    (*remaining)--;
+    return 1;
+}
+
 static PyObject *
 view_iter_tp_next(PyObject *op)
 {
     iter_object *it = view_iter_of(op);
     PyObject *k, *v;
-    if (view_iter_stale(it)) {
-        return NULL;
+    if (it->flat != NULL) {
+        if (!view_iter_flat_next(it, &it->remaining, &k, &v)) {
+            return NULL;
+        }
     }
-    if (!order_cursor_next(&it->cursor, &k, &v)) {
-        return NULL;
+    else {
+        if (view_iter_stale(it)) {
+            return NULL;
+        }
+        if (!order_cursor_next(&it->cursor, &k, &v)) {
+            return NULL;
+        }
+        it->remaining--;
     }
-    it->remaining--;
     if (it->kind == VIEW_ITEMS) {
         /* C-only fast path (dict's items iterator does the same): when the
          * caller let go of the previous tuple, refill it instead of
@@ -157,11 +197,13 @@ view_iter_py_reduce(PyObject *op, PyObject *unused)
         return NULL;
     }
     order_cursor copy = it->cursor; /* pickling does not consume it */
+    Py_ssize_t remaining = it->remaining;
     PyObject *rest = PyList_New(0), *k, *v;
     if (rest == NULL) {
         return NULL;
     }
-    while (order_cursor_next(&copy, &k, &v)) {
+    while (it->flat != NULL ? view_iter_flat_next(it, &remaining, &k, &v)
+                            : order_cursor_next(&copy, &k, &v)) {
         PyObject *x = view_iter_select(it->kind, k, v);
         if (x == NULL || PyList_Append(rest, x) < 0) {
             Py_XDECREF(x);
@@ -178,6 +220,7 @@ view_iter_tp_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op));
     Py_VISIT(view_iter_of(op)->order);
+    Py_VISIT(view_iter_of(op)->flat);
     Py_VISIT(view_iter_of(op)->evolver);
     Py_VISIT(view_iter_of(op)->result);
     return 0;
@@ -192,6 +235,7 @@ view_iter_tp_clear(PyObject *op)
     it->cursor.depth = -1;
     it->remaining = 0;
     Py_CLEAR(it->order);
+    Py_CLEAR(it->flat);
     Py_CLEAR(it->evolver);
     Py_CLEAR(it->result);
     return 0;
