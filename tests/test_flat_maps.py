@@ -327,7 +327,7 @@ def test_hostile_eq_during_a_flat_scan_and_edit(fcore):
 def test_an_iterator_over_a_cleared_flat_map_stops(fcore):
     """tp_clear (what the GC calls on a cycle) empties a flat map under a live
     iterator: the iterator then ends, it never reads the released entries."""
-    from test_gc_order import call_tp_clear
+    from fault_helpers import call_tp_clear
 
     if fcore.name != "c":
         pytest.skip("the pure core's objects are cleared by subtype_clear")
