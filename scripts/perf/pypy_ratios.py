@@ -2,6 +2,7 @@
 
 Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
                                           [--ops lookup_hit,...] [--libs py,immutables,dict]
+                                          [--baseline DIR]
 
 Each round times every (operation, library) pair once, in turn, so that the
 machine's load drifts over all of them alike; the table gives the median of
@@ -9,31 +10,51 @@ the rounds per operation (time per operation) and the ratio of frozenmap's
 pure core to each peer.  Keys are the benchmark's ``"key%d"`` strings with int
 values; samples are drawn with a fixed seed.  Each measurement runs warm-up
 passes first (PyPy's JIT compiles the loops), then times enough passes for
-about ``--target`` seconds.
+about ``--target`` seconds (CPU time of this process: the machine is shared).
+
+``--baseline DIR`` adds the column ``base``: the pure core of the source tree
+at DIR (e.g. a ``git worktree`` of main), imported under another package name
+from a copy, so that a change is measured against what it changes in one
+process (ratios ``py/base``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import random
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 
 SAMPLE = 1000
 
 
-def _pure():
-    import frozenmap._pycore as core
-
-    return core.frozendict
+def _pure(package="frozenmap"):
+    return importlib.import_module(package + "._pycore").frozendict
 
 
-def _libs(names):
+def _baseline(tree):
+    """Copy ``tree``'s package as ``frozenmap_base`` into a temporary folder on
+    sys.path (its imports are relative)."""
+    folder = tempfile.mkdtemp(prefix="pypy_ratios_")
+    shutil.copytree(
+        os.path.join(tree, "frozenmap"),
+        os.path.join(folder, "frozenmap_base"),
+        ignore=shutil.ignore_patterns("*.so", "__pycache__"),
+    )
+    sys.path.insert(0, folder)
+    return _pure("frozenmap_base")
+
+
+def _libs(names, baseline=None):
     out = {}
     for name in names:
-        if name == "py":
-            fd = _pure()
+        if name in ("py", "base"):
+            fd = _pure() if name == "py" else _baseline(baseline)
             out[name] = (fd, fd.set, fd.delete)
         elif name == "immutables":
             import immutables
@@ -146,8 +167,12 @@ def main(argv=None):
     p.add_argument("--target", type=float, default=0.2)
     p.add_argument("--ops", default=",".join(OPS))
     p.add_argument("--libs", default="py,immutables,dict")
+    p.add_argument("--baseline", metavar="DIR")
     args = p.parse_args(argv)
-    libs = _libs(args.libs.split(","))
+    names = args.libs.split(",")
+    if args.baseline:
+        names.insert(1, "base")
+    libs = _libs(names, args.baseline)
     ops = args.ops.split(",")
     print(sys.version.replace("\n", " "))
     for n in [int(s) for s in args.sizes.split(",")]:
