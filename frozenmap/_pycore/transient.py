@@ -48,6 +48,7 @@ from .keytrie import (
     EMPTY_ROOT,
     BitmapNode,
     Entry,
+    champ_build,
     champ_diff,
     champ_entries,
     champ_find,
@@ -452,8 +453,8 @@ def _seq_of(entry: Entry) -> int:
 def _bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
     """Fill an empty transient from a dict, whose keys are known to be distinct.
 
-    The order trie is built bottom-up in O(n) and the key trie by in-place
-    inserts with no lookups and no ``__eq__`` calls.
+    The order trie is built bottom-up in O(n) and the key trie top-down
+    (``champ_build``), with no lookups and no ``__eq__`` calls.
     """
     _load_items(t, list(source.items()))
 
@@ -463,12 +464,10 @@ def _load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
     (a dict's, or a version's run of positions): each key is hashed once, then
     both tries are built with no lookups and no ``__eq__`` calls."""
     hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
-    owner = t.owner
-    root = t.root
-    for seq, ((key, value), h) in enumerate(zip(items, hashes)):
-        root = champ_put(root, 0, (h, seq, key, value), None, owner)
-    t.root = root
-    t.order = order_build(items, owner)
+    if items:
+        entries = [(h, seq, key, value) for seq, ((key, value), h) in enumerate(zip(items, hashes))]
+        t.root = champ_build(entries, t.owner)
+    t.order = order_build(items, t.owner)
     t.length = t.next_seq = len(items)
     t.acc = None  # unknown until someone hashes the result
 

@@ -1,0 +1,201 @@
+"""Interleaved timing of the pure core against immutables and dict (PyPy or CPython).
+
+Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
+                                          [--ops lookup_hit,...] [--libs py,immutables,dict]
+                                          [--baseline DIR]
+
+Each round times every (operation, library) pair once, in turn, so that the
+machine's load drifts over all of them alike; the table gives the median of
+the rounds per operation (time per operation) and the ratio of frozenmap's
+pure core to each peer.  Keys are the benchmark's ``"key%d"`` strings with int
+values; samples are drawn with a fixed seed.  Each measurement runs warm-up
+passes first (PyPy's JIT compiles the loops), then times enough passes for
+about ``--target`` seconds (CPU time of this process: the machine is shared).
+
+``--baseline DIR`` adds the column ``base``: the pure core of the source tree
+at DIR (e.g. a ``git worktree`` of main), imported under another package name
+from a copy, so that a change is measured against what it changes in one
+process (ratios ``py/base``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+SAMPLE = 1000
+
+
+def _pure(package="frozenmap"):
+    return importlib.import_module(package + "._pycore").frozendict
+
+
+def _baseline(tree):
+    """Copy ``tree``'s package as ``frozenmap_base`` into a temporary folder on
+    sys.path (its imports are relative)."""
+    folder = tempfile.mkdtemp(prefix="pypy_ratios_")
+    shutil.copytree(
+        os.path.join(tree, "frozenmap"),
+        os.path.join(folder, "frozenmap_base"),
+        ignore=shutil.ignore_patterns("*.so", "__pycache__"),
+    )
+    sys.path.insert(0, folder)
+    return _pure("frozenmap_base")
+
+
+def _libs(names, baseline=None):
+    out = {}
+    for name in names:
+        if name in ("py", "base"):
+            fd = _pure() if name == "py" else _baseline(baseline)
+            out[name] = (fd, fd.set, fd.delete)
+        elif name == "immutables":
+            import immutables
+
+            out[name] = (immutables.Map, immutables.Map.set, immutables.Map.delete)
+        elif name == "dict":
+
+            def dset(m, k, v):
+                c = dict(m)
+                c[k] = v
+                return c
+
+            def ddel(m, k):
+                c = dict(m)
+                del c[k]
+                return c
+
+            out[name] = (dict, dset, ddel)
+        else:
+            raise SystemExit("unknown library %r" % name)
+    return out
+
+
+def _op_construct(make, setter, deleter, data, w):
+    make(data)
+    return 1
+
+
+def _op_lookup_hit(make, setter, deleter, m, w):
+    for k in w["hits"]:
+        m[k]
+    return len(w["hits"])
+
+
+def _op_lookup_miss(make, setter, deleter, m, w):
+    for k in w["misses"]:
+        k in m
+    return len(w["misses"])
+
+
+def _op_set_existing(make, setter, deleter, m, w):
+    for k, v in w["updates"]:
+        setter(m, k, v)
+    return len(w["updates"])
+
+
+def _op_set_new(make, setter, deleter, m, w):
+    for k, v in w["inserts"]:
+        setter(m, k, v)
+    return len(w["inserts"])
+
+
+def _op_delete(make, setter, deleter, m, w):
+    for k in w["deletes"]:
+        deleter(m, k)
+    return len(w["deletes"])
+
+
+OPS = {
+    "construct": _op_construct,
+    "lookup_hit": _op_lookup_hit,
+    "lookup_miss": _op_lookup_miss,
+    "set_existing": _op_set_existing,
+    "set_new": _op_set_new,
+    "delete": _op_delete,
+}
+
+
+def _workload(n):
+    rng = random.Random(814)
+    keys = ["key%d" % i for i in range(n)]
+    data = dict(zip(keys, range(n)))
+    picks = rng.sample(range(n), min(n, SAMPLE))
+    sample = [keys[i] for i in picks]
+    return {
+        "data": data,
+        "hits": sample,
+        "misses": ["miss%d" % i for i in range(SAMPLE)],
+        "updates": [(k, data[k] + n + 1) for k in sample],
+        "inserts": [("new%d" % i, i) for i in range(SAMPLE)],
+        "deletes": sample,
+    }
+
+
+def _time(fn, args, target):
+    for _ in range(3):  # warm-up (JIT)
+        fn(*args)
+    count = 0
+    ops = 0
+    start = time.process_time()
+    while True:
+        ops += fn(*args)
+        count += 1
+        elapsed = time.process_time() - start
+        if elapsed >= target:
+            return elapsed / ops
+
+
+def _fmt(t):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if t >= scale:
+            return "%.3g %s" % (t / scale, unit)
+    return "%.3g ns" % (t / 1e-9)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sizes", default="1000,100000")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--target", type=float, default=0.2)
+    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--libs", default="py,immutables,dict")
+    p.add_argument("--baseline", metavar="DIR")
+    args = p.parse_args(argv)
+    names = args.libs.split(",")
+    if args.baseline:
+        names.insert(1, "base")
+    libs = _libs(names, args.baseline)
+    ops = args.ops.split(",")
+    print(sys.version.replace("\n", " "))
+    for n in [int(s) for s in args.sizes.split(",")]:
+        w = _workload(n)
+        maps = {name: lib[0](w["data"]) for name, lib in libs.items()}
+        times = {(op, name): [] for op in ops for name in libs}
+        for _ in range(args.rounds):
+            for op in ops:
+                for name, (make, setter, deleter) in libs.items():
+                    m = w["data"] if op == "construct" else maps[name]
+                    t = _time(OPS[op], (make, setter, deleter, m, w), args.target)
+                    times[op, name].append(t)
+        print("n = %d, median of %d rounds" % (n, args.rounds))
+        head = "%-14s" % "op" + "".join("%12s" % name for name in libs)
+        peers = [name for name in libs if name != "py"]
+        print(head + "".join("%14s" % ("py/" + p) for p in peers))
+        for op in ops:
+            med = {name: statistics.median(times[op, name]) for name in libs}
+            row = "%-14s" % op + "".join("%12s" % _fmt(med[name]) for name in libs)
+            if "py" in med:
+                row += "".join("%13.2fx" % (med["py"] / med[p]) for p in peers)
+            print(row)
+
+
+if __name__ == "__main__":
+    main()
