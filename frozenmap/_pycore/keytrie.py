@@ -310,63 +310,6 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) ->
 # --- insertion ---------------------------------------------------------------
 
 
-def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
-    """The root of a trie holding ``entries`` (distinct keys, in seq order),
-    built in one pass from the bottom up: the canonical shape, as inserting
-    them one by one gives.  Runs no user code.  Cost: O(n log n), a few
-    nodes for the few entries a flat map promotes (``flat_promote``)."""
-    if not entries:
-        return EMPTY_ROOT
-    return _build_node(entries, 0, owner)
-
-
-def _build_node(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
-    """The bitmap node at ``shift`` holding ``entries`` (whose digits above
-    ``shift`` agree): one entry per digit inline, two or more in a child --
-    a collision node when their full hashes are equal, else a bitmap node
-    one level down."""
-    groups: Dict[int, List[Entry]] = {}
-    bits = 0
-    for entry in entries:
-        d = (entry[0] >> shift) & DIGIT_MASK
-        group = groups.get(d)
-        if group is None:
-            groups[d] = [entry]
-            bits |= 1 << d
-        else:
-            group.append(entry)
-    datamap = nodemap = 0
-    index = bytearray(64)
-    data: List[Entry] = []
-    children: List[Node] = []
-    digits: List[int] = []  # the children's, in increasing order
-    while bits:
-        low = bits & -bits
-        bits ^= low
-        d = low.bit_length() - 1
-        group = groups[d]
-        if len(group) == 1:
-            datamap |= low
-            index[ENTRY + d] = FIRST + len(data)
-            data.append(group[0])
-            continue
-        nodemap |= low
-        digits.append(d)
-        h = group[0][0]
-        for entry in group:
-            if entry[0] != h:
-                children.append(_build_node(group, shift + BITS, owner))
-                break
-        else:
-            children.append(_collision(owner, group))
-    last = FIRST + len(data) + len(children) - 1
-    for j, d in enumerate(digits):  # children are stored in reverse digit order
-        index[d] = last - j
-    children.reverse()
-    # (concatenation, not extending an empty list: see _collision)
-    return [datamap, nodemap, owner, bytes(index)] + data + children
-
-
 def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
     """The canonical subtree at ``shift`` holding two distinct entries."""
     if a[0] == b[0]:
@@ -597,7 +540,10 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     ``champ_put`` gives (the shape is canonical; a collision node keeps its
     entries in seq order), built top-down without a lookup.  Runs no user
     code.  Cost: O(n log32 n) steps, one new node per node of the result.
+    (Also what a flat map's promotion builds: ``flat_promote``.)
     """
+    if not entries:
+        return EMPTY_ROOT
     return _build(entries, 0, owner)
 
 
