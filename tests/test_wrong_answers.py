@@ -14,26 +14,9 @@ import sys
 from collections import OrderedDict, UserDict, defaultdict
 
 import pytest
+from keys import ChangingHashKey
 
 BUILTIN = getattr(builtins, "frozendict", None)
-
-
-class MutableHash:
-    """A value or key hashing its state, which can change after it was stored."""
-
-    def __init__(self, h):
-        self.h = h
-        self.hash_calls = 0
-
-    def __hash__(self):
-        self.hash_calls += 1
-        return self.h
-
-    def __eq__(self, other):
-        return self is other
-
-    def __repr__(self):
-        return "MutableHash(%d)" % self.h
 
 
 # --- 6. Evolver.popitem() of a key object stored twice ----------------------------
@@ -42,7 +25,7 @@ class MutableHash:
 def _twice_stored(core):
     """An Evolver holding one key object twice (its hash changed between the
     two insertions), with a dict built the same way."""
-    key = MutableHash(1)
+    key = ChangingHashKey(1)
     e = core.frozendict().evolve()
     d = {}
     for target in (e, d):
@@ -57,7 +40,7 @@ def _twice_stored(core):
 def test_popitem_removes_the_last_entry_of_a_key_stored_twice(core):
     key, e, d = _twice_stored(core)
     assert list(e.items()) == list(d.items()) == [(key, "first"), ("x", "middle"), (key, "last")]
-    key.hash_calls = 0
+    key.calls = 0
     # removing the first entry found by identity returned (key, "last") twice
     while d:
         assert e.popitem() == d.popitem()
@@ -65,15 +48,15 @@ def test_popitem_removes_the_last_entry_of_a_key_stored_twice(core):
         e._check()
     # popitem hashes its key once, to find the entry (dict.popitem does not):
     # the first entry, stored under the old hash, is then found by a scan
-    assert key.hash_calls == 2
+    assert key.calls == 2
     assert len(e) == 0
 
 
 def test_popitem_of_a_key_stored_twice_the_last_in_a_collision_node(core):
     # the first entry inline in the root, the last one in a collision node
     # with another key of the same hash (a scan by identity meets the first)
-    key = MutableHash(1)
-    other = MutableHash(99)
+    key = ChangingHashKey(1)
+    other = ChangingHashKey(99)
     e = core.frozendict({other: "other", key: "first"}).evolve()
     key.h = 99
     e[key] = "last"
@@ -127,7 +110,7 @@ def test_derived_hash_after_the_old_values_hash_changed(core, how):
         pytest.skip("copy.replace is 3.13+")
     derive, items = DERIVATIONS[how]
     fresh = core.frozendict(items)
-    value = MutableHash(5)
+    value = ChangingHashKey(5)
     m = core.frozendict(a=value, b=2)
     hash(m)  # the accumulator now holds the pair ('a', value) with hash 5
     value.h = 6  # re-hashing the old value now gives something else
@@ -141,7 +124,7 @@ def test_derived_hash_with_a_nested_value_whose_hash_changed(core, how):
     # the changing hash sits inside a tuple: the tuple's hash is not stable either
     derive, items = DERIVATIONS[how]
     fresh = core.frozendict(items)
-    value = MutableHash(5)
+    value = ChangingHashKey(5)
     m = core.frozendict(a=(1, value), b=2)
     hash(m)
     value.h = 6
@@ -152,25 +135,25 @@ def test_derived_hash_from_stable_values_stays_known(core):
     # str, int, tuples of them and frozendicts are trusted: hash() of the
     # derived version must not walk its items (no value's __hash__ runs).
     fd = core.frozendict
-    watched = MutableHash(9)
+    watched = ChangingHashKey(9)
     inner = fd(x=1)
     m = fd(a=1, b="s", c=(1, "t"), d=inner, w=watched)
     hash(m)
-    watched.hash_calls = 0
+    watched.calls = 0
     derived = m.set("a", 2).set("b", "u").set("c", (2,)).set("d", fd(x=2)).delete("d")
     assert hash(derived) == hash(fd(a=2, b="u", c=(2,), w=watched))
-    assert watched.hash_calls == 1  # only the fresh build above hashed it
+    assert watched.calls == 1  # only the fresh build above hashed it
 
 
 def test_update_in_of_a_nested_frozendict_keeps_the_hash_known(core):
     fd = core.frozendict
-    watched = MutableHash(3)
+    watched = ChangingHashKey(3)
     state = fd(user=fd(name="ada", n=1), other=watched)
     hash(state)
-    watched.hash_calls = 0
+    watched.calls = 0
     new = state.update_in(["user", "n"], lambda n: n + 1)
     got = hash(new)
-    assert watched.hash_calls == 0  # the nested frozendict's cached hash was trusted
+    assert watched.calls == 0  # the nested frozendict's cached hash was trusted
     assert got == hash(frozenset(new.items()))
 
 
