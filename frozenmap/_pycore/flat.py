@@ -39,6 +39,7 @@ from __future__ import annotations
 import sys
 from typing import Any, List, Optional, Tuple
 
+from .hashing import MASK
 from .keytrie import BitmapNode, Entry, champ_build, champ_entries
 from .ordertrie import OrderNode, order_build, order_items
 
@@ -214,4 +215,5 @@ def flat_check(hashes: Any, items: Any, length: int) -> None:
 
 def flat_dump(hashes: Hashes, items: Items) -> List[str]:
     """One line per entry, ``  (hash, key, value)``, in insertion order."""
-    return ["  (%d, %r, %r)" % (h, item[0], item[1]) for h, item in zip(hashes, items)]
+    # (unsigned, as the C core prints them: on PyPy stored hashes are signed)
+    return ["  (%d, %r, %r)" % (h & MASK, item[0], item[1]) for h, item in zip(hashes, items)]

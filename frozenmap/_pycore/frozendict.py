@@ -23,6 +23,7 @@ from __future__ import annotations
 import builtins
 import copyreg
 import inspect
+import sys
 from collections import OrderedDict
 from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple, Union
@@ -160,6 +161,7 @@ def _text_operand_error(self: Any, op: str, keys: Any) -> TypeError:
 
 
 _HASHING = " while hashing a frozendict"
+_ON_PYPY = sys.implementation.name == "pypy"
 
 
 def _hash_recursion_error(exc: RecursionError) -> None:
@@ -473,6 +475,8 @@ class frozendict:
                         for entry in champ_entries(self._root):
                             acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
                 except RecursionError as exc:
+                    if _ON_PYPY:  # no headroom there: a call in this clause fails
+                        raise
                     _hash_recursion_error(exc)
                 _set_acc(self, acc)
             h = hash_finalize(acc, self._len)

@@ -563,7 +563,7 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
     children: List[Tuple[int, Node]] = []
     datamap = nodemap = 0
     for d in digits:
-        bucket = buckets[d]
+        bucket = buckets.pop(d)  # (released once its subtree is built: the build's peak)
         if len(bucket) == 1:
             datamap |= 1 << d
             node.append(bucket[0])

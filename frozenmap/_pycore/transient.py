@@ -466,6 +466,7 @@ def _load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
     hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
     if items:
         entries = [(h, seq, key, value) for seq, ((key, value), h) in enumerate(zip(items, hashes))]
+        del hashes  # (the build's peak: the entries hold the hashes now)
         t.root = champ_build(entries, t.owner)
     t.order = order_build(items, t.owner)
     t.length = t.next_seq = len(items)
@@ -586,7 +587,12 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
     """
     cls = frozendict_type()
     length = version._len
-    lo, hi, _ = slice(start, stop).indices(length)
+    bounds = slice(start, stop)
+    # (a tuple reads a slice as the C core does, PySlice_Unpack: its TypeError
+    # for a bad bound is worded as the C core's on every Python -- 3.15 words
+    # slice.indices' own differently)
+    ().__getitem__(bounds)
+    lo, hi, _ = bounds.indices(length)
     if lo == 0 and hi == length:
         return version if type(version) is cls else version._exact()
     t = Transient()
