@@ -3,7 +3,7 @@ the running interpreter's words (docs/pep814.md row C6).
 
 CPython up to 3.13 names the element's index in the message, 3.14 in a note;
 PyPy names the element's type.  The pure core takes the words from the
-running interpreter's own ``dict`` (``transient._dict_sequence_error``), the
+running interpreter's own ``dict`` (``merge._dict_sequence_error``), the
 C core from the CPython it is built for; each test compares with what
 ``dict`` itself raises here, so the suite on PyPy checks PyPy's words.
 """

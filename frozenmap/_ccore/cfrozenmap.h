@@ -17,19 +17,21 @@
  * is <layer>_tp_<slot> (fd_tp_hash, evolver_tp_traverse), one behind a
  * Python method or attribute <layer>_py_<name> (fd_py_get,
  * evolver_py_update).  Layers: champ_* (key trie, keytrie.c), order_* (order
- * trie, ordertrie.c), hashing_* (hashing.c), transient_* (transient.c),
- * fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c), fm_*
- * (module.c and the shared inline helpers).  The pure-Python core uses the
- * same names (the files of frozenmap/_pycore) so a bug found in one core
- * points to the same function in the other.
+ * trie, ordertrie.c), hashing_* (hashing.c), flat_* (flat.c),
+ * transient_* (transient.c), mapping_* and position_* (reads.c), merge_*
+ * (merge.c), fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c),
+ * path_* (paths.c), fm_* (module.c and the shared inline helpers).  The
+ * pure-Python core uses the same names (the files of frozenmap/_pycore) so
+ * a bug found in one core points to the same function in the other.
  *
- * Layers: hashing, keytrie and ordertrie at the bottom; transient.c above
- * them (the builder, versions made from roots, the reads both types share);
- * then frozendict.c and evolver.c, the two types, which both call down into
- * transient.c and never into each other (evolve() calls the Evolver type
- * from the module state).  views.c (views, iterators, the read methods both
- * types share) reads through transient.c; paths.c (get_in & co.) derives
- * through transient_version_with/_without; the types' method tables list both.
+ * Layers (docs/how-it-works.md; tests/test_layers.py checks them): hashing,
+ * keytrie and ordertrie at the bottom; flat.c beside them; transient.c
+ * above (the builder, versions made from roots and derived); reads.c above
+ * it (the reads both types share: ==, repr, lookups, positions); merge.c
+ * (the one merge), views.c (views, iterators) and paths.c (get_in & co.,
+ * deriving through transient_version_with/_without) above reads.c; then
+ * frozendict.c and evolver.c, the two types, which call down and never into
+ * each other (evolve() calls the Evolver type from the module state).
  * module.c registers the types.
  */
 #ifndef FROZENMAP_CFROZENMAP_H
@@ -822,7 +824,7 @@ PyObject *order_as_dict(order_node *root);
 
 /* ------------------------------------------------------------------------ */
 /* The two object layouts (frozendict.c and evolver.c own the types;
- * transient.c, the layer below both, reads them).                            */
+ * reads.c, the layer below both, reads them).                               */
 
 #if FM_FREE_THREADED
 #  define FM_BEGIN_CS(op) Py_BEGIN_CRITICAL_SECTION(op)
@@ -931,11 +933,11 @@ fm_is_evolver(fm_state *st, PyObject *obj)
 }
 
 /* ------------------------------------------------------------------------ */
-/* transient.c: the builder, versions, and the reads both types share         */
+/* transient.c: the builder, versions made and derived                        */
 
 /* The outcome of a lookup or a removal by key (the -1/0/1 convention, with
  * names): transient_lookup, transient_dissoc, transient_shared_get,
- * transient_mapping_get. */
+ * mapping_get. */
 typedef enum {
     FM_ERROR = -1,  /* an exception is set */
     FM_MISSING = 0, /* the key is absent (nothing changed) */
@@ -965,7 +967,7 @@ PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *
 /* A merge with, or a - b / a & b of, a frozendict operand walks the two key
  * tries together (champ_diff, skipping shared subtrees) when the operand
  * holds at least 1/FM_SHARING_WALK_RATIO as many entries as the other map;
- * see transient_merge_version.  SHARING_WALK_RATIO in the pure core. */
+ * see merge_version (merge.c).  SHARING_WALK_RATIO in the pure core. */
 #define FM_SHARING_WALK_RATIO 4
 /* qsort order of champ_entry copies by seq (insertion order). */
 int transient_compare_seq(const void *x, const void *y);
@@ -1005,57 +1007,78 @@ fm_lookup transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject *
  * pointers are not NULL. */
 int transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
                            PyObject **old_value);
-/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
- * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
- * NULL).  The one merge behind the constructor, |, __replace__ and
- * Evolver.update.  0 or -1 (t then holds a partial merge: callers discard
- * or restore it). */
-int transient_merge(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
-                    PyObject *const *kwvalues, PyObject *kwnames);
 /* The contents as a new version of type tp (which references the roots, so
  * later edits of t copy what they touch).  New ref or NULL. */
 PyObject *transient_publish(fm_state *st, transient *t, PyTypeObject *tp);
 
-/* Reads of "a mapping": a frozendict (any subclass) or an Evolver. */
 /* Look key up in a transient user code can reach (an Evolver's), holding
  * its roots while the keys' __eq__ runs (holder: the object whose critical
  * section guards t): FM_FOUND and *value (new ref), FM_MISSING, FM_ERROR. */
 fm_lookup transient_shared_get(PyObject *holder, transient *t, PyObject *key,
                                PyObject **value);
+/* Set key (its hash h known: a stored key) to value: as transient_assoc. */
+fm_edit transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                               PyObject *value);
+/* Fill an empty transient from n > 0 hashed entries with distinct keys, seq
+ * i at index i, each holding a reference to its key and its value: the
+ * tries built bottom-up, no lookups, no user code.  Takes the PyMem array
+ * and its references, also on failure.  may_gc as for order_build.  0 or
+ * -1. */
+int transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
+                           int may_gc);
+/* Release entries[0:n]'s references to their keys and values, then the
+ * PyMem array (a fill that failed before the tries took them). */
+void transient_entries_free(champ_entry *entries, Py_ssize_t n);
+
+/* ------------------------------------------------------------------------ */
+/* reads.c: the reads both types share                                        */
+
+/* Reads of "a mapping": a frozendict (any subclass) or an Evolver. */
 /* The value for key in a mapping: FM_FOUND and *value (new ref),
  * FM_MISSING, FM_ERROR. */
-fm_lookup transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key,
-                                PyObject **value);
+fm_lookup mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value);
 /* The order root of a mapping to iterate (an Evolver's as a snapshot: the
  * reference makes later edits copy), new ref or NULL when empty; *resized
  * gets an Evolver's resized counter (0 for a frozendict). */
-order_node *transient_mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized);
+order_node *mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized);
 /* The stored length (never a subclass's __len__, which dict's own
  * operations never consult either). */
-Py_ssize_t transient_mapping_len(fm_state *st, PyObject *mapping);
+Py_ssize_t mapping_len(fm_state *st, PyObject *mapping);
 /* mapping == other: a new ref to True, False or NotImplemented, or NULL. */
-PyObject *transient_mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
+PyObject *mapping_equal(fm_state *st, PyObject *mapping, PyObject *other);
 /* Name({k: v, ...}), Name() when empty, Name({...}) on recursion. */
-PyObject *transient_items_repr(fm_state *st, PyObject *mapping, PyObject *name);
+PyObject *mapping_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
-int transient_is_anydict(fm_state *st, PyObject *obj);
+int mapping_is_anydict(fm_state *st, PyObject *obj);
 
 /* Positions, read from a version (an Evolver's methods read its freeze()). */
 typedef enum { FM_POSITION_KEY, FM_POSITION_VALUE, FM_POSITION_ITEM } fm_position;
 /* The key, value or (key, value) at position index of v: new ref, or NULL
  * with TypeError (index not an integer) or IndexError ("<name> index out of
  * range").  O(log n). */
-PyObject *transient_position_at(fd_object *v, PyObject *index, const char *name,
-                                fm_position what);
+PyObject *position_at(fd_object *v, PyObject *index, const char *name, fm_position what);
 /* The position of key in v (an int), or NULL (KeyError when absent; the
  * key's __hash__ and __eq__ run).  O(log n). */
-PyObject *transient_position_of(fd_object *v, PyObject *key);
+PyObject *position_of(fd_object *v, PyObject *key);
 /* An exact frozendict of the items of op (a frozendict) at positions
  * start:stop (a list's slice rules); op itself when that is all of an exact
- * one.  Each kept key's __hash__ runs once (transient_slice_load); no
+ * one.  Each kept key's __hash__ runs once (position_slice_load); no
  * __eq__.  O(log n + k) for k items kept.  New ref or NULL. */
-PyObject *transient_position_slice(fm_state *st, PyObject *op, PyObject *start,
-                                   PyObject *stop);
+PyObject *position_slice(fm_state *st, PyObject *op, PyObject *start, PyObject *stop);
+/* The frozendict type of another core (or the builtin) that obj's real type
+ * derives from: new ref, or NULL (an error set, or none). */
+PyObject *mapping_foreign_base(fm_state *st, PyObject *obj);
+
+/* ------------------------------------------------------------------------ */
+/* merge.c: the one merge                                                     */
+
+/* merge_into: add arg (read as dict(arg) reads it; NULL for none), then the
+ * keywords (a dict, or kwvalues/kwnames from a vectorcall; either may be
+ * NULL).  The one merge behind the constructor, |, __replace__ and
+ * Evolver.update.  0 or -1 (t then holds a partial merge: callers discard
+ * or restore it). */
+int merge_into(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
+               PyObject *const *kwvalues, PyObject *kwnames);
 
 /* ------------------------------------------------------------------------ */
 /* flat.c: versions of at most FLAT_MAX items, one array in insertion order */

@@ -365,7 +365,7 @@ evolver_tp_richcompare(PyObject *op, PyObject *other, int cmp)
     if (cmp != Py_EQ && cmp != Py_NE) {
         Py_RETURN_NOTIMPLEMENTED;
     }
-    PyObject *r = transient_mapping_equal(fm_state_of_type(Py_TYPE(op)), op, other);
+    PyObject *r = mapping_equal(fm_state_of_type(Py_TYPE(op)), op, other);
     if (r == NULL || r == Py_NotImplemented || cmp == Py_EQ) {
         return r;
     }
@@ -382,7 +382,7 @@ evolver_tp_repr(PyObject *op)
     if (name == NULL) {
         return NULL;
     }
-    PyObject *r = transient_items_repr(st, op, name);
+    PyObject *r = mapping_repr(st, op, name);
     Py_DECREF(name);
     return r;
 }
@@ -392,7 +392,7 @@ static PyObject *
 evolver_as_dict(fm_state *st, PyObject *op)
 {
     uint64_t resized;
-    order_node *order = transient_mapping_order(st, op, &resized);
+    order_node *order = mapping_order(st, op, &resized);
     PyObject *d = order_as_dict(order);
     Py_XDECREF(order);
     /* The keys' __hash__ ran: a change meanwhile stops it, as in iteration. */
@@ -640,7 +640,7 @@ evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
         champ_incref(saved.root);
         Py_XINCREF(saved.order); /* and so the merge copies what it edits */
         int changed = 0;
-        if (transient_merge(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
+        if (merge_into(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
             /* Roll back: put the saved state in place first, then release
              * the partial merge (finalizers see the state before update). */
             transient partial = self->t;
@@ -802,19 +802,19 @@ evolver_read_frozen(PyObject *op, evolver_positional what, PyObject *arg, PyObje
     PyObject *r = NULL;
     switch (what) {
     case EVOLVER_KEY_AT:
-        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_KEY);
+        r = position_at(fd, arg, "Evolver", FM_POSITION_KEY);
         break;
     case EVOLVER_VALUE_AT:
-        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_VALUE);
+        r = position_at(fd, arg, "Evolver", FM_POSITION_VALUE);
         break;
     case EVOLVER_ITEM_AT:
-        r = transient_position_at(fd, arg, "Evolver", FM_POSITION_ITEM);
+        r = position_at(fd, arg, "Evolver", FM_POSITION_ITEM);
         break;
     case EVOLVER_INDEX:
-        r = transient_position_of(fd, arg);
+        r = position_of(fd, arg);
         break;
     case EVOLVER_SLICE:
-        r = transient_position_slice(fm_state_of_type(Py_TYPE(op)), frozen, arg, stop);
+        r = position_slice(fm_state_of_type(Py_TYPE(op)), frozen, arg, stop);
         break;
     }
     Py_DECREF(frozen);

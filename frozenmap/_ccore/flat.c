@@ -413,7 +413,7 @@ flat_dump(fd_object *fd)
 PyObject *
 flat_from_dict(PyTypeObject *tp, PyObject *dict)
 {
-    /* As transient_bulk_load: the references are taken in one read of the
+    /* As merge_bulk_load: the references are taken in one read of the
      * dict (no allocation, so no user code, meanwhile), then the keys are
      * hashed; an exact dict's keys are distinct. */
     Py_ssize_t n = PyDict_GET_SIZE(dict);

@@ -59,7 +59,7 @@
  * O(d log n) for versions d edits apart, where dict-backed or HAMT maps
  * (hamt.c, immutables) pay O(n).  The same walk makes |, -, & and
  * Evolver.update with a related frozendict cost what changed: only the
- * entries it reports go through the builder (transient_merge_version,
+ * entries it reports go through the builder (merge_version,
  * fd_keys_missing_from).
  *
  * 2. How insertion order is kept: the order trie
@@ -188,12 +188,12 @@
  *
  * The call sites, and how each is protected:
  *  - Key hash and key __eq__ in a frozendict read (fd_find,
- *    transient_mapping_get, ==, diff, &, -, index: transient_position_of):
+ *    mapping_get, ==, diff, &, -, index: position_of):
  *    the caller holds the version and a version's tries
  *    never change (tp_clear runs only on unreachable objects, and empties
  *    the version before releasing anything: see fd_tp_clear); the stored key is
  *    held across its __eq__ (champ_keys_equal).
- *  - The kept keys' hash in slice (transient_slice_load): the keys and
+ *  - The kept keys' hash in slice (position_slice_load): the keys and
  *    values are referenced by the entries of the new map before the first
  *    __hash__ runs, and the tries are built after the last.
  *  - An Evolver's positional reads (key_at, ..., index, slice) read the
@@ -214,7 +214,7 @@
  *    popitem hashes its last key the same way (evolver_popitem_hint), the
  *    key and value held, to find the entry it then removes.
  *  - The write phase (transient_write_new, transient_assoc_hashed,
- *    transient_remove_entry, transient_bulk_load) runs no user code of its
+ *    transient_remove_entry, merge.c: merge_bulk_load) runs no user code of its
  *    own: an Evolver's pauses the collector (transient_gc_pause), replaced
  *    values are held until both tries are updated, and every field of the
  *    transient is written before the old roots are released.
@@ -232,7 +232,7 @@
  *    referenced before the version is allocated, and the result is cached
  *    only if no edit ran during the allocation (evolver_py_freeze).
  *  - Iteration and repr walk a snapshot whose root they hold
- *    (transient_mapping_order; an evolver iterator also checks the resized
+ *    (mapping_order; an evolver iterator also checks the resized
  *    counter on every step); keys and values are borrowed from that
  *    snapshot, never from the live evolver.
  *  - Merges (constructor, |, update) call the argument's keys()/items()/
@@ -251,14 +251,14 @@
  *    run Python code (a key's or value's method, a finalizer, a weakref
  *    callback, any allocation).  Loops over a dict take a strong reference
  *    to each name and value and check the size like dict's iterator
- *    (transient.c: transient_merge_kwargs; transient_bulk_load only copies
+ *    (merge.c: merge_kwargs; merge_bulk_load only copies
  *    references, no code runs while it reads); arguments parsed from a
  *    keyword dict, which the called code can empty, are held while used
  *    (evolver.c: evolver_tp_init; the other methods take their arguments
  *    from a tuple or a vectorcall array, which the caller holds); what a
  *    type's dict lends is held across allocations (module.c:
- *    fm_type_fullname, fm_lookup_special; transient.c:
- *    transient_default_iter).
+ *    fm_type_fullname, fm_lookup_special; merge.c:
+ *    merge_default_iter).
  *    Entries found in a version's trie may be borrowed while the caller
  *    holds the version, whose tries never change.
  *  - Cleared state.  After tp_clear an object is a valid empty one, for
@@ -297,10 +297,13 @@
  *                  champ_equal, champ_diff, champ_check, champ_node_ids
  *     ordertrie.c  order_get, order_insert, order_replace, order_remove,
  *                  order_build, order_cursor_*, order_check
- *     transient.c  transient_* (the layer below both types: the builder,
- *                  transient_merge = merge_into, transient_version_new, and
- *                  the reads both share: transient_mapping_equal,
- *                  transient_items_repr, transient_mapping_get/_order)
+ *     transient.c  transient_*: the builder (init, assoc, dissoc, publish),
+ *                  transient_version_new and the derivations of a
+ *                  version (transient_version_with/_without)
+ *     reads.c      the reads both types share: mapping_get/_order/_len,
+ *                  mapping_equal, mapping_repr, position_at/_of/_slice
+ *     merge.c      merge_into, the one merge (dict.update's reading of
+ *                  an operand: merge_version, merge_keys, merge_pairs)
  *     evolver.c    the Evolver type
  *     views.c      keys/values/items views and the iterator
  *     frozendict.c the frozendict type (this file)
@@ -395,7 +398,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         return NULL;
     }
     PyObject *result = NULL;
-    if (transient_merge(st, &t, arg, kwargs, kwvalues, kwnames) == 0) {
+    if (merge_into(st, &t, arg, kwargs, kwvalues, kwnames) == 0) {
         result = transient_publish(st, &t, tp);
     }
     transient_clear(&t);
@@ -783,7 +786,7 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         }
         return Py_NewRef(r ? Py_True : Py_False);
     }
-    return transient_mapping_equal(st, op, other);
+    return mapping_equal(st, op, other);
 }
 
 static PyObject *
@@ -859,7 +862,7 @@ fd_tp_repr(PyObject *op)
     if (name == NULL) {
         return NULL;
     }
-    PyObject *r = transient_items_repr(fm_state_of_type(Py_TYPE(op)), op, name);
+    PyObject *r = mapping_repr(fm_state_of_type(Py_TYPE(op)), op, name);
     Py_DECREF(name);
     return r;
 }
@@ -870,7 +873,7 @@ static order_node *
 fd_order_snapshot(PyObject *op)
 {
     uint64_t resized;
-    return transient_mapping_order(fm_state_of_type(Py_TYPE(op)), op, &resized);
+    return mapping_order(fm_state_of_type(Py_TYPE(op)), op, &resized);
 }
 
 /* dict(self._items()) */
@@ -1038,7 +1041,7 @@ fd_or_foreign(PyObject *op, PyObject *other, int op_on_left)
 static PyObject *
 fd_or_impl(fm_state *st, PyObject *op, PyObject *other)
 {
-    int ok = transient_is_anydict(st, other);
+    int ok = mapping_is_anydict(st, other);
     if (ok <= 0) {
         return ok < 0 ? NULL : fd_or_foreign(op, other, 1);
     }
@@ -1065,7 +1068,7 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
     }
     PyObject *result = NULL;
     /* other is read as dict | other reads it (dict_update_arg). */
-    if (transient_merge(st, &t, other, NULL, NULL, NULL) == 0) {
+    if (merge_into(st, &t, other, NULL, NULL, NULL) == 0) {
         /* t started from op's roots, which op also holds, so any change
          * copied a root: the same roots mean every value was already there
          * (by identity), and the result is op itself. */
@@ -1134,7 +1137,7 @@ fd_ror_impl(fm_state *st, PyObject *op, PyObject *other)
         Py_XDECREF(order);
         return result;
     }
-    int foreign = transient_is_anydict(st, other);
+    int foreign = mapping_is_anydict(st, other);
     if (foreign < 0) {
         return NULL;
     }
@@ -1756,25 +1759,25 @@ done:
 static PyObject *
 fd_py_key_at(PyObject *op, PyObject *index)
 {
-    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_KEY);
+    return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_KEY);
 }
 
 static PyObject *
 fd_py_value_at(PyObject *op, PyObject *index)
 {
-    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_VALUE);
+    return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_VALUE);
 }
 
 static PyObject *
 fd_py_item_at(PyObject *op, PyObject *index)
 {
-    return transient_position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_ITEM);
+    return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_ITEM);
 }
 
 static PyObject *
 fd_py_index(PyObject *op, PyObject *key)
 {
-    return transient_position_of(fm_as_fd(op), key);
+    return position_of(fm_as_fd(op), key);
 }
 
 static PyObject *
@@ -1783,9 +1786,8 @@ fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
         return NULL;
     }
-    return transient_position_slice(fm_state_of_type(Py_TYPE(op)), op,
-                                    nargs > 0 ? args[0] : Py_None,
-                                    nargs > 1 ? args[1] : Py_None);
+    return position_slice(fm_state_of_type(Py_TYPE(op)), op, nargs > 0 ? args[0] : Py_None,
+                          nargs > 1 ? args[1] : Py_None);
 }
 
 static PyMethodDef fd_methods[] = {

@@ -692,6 +692,13 @@ champ_remove_path(const champ_path *path, const champ_entry *old)
 
 /* --- bulk build ---------------------------------------------------------- */
 
+/* champ_build and its champ_build_* helpers build the trie insertion would
+ * give, by a radix sort in place (one or two digits per pass, into a
+ * scratch array), where the pure core's champ_build splits the entries into
+ * lists by digit (keytrie.py: _build, _collision): the same trie node for
+ * node, by the route that is fast in each language, so the helpers have no
+ * twins there. */
+
 static champ_node *champ_build_bitmap(champ_entry *a, champ_entry *tmp, Py_ssize_t n,
                                       int shift);
 static champ_node *champ_build_wide(champ_entry *a, champ_entry *tmp, Py_ssize_t n, int shift);

@@ -95,7 +95,7 @@ path_walk(fm_state *st, PyObject *top, PyObject *keys, int create, path_maps *pm
     pm->maps[pm->n++] = Py_NewRef(top);
     for (Py_ssize_t i = 0; i < n - 1; i++) {
         PyObject *key = PyTuple_GET_ITEM(keys, i), *child;
-        fm_lookup r = transient_mapping_get(st, pm->maps[i], key, &child);
+        fm_lookup r = mapping_get(st, pm->maps[i], key, &child);
         if (r == FM_ERROR) {
             return -1;
         }
@@ -203,7 +203,7 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
             break;
         }
         PyObject *child;
-        fm_lookup r = transient_mapping_get(st, m, PyTuple_GET_ITEM(keys, i), &child);
+        fm_lookup r = mapping_get(st, m, PyTuple_GET_ITEM(keys, i), &child);
         Py_DECREF(m);
         if (r != FM_FOUND) {
             m = r == FM_ERROR ? NULL : Py_NewRef(dflt);
@@ -277,7 +277,7 @@ path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     Py_ssize_t last = PyTuple_GET_SIZE(keys) - 1;
     PyObject *key = PyTuple_GET_ITEM(keys, last);
-    fm_lookup r = transient_mapping_get(st, pm.maps[last], key, &old);
+    fm_lookup r = mapping_get(st, pm.maps[last], key, &old);
     if (r == FM_ERROR) {
         goto done;
     }

@@ -56,7 +56,7 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
         flat = Py_NewRef(mapping); /* walked in place: its entries never change */
     }
     else {
-        order = transient_mapping_order(st, mapping, &resized);
+        order = mapping_order(st, mapping, &resized);
         if (order == NULL && PyErr_Occurred()) {
             return NULL;
         }
@@ -73,7 +73,7 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
     it->evolver = NULL;
     it->resized = resized;
     it->order = order;
-    it->remaining = transient_mapping_len(st, mapping);
+    it->remaining = mapping_len(st, mapping);
     if (!fm_is_frozendict(st, mapping)) {
         it->evolver = Py_NewRef(mapping);
     }
@@ -309,7 +309,7 @@ static Py_ssize_t
 view_tp_length(PyObject *op)
 {
     /* The stored length: a subclass's __len__ is never consulted. */
-    return transient_mapping_len(fm_state_of_type(Py_TYPE(op)), view_of(op)->mapping);
+    return mapping_len(fm_state_of_type(Py_TYPE(op)), view_of(op)->mapping);
 }
 
 static PyObject *
@@ -382,7 +382,7 @@ view_keys_tp_contains(PyObject *op, PyObject *key)
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *value;
     PyObject *mapping = Py_NewRef(view_of(op)->mapping);
-    fm_lookup r = transient_mapping_get(st, mapping, key, &value);
+    fm_lookup r = mapping_get(st, mapping, key, &value);
     if (r == FM_FOUND) {
         Py_DECREF(value);
     }
@@ -400,7 +400,7 @@ view_items_tp_contains(PyObject *op, PyObject *item)
     }
     Py_INCREF(item); /* its parts are used after user code runs */
     PyObject *mapping = Py_NewRef(view_of(op)->mapping);
-    fm_lookup r = transient_mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
+    fm_lookup r = mapping_get(st, mapping, PyTuple_GET_ITEM(item, 0), &value);
     if (r == FM_FOUND) {
         r = PyObject_RichCompareBool(value, PyTuple_GET_ITEM(item, 1), Py_EQ);
         Py_DECREF(value);

@@ -19,16 +19,20 @@ with the long version):
   accumulator so a derived version's hash is an O(1) update.
 - ``transient``: transient ownership.  Nodes carry an owner token; a
   Transient (the internal builder) edits its own nodes in place and copies
-  shared ones once.  It also holds the one merge (``merge_into``: the
-  constructor, ``|``, ``Evolver.update``) and the reads that ``frozendict``
-  and ``Evolver`` share (``mapping_equal``, ``items_repr``).
+  shared ones once.
+- ``reads``: the reads that ``frozendict`` and ``Evolver`` share
+  (``mapping_equal``, ``mapping_repr``, the positional reads).
+- ``merge``: the one merge (``merge_into``: the constructor, ``|``,
+  ``Evolver.update``), with a keys path and a pairs path as ``dict.update``.
+- ``views``: keys/values/items views; ``paths``: nested paths.
 - ``frozendict``: the public type; ``evolver``: the public ``Evolver``, a
-  Transient with a guard; ``views``: keys/values/items views.
+  Transient with a guard.
 
-Layers: ``keytrie``, ``ordertrie``, ``hashing``, ``views`` (and the shared ``frozenmap._typeinfo``),
-``paths`` <- ``flat`` <- ``transient`` <- ``frozendict``, ``evolver``.  No module imports
-one above it: ``frozendict`` and ``evolver`` register their classes with
-``transient.register_types`` when imported.
+Layers: ``keytrie``, ``ordertrie``, ``hashing`` (and the shared
+``frozenmap._typeinfo``) <- ``flat`` <- ``transient`` <- ``reads`` <-
+``merge``, ``views``, ``paths`` <- ``evolver`` <- ``frozendict``.  No module
+imports one above it: ``frozendict`` and ``evolver`` register their classes
+with ``reads.register_types`` when imported.
 
 Every single-key derivation costs O(log n) time and new memory in the worst
 case, from any version, old or new.

@@ -7,9 +7,10 @@ publishing in O(1)) is ``transient.Transient``.  ``Evolver`` adds the public
 ``update()``, and iteration over a snapshot that raises ``RuntimeError`` if
 keys are added or removed meanwhile.
 
-Layers: this module sits above ``transient`` (and the tries, ``views``,
-``paths`` below it) and beside ``frozendict``, which it never imports: the
-frozendict class it freezes into is the one registered with ``transient``.
+Layers: this module sits above ``transient``, ``reads``, ``merge``,
+``views`` and ``paths`` (and the tries below them) and below ``frozendict``,
+which it never imports: the frozendict class it freezes into is the one
+registered with ``reads``.
 
 Mirrors ``frozenmap/_ccore/evolver.c``.
 """
@@ -24,21 +25,19 @@ from .. import _common
 from .flat import FLAT_MAX, flat_identical
 from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
 from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
+from .merge import merge_into
 from .ordertrie import order_items, order_items_reversed, order_last
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
-from .transient import (
-    Transient,
-    _GCPaused,
+from .reads import (
     frozendict_type,
-    items_repr,
     mapping_equal,
-    merge_into,
+    mapping_repr,
     position_at,
     position_of,
     position_slice,
     register_types,
-    trie_parts,
 )
+from .transient import Transient, _GCPaused, trie_parts
 from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
 
 __all__ = ["Evolver"]
@@ -302,7 +301,7 @@ class Evolver(Transient):
         return result if result is NotImplemented else not result
 
     def __repr__(self) -> str:
-        return items_repr(self, "Evolver")
+        return mapping_repr(self, "Evolver")
 
     def __reduce__(self) -> Any:
         return (_common.restore_evolver, (dict(self._items()), "python"))

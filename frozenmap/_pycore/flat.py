@@ -31,7 +31,7 @@ renumbering is harmless; the stored hashes (and so the hash accumulator) are
 carried across unchanged.
 
 Layers: beside the tries (it builds and reads them); ``transient`` and
-``frozendict`` sit above it.
+everything else sit above it.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ is the tuple of its stored hashes and ``_order`` the tuple of its
 first.
 
 Layers: this module sits above ``transient`` (the builder every derivation
-goes through, ``merge_into``, ``mapping_equal``, ``items_repr``), which it
-registers its class with; it uses ``evolver`` only to construct an
-``Evolver`` in ``evolve()``.
+goes through), ``reads`` (``mapping_equal``, ``mapping_repr``, positions,
+which it registers its class with), ``merge`` (``merge_into``), ``views`` and
+``paths``; it uses ``evolver`` only to construct an ``Evolver`` in
+``evolve()``.
 
 Mirrors ``frozenmap/_ccore/frozendict.c``.
 """
@@ -70,6 +71,7 @@ from .keytrie import (
     champ_node_ids,
     champ_set_copying,
 )
+from .merge import SHARING_WALK_RATIO, merge_into
 from .ordertrie import (
     OrderNode,
     order_check,
@@ -83,21 +85,16 @@ from .ordertrie import (
     order_replace_copying,
 )
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
-from .transient import (
-    SHARING_WALK_RATIO,
-    Transient,
-    _is_anydict,
-    _seq_of,
-    entries_of,
-    items_repr,
+from .reads import (
+    is_anydict,
     mapping_equal,
-    merge_into,
+    mapping_repr,
     position_at,
     position_of,
     position_slice,
     register_types,
-    trie_parts,
 )
+from .transient import Transient, _seq_of, entries_of, trie_parts
 from .views import call_error as _call_error
 from .views import (
     mapping_items,
@@ -431,7 +428,7 @@ class frozendict:
     # --- equality and hashing --------------------------------------------------------
 
     def __eq__(self, other: object) -> Any:
-        if issubclass(type(other), frozendict):  # (not isinstance: see _is_anydict)
+        if issubclass(type(other), frozendict):  # (not isinstance: see is_anydict)
             that: Any = other
             if self is that:
                 return True
@@ -488,7 +485,7 @@ class frozendict:
     def __repr__(self) -> str:
         # The real name, as the builtin prints tp_name (a metaclass can make
         # __name__ anything).
-        return items_repr(self, type_name(type(self)))
+        return mapping_repr(self, type_name(type(self)))
 
     def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
         return (dict(self._items()),)
@@ -526,6 +523,13 @@ class frozendict:
         # key-trie path (nothing published is edited: the owner is None, and
         # nothing new is reachable until it is returned), then the
         # accumulator (the value's __hash__), then the order trie's path.
+        # The C core's twin is transient_version_with (transient.c), a
+        # function of the builder's layer rather than a method because
+        # paths.c derives through it too (paths.py calls this method).  Same
+        # result, same user code in the same order (hash, __eq__ down the
+        # path, the value's __hash__); C records the path in a first walk
+        # (champ_find_path) and copies it afterwards, as it has no list
+        # slicing to copy a node cheaply while descending.
         try:
             h = hash(key) & KEY_MASK  # key_hash, inlined
         except TypeError as exc:
@@ -644,7 +648,7 @@ class frozendict:
         >>> frozendict(a=1, b=2) | {'b': 3, 'c': 4}
         frozendict({'a': 1, 'b': 3, 'c': 4})
         """
-        if not _is_anydict(other):
+        if not is_anydict(other):
             return _cold.or_foreign(self, other, True)
         if type(self) is frozendict:
             # The builtin's order: frozendict() | frozendict() is the right side.
@@ -689,7 +693,7 @@ class frozendict:
             # (only reached by a direct fd.__ror__(x) call) x | fd, with the
             # shortcuts only for an exact x, as the builtin's slot does
             return frozendict.__or__(other, self)
-        if _is_anydict(other):  # the other core's: a new one
+        if is_anydict(other):  # the other core's: a new one
             t = Transient()
             merge_into(t, other, None)
             merge_into(t, self, None)

@@ -541,6 +541,14 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     entries in seq order), built top-down without a lookup.  Runs no user
     code.  Cost: O(n log32 n) steps, one new node per node of the result.
     (Also what a flat map's promotion builds: ``flat_promote``.)
+
+    The C core's ``champ_build`` has no twin function by function here: it
+    reaches the same trie by another route, a radix sort of the entries in
+    place into a scratch array, one or two digits at a time
+    (``champ_build_root``, ``_partition``, ``_wide``, ``_buckets``,
+    ``_bitmap``, ``_child``, ``_collision``, ``_node``), where this core
+    splits the entries into lists by digit (``_build``), already the fast
+    way in Python.  Same rule, same trie, node for node.
     """
     if not entries:
         return EMPTY_ROOT

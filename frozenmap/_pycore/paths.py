@@ -13,7 +13,10 @@ module): an empty path is ``ValueError``; a ``str`` or ``bytes`` path is
 through a value that is not a frozendict is ``TypeError`` naming the position.
 
 This module knows the frozendict type only through the ``fd_type`` argument,
-so it sits below both ``frozendict`` and ``Evolver``.
+so it sits below both ``frozendict`` and ``Evolver``; in the layers it stands
+beside ``views`` and ``merge``, above ``transient`` and ``reads`` (the C core's
+``paths.c`` derives through ``transient_version_with`` and reads through
+``mapping_get``; this module calls the same operations as methods).
 """
 
 from __future__ import annotations

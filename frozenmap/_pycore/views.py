@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Dict, Iterator
 
 from .._common import ViewSetOps
+from .reads import mapping_len
 
 __all__ = [
     "frozendict_keys",
@@ -182,15 +183,6 @@ def _bad_call(self: Any, name: str, args: Any, kwargs: Dict[str, Any]) -> TypeEr
 
 # The read methods frozendict and Evolver share (bound as class attributes in
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
-
-
-def mapping_len(mapping: Any) -> int:
-    """The stored length of a frozendict or Evolver (``_len``).
-
-    What ``repr``, ``==`` and the views use: like ``dict``'s own operations,
-    they never call a subclass's ``__len__``.
-    """
-    return mapping._len  # type: ignore[no-any-return]
 
 
 def mapping_iter(self: Any) -> Iterator[Any]:

@@ -1,0 +1,487 @@
+/* reads.c -- the reads both public types share: lookups, ==, repr and the
+ * positional reads of "a mapping" (a frozendict, any subclass, or an
+ * Evolver), and what recognises another core's or the builtin frozendict.
+ * Mirrors frozenmap/_pycore/reads.py.
+ *
+ * Layers: above transient.c (a slice is built through a transient, an
+ * Evolver's lookup holds its transient's roots), below merge.c, views.c,
+ * paths.c and the two types.  Names: mapping_* (reads of a mapping),
+ * position_* (reads by position).
+ */
+#include "cfrozenmap.h"
+
+/* --- reads of a mapping ---------------------------------------------------- */
+
+fm_lookup
+mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
+{
+    if (!fm_is_frozendict(st, mapping)) {
+        return transient_shared_get(mapping, &fm_as_evolver(mapping)->t, key, value);
+    }
+    /* A frozendict's tries never change while the caller holds it (tp_clear
+     * only runs on unreachable objects), so its nodes need no extra hold. */
+    Py_uhash_t h;
+    champ_entry *e;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    fd_object *fd = fm_as_fd(mapping);
+    if (fm_is_flat(fd)) {
+        Py_ssize_t index;
+        fm_lookup r = flat_scan(fd, h, key, &index);
+        if (r == FM_FOUND) {
+            *value = Py_NewRef(fd->flat[index].value);
+        }
+        return r;
+    }
+    fm_lookup r = (fm_lookup)champ_find(fd->root, h, key, &e);
+    if (r == FM_FOUND) {
+        *value = Py_NewRef(e->value);
+    }
+    return r;
+}
+
+order_node *
+mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
+{
+    if (fm_is_frozendict(st, mapping)) {
+        *resized = 0;
+        fd_object *fd = fm_as_fd(mapping);
+        return fm_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
+    }
+    evolver_object *ev = fm_as_evolver(mapping);
+    order_node *order;
+    FM_BEGIN_CS(mapping);
+    /* The snapshot's reference makes later edits copy the order path. */
+    order = (order_node *)Py_XNewRef(ev->t.order);
+    *resized = ev->resized;
+    FM_END_CS();
+    return order;
+}
+
+Py_ssize_t
+mapping_len(fm_state *st, PyObject *mapping)
+{
+    return fm_is_frozendict(st, mapping) ? fm_as_fd(mapping)->len
+                                         : fm_as_evolver(mapping)->t.len;
+}
+
+/* How often an Evolver changed size (0 for a frozendict). */
+static uint64_t
+mapping_resized(fm_state *st, PyObject *mapping)
+{
+    return fm_is_evolver(st, mapping) ? fm_as_evolver(mapping)->resized : 0;
+}
+
+PyObject *
+mapping_foreign_base(fm_state *st, PyObject *obj)
+{
+    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    if (types == NULL) {
+        return NULL;
+    }
+    PyObject *found = NULL;
+    if (PyTuple_Check(types)) {
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+            PyObject *base = PyTuple_GET_ITEM(types, i);
+            /* By the real type: PyObject_IsInstance would believe a
+             * __class__ property. */
+            if (base != (PyObject *)st->frozendict_type && fm_is_subtype(Py_TYPE(obj), base)) {
+                found = Py_NewRef(base);
+                break;
+            }
+        }
+    }
+    Py_DECREF(types);
+    return found;
+}
+
+int
+mapping_is_anydict(fm_state *st, PyObject *obj)
+{
+    if (PyDict_Check(obj) || fm_is_frozendict(st, obj)) {
+        return 1;
+    }
+    PyObject *foreign = mapping_foreign_base(st, obj);
+    if (foreign == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    Py_DECREF(foreign);
+    return 1;
+}
+
+/* --- == and repr ------------------------------------------------------------ */
+
+/* The next (key, value) (borrowed) of a walk: the flat version's entry at
+ * *position when flat is not NULL, else the cursor's.  1, or 0 at the end. */
+static inline int
+mapping_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObject **k,
+                  PyObject **v)
+{
+    if (flat == NULL) {
+        return order_cursor_next(c, k, v);
+    }
+    if (*position >= flat->len) {
+        return 0;
+    }
+    *k = flat->flat[*position].key;
+    *v = flat->flat[*position].value;
+    (*position)++;
+    return 1;
+}
+
+PyObject *
+mapping_equal(fm_state *st, PyObject *a, PyObject *b)
+{
+    /* As dict's own ==: both sides are read from their own storage, never
+     * through a subclass's __len__, get or __getitem__.  b is ours (a
+     * frozendict or an Evolver), a dict (any subclass), or another core's or
+     * the builtin frozendict, read through that base type's methods. */
+    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
+    order_node *order = NULL;
+    int own = fm_is_frozendict(st, b) || fm_is_evolver(st, b);
+    Py_ssize_t lb;
+    if (own) {
+        lb = mapping_len(st, b);
+    }
+    else if (PyDict_Check(b)) {
+        lb = PyDict_GET_SIZE(b);
+    }
+    else {
+        foreign = mapping_foreign_base(st, b);
+        if (foreign == NULL) {
+            return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+        }
+        PyObject *n = PyObject_CallMethod(foreign, "__len__", "O", b);
+        lb = n == NULL ? -1 : PyNumber_AsSsize_t(n, PyExc_OverflowError);
+        Py_XDECREF(n);
+        if (lb == -1 && PyErr_Occurred()) {
+            goto done;
+        }
+        get = PyObject_GetAttrString(foreign, "get");
+        if (get == NULL) {
+            goto done;
+        }
+    }
+    if (mapping_len(st, a) != lb) {
+        result = Py_NewRef(Py_False);
+        goto done;
+    }
+    missing = PyBaseObject_Type.tp_alloc(&PyBaseObject_Type, 0);
+    if (missing == NULL) {
+        goto done;
+    }
+    /* An Evolver on either side that changes size meanwhile (from a key's or
+     * a value's __eq__) stops the walk, as it stops an iterator. */
+    uint64_t resized_a = mapping_resized(st, a), resized_b = mapping_resized(st, b);
+    uint64_t snapshot_resized;
+    /* A flat frozendict is read in place (the caller holds it, so its
+     * entries never change); anything else through an order snapshot. */
+    fd_object *flat = fm_is_frozendict(st, a) && fm_is_flat(fm_as_fd(a)) ? fm_as_fd(a) : NULL;
+    if (flat == NULL) {
+        order = mapping_order(st, a, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            result = NULL;
+            goto done;
+        }
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
+    PyObject *k, *v;
+    result = Py_True;
+    while (mapping_walk_next(&c, flat, &position, &k, &v)) {
+        PyObject *other;
+        Py_INCREF(k);
+        Py_INCREF(v);
+        if (own) {
+            fm_lookup found = mapping_get(st, b, k, &other);
+            if (found == FM_MISSING) {
+                other = Py_NewRef(missing);
+            }
+            else if (found == FM_ERROR) {
+                other = NULL;
+            }
+        }
+        else if (get == NULL) {
+            other = PyDict_GetItemWithError(b, k);
+            if (other == NULL && !PyErr_Occurred()) {
+                other = missing;
+            }
+            Py_XINCREF(other);
+        }
+        else {
+            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
+        }
+        int r;
+        if (other == NULL) {
+            r = -1;
+        }
+        else if (other == missing) {
+            r = 0;
+        }
+        else {
+            r = PyObject_RichCompareBool(v, other, Py_EQ);
+        }
+        Py_XDECREF(other);
+        Py_DECREF(k);
+        Py_DECREF(v);
+        if (r >= 0
+            && (mapping_resized(st, a) != resized_a || mapping_resized(st, b) != resized_b)) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            r = -1;
+        }
+        if (r <= 0) {
+            result = r < 0 ? NULL : Py_False;
+            break;
+        }
+    }
+    result = Py_XNewRef(result);
+done:
+    Py_XDECREF(foreign);
+    Py_XDECREF(get);
+    Py_XDECREF(missing);
+    Py_XDECREF(order);
+    return result;
+}
+
+PyObject *
+mapping_repr(fm_state *st, PyObject *mapping, PyObject *name)
+{
+    /* The stored length: a subclass's __len__ is never consulted. */
+    if (mapping_len(st, mapping) == 0) {
+        return PyUnicode_FromFormat("%U()", name);
+    }
+    int rec = Py_ReprEnter(mapping);
+    if (rec != 0) {
+        return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
+    }
+    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
+    uint64_t snapshot_resized; /* (the counter is read again below) */
+    order_node *order = NULL;
+    /* A flat frozendict is read in place, as in mapping_equal. */
+    fd_object *flat = fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))
+                          ? fm_as_fd(mapping)
+                          : NULL;
+    if (flat == NULL) {
+        order = mapping_order(st, mapping, &snapshot_resized);
+        if (order == NULL && PyErr_Occurred()) {
+            goto done;
+        }
+    }
+    parts = PyList_New(0);
+    if (parts == NULL) {
+        goto done;
+    }
+    if (Py_EnterRecursiveCall(" while getting the repr of a frozendict")) {
+        goto done;
+    }
+    order_cursor c;
+    order_cursor_init(&c, order, 0);
+    Py_ssize_t position = 0;
+    PyObject *k, *v;
+    int failed = 0;
+    /* An Evolver changed by a key's or value's __repr__ stops the walk. */
+    uint64_t resized = mapping_resized(st, mapping);
+    while (mapping_walk_next(&c, flat, &position, &k, &v)) {
+        PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
+        if (part == NULL || PyList_Append(parts, part) < 0) {
+            Py_XDECREF(part);
+            failed = 1;
+            break;
+        }
+        Py_DECREF(part);
+        if (mapping_resized(st, mapping) != resized) {
+            PyErr_SetString(PyExc_RuntimeError, "Evolver changed size during iteration");
+            failed = 1;
+            break;
+        }
+    }
+    Py_LeaveRecursiveCall();
+    if (failed) {
+        goto done;
+    }
+    sep = PyUnicode_FromString(", ");
+    if (sep == NULL) {
+        goto done;
+    }
+    body = PyUnicode_Join(sep, parts);
+    if (body == NULL) {
+        goto done;
+    }
+    result = PyUnicode_FromFormat("%U({%U})", name, body);
+done:
+    Py_ReprLeave(mapping);
+    Py_XDECREF(order);
+    Py_XDECREF(parts);
+    Py_XDECREF(sep);
+    Py_XDECREF(body);
+    return result;
+}
+
+/* --- positions: reads of a version, for both types ------------------------ */
+
+/* A position from index (an int or __index__; negative from the end) in a
+ * trie of size items: 0 and *pos, or -1 with TypeError or IndexError (as
+ * list.pop raises them, name in the message). */
+static int
+position_index(PyObject *index, Py_ssize_t size, const char *name, Py_ssize_t *pos)
+{
+    Py_ssize_t i = PyNumber_AsSsize_t(index, NULL); /* clamped when too large */
+    if (i == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (i < 0) {
+        i += size;
+    }
+    if (i < 0 || i >= size) {
+        PyErr_Format(PyExc_IndexError, "%s index out of range", name);
+        return -1;
+    }
+    *pos = i;
+    return 0;
+}
+
+PyObject *
+position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
+{
+    Py_ssize_t pos;
+    if (position_index(index, v->len, name, &pos) < 0) {
+        return NULL;
+    }
+    uint64_t seq;
+    PyObject *key, *value;
+    if (fm_is_flat(v)) {
+        key = v->flat[pos].key;
+        value = v->flat[pos].value;
+    }
+    else {
+        order_at(v->order, pos, &seq, &key, &value);
+    }
+    switch (what) {
+    case FM_POSITION_KEY:
+        return Py_NewRef(key);
+    case FM_POSITION_VALUE:
+        return Py_NewRef(value);
+    case FM_POSITION_ITEM:
+        return PyTuple_Pack(2, key, value);
+    }
+    Py_UNREACHABLE();
+}
+
+PyObject *
+position_of(fd_object *v, PyObject *key)
+{
+    Py_uhash_t h;
+    champ_entry *e;
+    if (hashing_key_hash(key, &h) < 0) {
+        return NULL;
+    }
+    if (fm_is_flat(v)) {
+        Py_ssize_t index;
+        fm_lookup found = flat_scan(v, h, key, &index);
+        if (found == FM_FOUND) {
+            return PyLong_FromSsize_t(index);
+        }
+        if (found == FM_MISSING) {
+            PyErr_SetObject(PyExc_KeyError, key);
+        }
+        return NULL;
+    }
+    int r = champ_find(v->root, h, key, &e); /* runs __eq__: v holds its tries */
+    if (r < 0) {
+        return NULL;
+    }
+    if (r == 0) {
+        PyErr_SetObject(PyExc_KeyError, key);
+        return NULL;
+    }
+    return PyLong_FromSsize_t(order_rank(v->order, e->seq));
+}
+
+/* Fill the empty transient t with the items at positions [lo, hi) of v
+ * (lo < hi), as the bulk load fills one from a dict: each kept key is hashed
+ * once -- the order trie stores no hashes, and reading them from the key trie
+ * would walk all n entries -- and never compared, the keys being distinct.
+ * The entries hold references to their keys and values before any __hash__
+ * runs, whatever that code does.  O(log n + k) for k = hi - lo.  0 or -1. */
+static int
+position_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Py_ssize_t n = hi - lo, got = 0;
+    champ_entry *entries = PyMem_Malloc(n * sizeof(champ_entry));
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *k, *val;
+    int may_gc = 0;
+    if (fm_is_flat(v)) { /* the flat form's pairs, in order */
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            k = v->flat[i].key;
+            val = v->flat[i].value;
+            may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
+            entries[got].seq = (uint64_t)got;
+            entries[got].key = Py_NewRef(k);
+            entries[got].value = Py_NewRef(val);
+            got++;
+        }
+    }
+    else {
+        order_cursor c;
+        order_cursor_init_at(&c, v->order, lo);
+        while (got < n && order_cursor_next(&c, &k, &val)) { /* no allocation, no user code */
+            may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
+            entries[got].seq = (uint64_t)got;
+            entries[got].key = Py_NewRef(k);
+            entries[got].value = Py_NewRef(val);
+            got++;
+        }
+    }
+    assert(got == n);
+    /* (both forms hash the kept keys again, as the pure core does: a slice is
+     * the map built from those items) */
+    for (Py_ssize_t i = 0; i < got; i++) { /* may raise: nothing built yet */
+        if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
+            transient_entries_free(entries, got);
+            return -1;
+        }
+    }
+    return transient_load_entries(st, t, entries, got, may_gc);
+}
+
+PyObject *
+position_slice(fm_state *st, PyObject *op, PyObject *start, PyObject *stop)
+{
+    fd_object *v = fm_as_fd(op);
+    PyObject *result = NULL;
+    transient t;
+    int t_ready = 0;
+    Py_ssize_t lo, hi, step = 1;
+    PyObject *bounds = PySlice_New(start, stop, NULL);
+    if (bounds == NULL) {
+        goto done;
+    }
+    if (PySlice_Unpack(bounds, &lo, &hi, &step) < 0) {
+        goto done;
+    }
+    PySlice_AdjustIndices(v->len, &lo, &hi, step);
+    if (lo == 0 && hi == v->len) {
+        result = transient_version_exact(st, op);
+        goto done;
+    }
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        goto done;
+    }
+    t_ready = 1;
+    if (lo < hi && position_slice_load(st, &t, v, lo, hi) < 0) {
+        goto done;
+    }
+    result = transient_publish(st, &t, st->frozendict_type);
+done:
+    Py_XDECREF(bounds);
+    if (t_ready) {
+        transient_clear(&t);
+    }
+    return result;
+}

@@ -1,0 +1,220 @@
+"""The one merge: ``dict(arg, **kwargs)``'s argument read into a builder.
+
+The constructor, ``|``, ``|=`` and ``Evolver.update`` all read their operand
+here, as ``dict.update`` does (CPython's ``dict_merge`` and
+``PyDict_MergeFromSeq2``).  ``merge_arg`` picks the path by the operand's
+real type, in ``dict_merge``'s order:
+
+- a frozendict of this core: ``merge_version``, from its own storage, with
+  its stored hashes (the changed entries only, found by walking both tries);
+- a dict, or another core's or the builtin frozendict, that does not
+  override ``__iter__``: from its own storage (``merge_bulk_load`` for an
+  exact dict into an empty builder);
+- the *keys path* (``merge_keys``): any other object with ``keys``, read
+  through ``keys()`` and ``obj[key]``;
+- the *pairs path* (``merge_pairs``): anything else, an iterable of pairs,
+  with ``dict``'s errors.
+
+Layers: above ``transient`` and ``reads``; below the public types.
+
+Mirrors ``frozenmap/_ccore/merge.c`` function by function.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+from .._typeinfo import type_fullname, type_lookup, type_name
+from .flat import FLAT_MAX, flat_entries
+from .keytrie import Entry, champ_diff, champ_entries
+from .reads import foreign_base, frozendict_type
+from .transient import Transient, _seq_of, load_items
+
+__all__ = ["merge_into", "SHARING_WALK_RATIO"]
+
+_MISSING: Any = object()
+
+
+# --- dict's words ------------------------------------------------------------------
+
+
+def _default_iter(cls: type, base: type) -> bool:
+    """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
+    return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
+
+
+def _dict_sequence_error() -> Tuple[str, List[str]]:
+    """The message and notes of the running interpreter's ``dict([None])``:
+    its error for element #0 of a pairs iterable, an object of type
+    ``NoneType`` that is not iterable.  CPython up to 3.13 names the index in
+    the message, 3.14 in a note; PyPy names the element's type instead."""
+    element: Any = None
+    try:
+        dict([element])
+    except TypeError as exc:
+        return str(exc), list(getattr(exc, "__notes__", ()))
+    raise AssertionError("dict([None]) did not raise TypeError")  # pragma: no cover
+
+
+_DICT_SEQUENCE_ERROR = _dict_sequence_error()
+
+
+def _sequence_error(index: int, element: Any) -> TypeError:
+    """dict's error for an element of a pairs iterable that is not iterable:
+    the running interpreter's words (``_dict_sequence_error``), for this
+    index and this element's type."""
+
+    def fill(text: str) -> str:
+        return text.replace("#0", "#%d" % index).replace(
+            "'NoneType'", "'%s'" % type_name(type(element))
+        )
+
+    message, notes = _DICT_SEQUENCE_ERROR
+    exc = TypeError(fill(message))
+    if notes:
+        exc.__notes__ = [fill(note) for note in notes]  # type: ignore[attr-defined]
+    return exc
+
+
+def _keys_not_iterable(cls: type, keys_type: type) -> str:
+    """dict's message when ``keys()`` returns something not iterable."""
+    if sys.implementation.name == "pypy":  # PyPy's dict iterates it as it is
+        return "'%s' object is not iterable" % type_name(keys_type)
+    if sys.version_info >= (3, 15):
+        return "%s.keys() must return an iterable, not %s" % (
+            type_fullname(cls),
+            type_fullname(keys_type),
+        )
+    return "%s.keys() returned a non-iterable (type %s)" % (type_name(cls), type_name(keys_type))
+
+
+# --- the merge -------------------------------------------------------------------
+
+
+def merge_into(t: Transient, arg: Any, kwargs: Optional[Dict[str, Any]]) -> None:
+    """Add ``arg`` (as ``dict(arg)`` reads it) and then ``kwargs`` to ``t``.
+
+    As ``dict.update`` does (``dict_merge``): a frozendict of this core, and a
+    dict or another core's frozendict (subclasses included) that does not
+    override ``__iter__``, are read from their own storage -- overridden
+    ``keys``, ``items``, ``__getitem__`` are never called; another object with
+    ``keys`` is read through ``keys()`` (all of it first, unless it is an exact
+    ``list``, which dict walks as it is) and ``obj[key]``; anything else as an
+    iterable of pairs, with ``dict``'s errors.  Later duplicates win; the first
+    key object stays.
+    """
+    merge_arg(t, arg)
+    if kwargs:
+        for key, value in kwargs.items():
+            t._assoc(key, value)
+
+
+def merge_arg(t: Transient, arg: Any) -> None:
+    """Add ``arg`` to ``t`` as ``dict.update(arg)`` reads it: the path chosen
+    by its real type (see the module docstring)."""
+    cls = type(arg)
+    if issubclass(cls, frozendict_type()):
+        merge_version(t, arg)
+    elif issubclass(cls, dict) and _default_iter(cls, dict):
+        if not t.length and cls is dict:
+            merge_bulk_load(t, arg)
+        else:
+            for key, value in dict.items(arg):
+                t._assoc(key, value)
+    elif (foreign := foreign_base(cls)) is not None and _default_iter(cls, foreign):
+        for key, value in foreign.items(arg):
+            t._assoc(key, value)
+    elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
+        merge_keys(t, arg, keys_method)
+    else:
+        merge_pairs(t, arg)
+
+
+def merge_keys(t: Transient, arg: Any, keys_method: Any) -> None:
+    """The keys path: ``for key in arg.keys(): t[key] = arg[key]``, with
+    ``keys_method`` the bound ``arg.keys`` (as ``dict_merge`` reads a mapping
+    that is not a dict)."""
+    keys = keys_method()
+    # As dict_merge (PyMapping_Keys): an exact list is walked as it is, so
+    # keys that ``arg[key]`` appends are read too; anything else is read
+    # to the end first, then the lookups.
+    if type(keys) is not list:
+        try:
+            it = iter(keys)
+        except TypeError:
+            raise TypeError(_keys_not_iterable(type(arg), type(keys))) from None
+        keys = list(it)
+    for key in keys:
+        t._assoc(key, arg[key])
+
+
+def merge_pairs(t: Transient, arg: Any) -> None:
+    """The pairs path: ``for key, value in arg: t[key] = value``, each element
+    a pair, with dict's errors (``PyDict_MergeFromSeq2``)."""
+    for index, element in enumerate(arg):
+        if type(element) is not tuple:
+            try:
+                element = tuple(iter(element))
+            except TypeError:
+                raise _sequence_error(index, element) from None
+        if len(element) != 2:
+            raise ValueError(
+                "dictionary update sequence element #%d has length %d; 2 is required"
+                % (index, len(element))
+            )
+        t._assoc(element[0], element[1])
+
+
+SHARING_WALK_RATIO = 4
+"""A merge with a frozendict of this core walks the two key tries together
+(``champ_diff``, skipping the subtrees they share) when the operand holds at
+least 1/4 as many entries as the map it is merged into.  The walk costs
+O(d log n) for tries d edits apart and never more than O(n + k) for a map of
+n entries and an operand of k, so with n <= 4k it is never worse than
+reading the operand's k entries one by one (O(k log n)), which a smaller
+operand still gets: a walk would list a big map's subtrees beside a small
+operand's entries."""
+
+
+def merge_version(t: Transient, source: Any) -> None:
+    """Add a frozendict's items in its order, with their stored hashes: stored
+    keys are never hashed again.
+
+    Only the entries that change something are applied: those whose key
+    ``t`` lacks and those bringing another value object (``champ_diff`` by
+    identity, which skips the subtrees both tries share: the same node
+    object holds the very same key and value objects, which applying would
+    leave as they are).  They are applied in ``source``'s order, one by one
+    as before, so the result (items, order, which key object stays, the
+    hash accumulator) is what applying every entry gives, in O(d log n)
+    for versions d edits apart.  A flat source's entries are all applied.
+    """
+    if source._len <= FLAT_MAX:
+        # A flat source: its few entries, in order (those that change nothing
+        # leave t as it was).
+        entries = flat_entries(source._root, source._order)
+    elif source._len * SHARING_WALK_RATIO >= t.length:
+        added: List[Entry] = []
+        changed: List[Tuple[Entry, Entry]] = []
+        # t.root is not edited meanwhile: a private builder, or an Evolver's
+        # update(), which sealed it and refuses edits from inside.
+        champ_diff(t.root, source._root, (added, None, changed), True)
+        entries = added
+        for pair in changed:
+            entries.append(pair[1])
+    else:
+        entries = list(champ_entries(source._root))
+    if source._len > FLAT_MAX:
+        entries.sort(key=_seq_of)
+    for entry in entries:
+        t._assoc_hashed(entry[0], entry[2], entry[3])
+
+
+def merge_bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
+    """Fill an empty transient from a dict, whose keys are known to be distinct.
+
+    The order trie is built bottom-up in O(n) and the key trie top-down
+    (``champ_build``), with no lookups and no ``__eq__`` calls.
+    """
+    load_items(t, list(source.items()))
