@@ -130,6 +130,29 @@ mapping_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObje
     return 1;
 }
 
+/* b.get(k, missing) as mapping_equal reads b (the pure core's b_get): own
+ * (a frozendict or an Evolver) through mapping_get, a dict (get NULL) from
+ * its storage, another core's or the builtin frozendict through its base
+ * type's get.  A new ref (to missing when absent) or NULL. */
+static PyObject *
+mapping_get_or(fm_state *st, PyObject *b, int own, PyObject *get, PyObject *k,
+               PyObject *missing)
+{
+    PyObject *other;
+    if (own) {
+        fm_lookup found = mapping_get(st, b, k, &other);
+        return found == FM_FOUND ? other : found == FM_MISSING ? Py_NewRef(missing) : NULL;
+    }
+    if (get == NULL) {
+        other = PyDict_GetItemWithError(b, k);
+        if (other == NULL && !PyErr_Occurred()) {
+            other = missing;
+        }
+        return Py_XNewRef(other);
+    }
+    return PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
+}
+
 PyObject *
 mapping_equal(fm_state *st, PyObject *a, PyObject *b)
 {
@@ -191,38 +214,12 @@ mapping_equal(fm_state *st, PyObject *a, PyObject *b)
     PyObject *k, *v;
     result = Py_True;
     while (mapping_walk_next(&c, flat, &position, &k, &v)) {
-        PyObject *other;
         Py_INCREF(k);
         Py_INCREF(v);
-        if (own) {
-            fm_lookup found = mapping_get(st, b, k, &other);
-            if (found == FM_MISSING) {
-                other = Py_NewRef(missing);
-            }
-            else if (found == FM_ERROR) {
-                other = NULL;
-            }
-        }
-        else if (get == NULL) {
-            other = PyDict_GetItemWithError(b, k);
-            if (other == NULL && !PyErr_Occurred()) {
-                other = missing;
-            }
-            Py_XINCREF(other);
-        }
-        else {
-            other = PyObject_CallFunctionObjArgs(get, b, k, missing, NULL);
-        }
-        int r;
-        if (other == NULL) {
-            r = -1;
-        }
-        else if (other == missing) {
-            r = 0;
-        }
-        else {
-            r = PyObject_RichCompareBool(v, other, Py_EQ);
-        }
+        PyObject *other = mapping_get_or(st, b, own, get, k, missing);
+        int r = other == NULL      ? -1
+                : other == missing ? 0
+                                   : PyObject_RichCompareBool(v, other, Py_EQ);
         Py_XDECREF(other);
         Py_DECREF(k);
         Py_DECREF(v);

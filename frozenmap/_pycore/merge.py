@@ -120,15 +120,21 @@ def merge_arg(t: Transient, arg: Any) -> None:
         if not t.length and cls is dict:
             merge_bulk_load(t, arg)
         else:
-            for key, value in dict.items(arg):
-                t._assoc(key, value)
+            merge_items_of(t, dict, arg)
     elif (foreign := foreign_base(cls)) is not None and _default_iter(cls, foreign):
-        for key, value in foreign.items(arg):
-            t._assoc(key, value)
+        merge_items_of(t, foreign, arg)
     elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
         merge_keys(t, arg, keys_method)
     else:
         merge_pairs(t, arg)
+
+
+def merge_items_of(t: Transient, base: type, arg: Any) -> None:
+    """``base.items(arg)`` into ``t``: ``arg`` read from its base type's own
+    storage, as ``dict_merge`` reads a dict (never a subclass's ``items``,
+    ``keys`` or ``__getitem__``)."""
+    for key, value in base.items(arg):  # type: ignore[attr-defined]
+        t._assoc(key, value)
 
 
 def merge_keys(t: Transient, arg: Any, keys_method: Any) -> None:
