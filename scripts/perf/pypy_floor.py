@@ -15,6 +15,8 @@ trie and no frozenset-style hash accumulator: it does less than frozenmap
 must (insertion order, a cached hash, diff and equality by shared
 subtrees), so what it cannot reach no ordered design can.  Equal full hashes
 go into a ``_Collision`` list ``[k0, v0, ...]`` below the last digit.
+``FloorTupleMap`` is the same trie with tuple nodes, ``FloorOrdered`` the
+least an insertion-ordered map adds (memory only).
 
 Only what the goal measures is here: construction from a dict, ``m[k]``,
 ``k in m``, ``set``, ``delete`` and ``len``.  The walks are recursive (no
@@ -317,6 +319,23 @@ class FloorTupleMap(FloorMap):
     def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
         FloorMap.__init__(self, data)
         self._root = _frozen(self._root, 0)
+
+
+class FloorOrdered:
+    """Memory only: the least an insertion-ordered map adds to the floor.
+    The key trie maps each key to its seq (a new int per item, as the seqs
+    of a real map are), and the order index is its leaves alone: tuples of
+    16 items stored flat, ``(k0, v0, ..., k15, v15)`` (no inner nodes, no
+    bitmaps, no counts).  With ``tuples`` the key trie's nodes are tuples
+    too."""
+
+    __slots__ = ("keys", "order")
+
+    def __init__(self, data: Mapping[Any, Any], tuples: bool = False) -> None:
+        seqs = {key: seq for seq, key in enumerate(data)}
+        self.keys = (FloorTupleMap if tuples else FloorMap)(seqs)
+        flat = [x for item in data.items() for x in item]
+        self.order = [tuple(flat[i : i + 32]) for i in range(0, len(flat), 32)]
 
 
 def check(m: FloorMap, model: Dict[Any, Any]) -> None:

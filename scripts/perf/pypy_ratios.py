@@ -7,7 +7,8 @@ Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
 Libraries: ``py`` (frozenmap's pure core), ``immutables``, ``pyrsistent``
 (``pmap``), ``frozendict`` (the PyPI package), ``dict`` (copied per edit),
 ``floor`` and ``floortuple`` (the lower-bound prototypes of
-``pypy_floor.py``; ``floortuple`` has no edits).  The op ``mem`` is the
+``pypy_floor.py``; ``floortuple`` has no edits; ``floorordered`` and
+``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
 benchmark's memory per item (PyPy: live-heap growth between full
 collections), not a time.
 
@@ -71,6 +72,11 @@ def _libs(names, baseline=None):
             from pypy_floor import FloorMap
 
             out[name] = (FloorMap, FloorMap.set, FloorMap.delete)
+        elif name in ("floorordered", "floororderedtuple"):
+            from pypy_floor import FloorOrdered
+
+            tuples = name == "floororderedtuple"
+            out[name] = (lambda data, t=tuples: FloorOrdered(data, t), None, None)
         elif name == "floortuple":
             from pypy_floor import FloorTupleMap
 
