@@ -1,8 +1,16 @@
-"""Interleaved timing of the pure core against immutables and dict (PyPy or CPython).
+"""Interleaved timing of the pure core against its peers (PyPy or CPython).
 
 Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
                                           [--ops lookup_hit,...] [--libs py,immutables,dict]
                                           [--baseline DIR]
+
+Libraries: ``py`` (frozenmap's pure core), ``immutables``, ``pyrsistent``
+(``pmap``), ``frozendict`` (the PyPI package), ``dict`` (copied per edit),
+``floor`` and ``floortuple`` (the lower-bound prototypes of
+``pypy_floor.py``; ``floortuple`` has no edits; ``floorordered`` and
+``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
+benchmark's memory per item (PyPy: live-heap growth between full
+collections), not a time.
 
 Each round times every (operation, library) pair once, in turn, so that the
 machine's load drifts over all of them alike; the table gives the median of
@@ -60,6 +68,27 @@ def _libs(names, baseline=None):
             import immutables
 
             out[name] = (immutables.Map, immutables.Map.set, immutables.Map.delete)
+        elif name == "floor":
+            from pypy_floor import FloorMap
+
+            out[name] = (FloorMap, FloorMap.set, FloorMap.delete)
+        elif name in ("floorordered", "floororderedtuple"):
+            from pypy_floor import FloorOrdered
+
+            tuples = name == "floororderedtuple"
+            out[name] = (lambda data, t=tuples: FloorOrdered(data, t), None, None)
+        elif name == "floortuple":
+            from pypy_floor import FloorTupleMap
+
+            out[name] = (FloorTupleMap, None, None)
+        elif name == "pyrsistent":
+            import pyrsistent
+
+            out[name] = (pyrsistent.pmap, pyrsistent.PMap.set, pyrsistent.PMap.remove)
+        elif name == "frozendict":
+            from frozendict import frozendict
+
+            out[name] = (frozendict, frozendict.set, frozendict.delete)
         elif name == "dict":
 
             def dset(m, k, v):
@@ -111,6 +140,15 @@ def _op_delete(make, setter, deleter, m, w):
     for k in w["deletes"]:
         deleter(m, k)
     return len(w["deletes"])
+
+
+def _mem_per_item(make, data):
+    """The benchmark's memory per item (on PyPy: live-heap growth between full
+    collections), after one warm-up build."""
+    from frozenmap.bench.operations import _traced
+
+    make(data)
+    return _traced(lambda: make(data)) / len(data)
 
 
 OPS = {
@@ -182,18 +220,26 @@ def main(argv=None):
         for _ in range(args.rounds):
             for op in ops:
                 for name, (make, setter, deleter) in libs.items():
+                    if op == "mem":
+                        times[op, name].append(_mem_per_item(make, w["data"]))
+                        continue
+                    if setter is None and op in ("set_existing", "set_new", "delete"):
+                        times[op, name].append(float("nan"))
+                        continue
                     m = w["data"] if op == "construct" else maps[name]
                     t = _time(OPS[op], (make, setter, deleter, m, w), args.target)
                     times[op, name].append(t)
         print("n = %d, median of %d rounds" % (n, args.rounds))
         head = "%-14s" % "op" + "".join("%12s" % name for name in libs)
-        peers = [name for name in libs if name != "py"]
-        print(head + "".join("%14s" % ("py/" + p) for p in peers))
+        me = "floor" if "floor" in libs else "py"
+        peers = [name for name in libs if name != me]
+        print(head + "".join(" %13s" % (me + "/" + p) for p in peers))
         for op in ops:
             med = {name: statistics.median(times[op, name]) for name in libs}
-            row = "%-14s" % op + "".join("%12s" % _fmt(med[name]) for name in libs)
-            if "py" in med:
-                row += "".join("%13.2fx" % (med["py"] / med[p]) for p in peers)
+            fmt = (lambda b: "%.1f B" % b) if op == "mem" else _fmt
+            row = "%-14s" % op + "".join("%12s" % fmt(med[name]) for name in libs)
+            if me in med:
+                row += "".join("%13.2fx" % (med[me] / med[p]) for p in peers)
             print(row)
 
 

@@ -1,0 +1,416 @@
+"""A lower bound for any persistent trie map on PyPy (issue 26, PyPy goal).
+
+Usage: pypy3 scripts/perf/pypy_floor.py [pypy_ratios.py options]
+       (default: --libs floor,py,dict,frozendict,immutables,pyrsistent
+        --sizes 100000 --rounds 10 --ops construct,...,delete,mem)
+
+``FloorMap`` is the leanest persistent map we could write for this job: an
+unordered 32-way CHAMP whose node is one flat list
+``[bitmaps, k0, v0, k1, v1, ..., child_m, ..., child_0]`` (the two bitmaps
+in one int, datamap in the low 32 bits and nodemap above them; children in
+reverse digit order at the end, so child ``j`` is ``node[-1 - j]``).  No
+hashes are stored (a split re-hashes the one displaced key: PyPy caches a
+str's hash), no entry tuples, no owner field, no per-node index, no order
+trie and no frozenset-style hash accumulator: it does less than frozenmap
+must (insertion order, a cached hash, diff and equality by shared
+subtrees), so what it cannot reach no ordered design can.  Equal full hashes
+go into a ``_Collision`` list ``[k0, v0, ...]`` below the last digit.
+``FloorTupleMap`` is the same trie with tuple nodes, ``FloorOrdered`` the
+least an insertion-ordered map adds (memory only).
+
+Only what the goal measures is here: construction from a dict, ``m[k]``,
+``k in m``, ``set``, ``delete`` and ``len``.  The walks are recursive (no
+loops): PyPy's JIT inlines a recursive call into the caller's trace where it
+compiles a loop apart and calls it (docs/notes/pypy.md, second session).
+
+The timing harness is ``pypy_ratios.py``'s (every pair in turn per round,
+median of the rounds, CPU time); ``mem`` is the benchmark's memory per item
+(``frozenmap.bench.operations._traced``: on PyPy the growth of the live heap
+between full collections).  Results: docs/notes/pypy.md, session 5.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, List, Mapping, Tuple
+
+MAX_SHIFT = 60  # the last digit: bits 60-63 (sign-extended on PyPy's signed hashes)
+LOW = 0xFFFFFFFF  # the datamap's bits in a node's bitmaps (the nodemap's: >> 32)
+
+Node = List[Any]
+
+_NODE_BIT = [1 << (d + 32) for d in range(31)] + [-(1 << 63)]
+"""Digit d's nodemap bit in a node's bitmaps: digit 31's is the sign bit,
+so that the bitmaps stay a machine int (above ``sys.maxsize`` PyPy computes
+in big ints, 10x slower)."""
+
+
+class _Collision(List[Any]):
+    """``[k0, v0, k1, v1, ...]``: two or more keys of one full hash."""
+
+    __slots__ = ()
+
+
+def _bits_below(x: int) -> int:
+    """Popcount of a 32-bit int: ``int.bit_count`` is a call on PyPy; this
+    is a few machine instructions in the JIT's trace."""
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) & LOW) >> 24
+
+
+# --- lookup ------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def _find(node: Node, shift: int, h: int, key: Any) -> Any:
+    """The value of ``key`` (hash ``h``) below ``node`` at ``shift``, or _MISSING."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                return node[i + 1]
+        return _MISSING
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if k is key or k == key:
+            return node[i + 1]
+        return _MISSING
+    nm = (bm >> 32) & LOW
+    if nm & bit:
+        return _find(node[-1 - _bits_below(nm & (bit - 1))], shift + 5, h, key)
+    return _MISSING
+
+
+# --- insertion ---------------------------------------------------------------
+
+
+def _pair(k1: Any, v1: Any, h1: int, k2: Any, v2: Any, h2: int, shift: int) -> Node:
+    """The canonical subtree at ``shift`` holding two distinct keys."""
+    if shift > MAX_SHIFT:
+        node = _Collision()
+        node.extend((k1, v1, k2, v2))
+        return node
+    d1 = (h1 >> shift) & 31
+    d2 = (h2 >> shift) & 31
+    if d1 == d2:
+        return [_NODE_BIT[d1], _pair(k1, v1, h1, k2, v2, h2, shift + 5)]
+    if d1 < d2:
+        return [(1 << d1) | (1 << d2), k1, v1, k2, v2]
+    return [(1 << d1) | (1 << d2), k2, v2, k1, v1]
+
+
+def _set(node: Node, shift: int, h: int, key: Any, value: Any) -> Tuple[Node, int]:
+    """(``node`` with ``key`` set to ``value`` (a copy; ``node`` itself if
+    it already holds this very value), 1 if the key is new else 0)."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                if node[i + 1] is value:
+                    return node, 0
+                new = _Collision(node)  # (a slice would be a plain list)
+                new[i + 1] = value
+                return new, 0
+        new = _Collision(node)
+        new.append(key)
+        new.append(value)
+        return new, 1
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if k is key or k == key:
+            if node[i + 1] is value:
+                return node, 0
+            new = node[:]
+            new[i + 1] = value
+            return new, 0
+        child = _pair(k, node[i + 1], hash(k), key, value, h, shift + 5)
+        new = node[:]
+        del new[i : i + 2]
+        nm = ((bm >> 32) & LOW) | bit
+        new.insert(len(new) - _bits_below(nm & (bit - 1)), child)
+        new[0] = (bm ^ bit) | _NODE_BIT[d]
+        return new, 1
+    nm = (bm >> 32) & LOW
+    if nm & bit:
+        j = len(node) - 1 - _bits_below(nm & (bit - 1))
+        child = node[j]
+        sub, added = _set(child, shift + 5, h, key, value)
+        if sub is child:
+            return node, 0
+        new = node[:]
+        new[j] = sub
+        return new, added
+    i = 2 * _bits_below(bm & (bit - 1)) + 1
+    new = node[:i]
+    new.append(key)
+    new.append(value)
+    new += node[i:]
+    new[0] = bm | bit
+    return new, 1
+
+
+def _insert(node: Node, shift: int, h: int, key: Any, value: Any) -> int:
+    """``_set`` in place, for a map being built (no node is shared yet)."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                node[i + 1] = value
+                return 0
+        node.append(key)
+        node.append(value)
+        return 1
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if k is key or k == key:
+            node[i + 1] = value
+            return 0
+        child = _pair(k, node[i + 1], hash(k), key, value, h, shift + 5)
+        del node[i : i + 2]
+        nm = ((bm >> 32) & LOW) | bit
+        node.insert(len(node) - _bits_below(nm & (bit - 1)), child)
+        node[0] = (bm ^ bit) | _NODE_BIT[d]
+        return 1
+    nm = (bm >> 32) & LOW
+    if nm & bit:
+        return _insert(node[-1 - _bits_below(nm & (bit - 1))], shift + 5, h, key, value)
+    i = 2 * _bits_below(bm & (bit - 1)) + 1
+    node.insert(i, value)
+    node.insert(i, key)
+    node[0] = bm | bit
+    return 1
+
+
+# --- removal -----------------------------------------------------------------
+
+
+def _delete(node: Node, shift: int, h: int, key: Any) -> Any:
+    """``node`` without ``key`` (a copy), or None if the key is absent.
+
+    Canonical as CHAMP: a non-root node left with one key and no child is
+    inlined into its parent (a collision list left with one key too).
+    """
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                new = _Collision(node)
+                del new[i : i + 2]
+                return new
+        return None
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if not (k is key or k == key):
+            return None
+        new = node[:]
+        del new[i : i + 2]
+        new[0] = bm ^ bit
+        return new
+    nm = (bm >> 32) & LOW
+    if not nm & bit:
+        return None
+    j = len(node) - 1 - _bits_below(nm & (bit - 1))
+    sub = _delete(node[j], shift + 5, h, key)
+    if sub is None:
+        return None
+    if len(sub) == 2 if shift == MAX_SHIFT else (len(sub) == 3 and not sub[0] >> 32):
+        # one key left below: the parent takes it inline
+        k, v = sub[-2], sub[-1]
+        data = (bm & LOW) | bit
+        i = 2 * _bits_below(data & (bit - 1)) + 1
+        new = node[:]
+        del new[j]
+        new.insert(i, v)
+        new.insert(i, k)
+        new[0] = bm ^ _NODE_BIT[d] | bit
+        return new
+    new = node[:]
+    new[j] = sub
+    return new
+
+
+# --- the map -------------------------------------------------------------------
+
+
+class FloorMap:
+    """The floor map: ``FloorMap(mapping)``, ``m[k]``, ``k in m``, ``len(m)``,
+    ``m.set(k, v)`` and ``m.delete(k)`` (new maps)."""
+
+    __slots__ = ("_root", "_size")
+
+    def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
+        root: Node = [0]
+        size = 0
+        for key, value in dict(data).items() if type(data) is not dict else data.items():
+            size += _insert(root, 0, hash(key), key, value)
+        self._root = root
+        self._size = size
+
+    @classmethod
+    def _make(cls, root: Node, size: int) -> FloorMap:
+        m = cls.__new__(cls)
+        m._root = root
+        m._size = size
+        return m
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, key: Any) -> Any:
+        value = _find(self._root, 0, hash(key), key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: Any) -> bool:
+        return _find(self._root, 0, hash(key), key) is not _MISSING
+
+    def set(self, key: Any, value: Any) -> FloorMap:
+        root, added = _set(self._root, 0, hash(key), key, value)
+        if root is self._root:
+            return self
+        return FloorMap._make(root, self._size + added)
+
+    def delete(self, key: Any) -> FloorMap:
+        root = _delete(self._root, 0, hash(key), key)
+        if root is None:
+            raise KeyError(key)
+        return FloorMap._make(root, self._size - 1)
+
+
+def _frozen(node: Node, shift: int) -> Any:
+    """``node`` and its subtree as tuples (collision lists stay lists)."""
+    if shift > MAX_SHIFT:
+        return node
+    nm = (node[0] >> 32) & LOW
+    if not nm:
+        return tuple(node)
+    k = len(node) - _bits_below(nm)
+    return tuple(node[:k]) + tuple(_frozen(c, shift + 5) for c in node[k:])
+
+
+class FloorTupleMap(FloorMap):
+    """The floor's trie with tuple nodes: what immutable nodes would save
+    (PyPy: a tuple is two objects, a list three).  Built as ``FloorMap``,
+    then converted; only lookups (the same code) and memory are measured."""
+
+    __slots__ = ()
+
+    def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
+        FloorMap.__init__(self, data)
+        self._root = _frozen(self._root, 0)
+
+
+class FloorOrdered:
+    """Memory only: the least an insertion-ordered map adds to the floor.
+    The key trie maps each key to its seq (a new int per item, as the seqs
+    of a real map are), and the order index is its leaves alone: tuples of
+    16 items stored flat, ``(k0, v0, ..., k15, v15)`` (no inner nodes, no
+    bitmaps, no counts).  With ``tuples`` the key trie's nodes are tuples
+    too."""
+
+    __slots__ = ("keys", "order")
+
+    def __init__(self, data: Mapping[Any, Any], tuples: bool = False) -> None:
+        seqs = {key: seq for seq, key in enumerate(data)}
+        self.keys = (FloorTupleMap if tuples else FloorMap)(seqs)
+        flat = [x for item in data.items() for x in item]
+        self.order = [tuple(flat[i : i + 32]) for i in range(0, len(flat), 32)]
+
+
+def check(m: FloorMap, model: Dict[Any, Any]) -> None:
+    """Assert ``m`` holds ``model``'s items, in canonical shape."""
+    assert len(m) == len(model)
+    for k, v in model.items():
+        assert m[k] is v
+    assert _count(m._root, 0, True) == len(model)
+
+
+def _count(node: Node, shift: int, root: bool) -> int:
+    if shift > MAX_SHIFT:
+        assert type(node) is _Collision and len(node) >= 4
+        return len(node) // 2
+    data = node[0] & LOW
+    nm = (node[0] >> 32) & LOW
+    assert not data & nm
+    assert len(node) == 1 + 2 * bin(data).count("1") + bin(nm).count("1")
+    total = bin(data).count("1")
+    for j in range(bin(nm).count("1")):
+        total += _count(node[-1 - j], shift + 5, False)
+    assert root or total >= 2
+    return total
+
+
+def _selftest() -> None:
+    """Random sets and deletes against a dict, with forced collisions."""
+    import random
+
+    class Clash:
+        def __init__(self, n: int) -> None:
+            self.n = n
+
+        def __hash__(self) -> int:
+            return self.n % 7
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Clash) and other.n == self.n
+
+    rng = random.Random(26)
+    for pool in (["k%d" % i for i in range(3000)], [Clash(i) for i in range(60)]):
+        model: Dict[Any, Any] = dict.fromkeys(pool[:100], 0)
+        m = FloorMap(model)
+        check(m, model)
+        for step in range(4000):
+            k = rng.choice(pool)
+            if rng.random() < 0.4 and k in model:
+                m = m.delete(k)
+                del model[k]
+            else:
+                v = object()
+                m = m.set(k, v)
+                model[k] = v
+            if step % 500 == 0:
+                check(m, model)
+        check(m, model)
+
+
+def main() -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import pypy_ratios
+
+    _selftest()
+    defaults = [
+        "--libs",
+        "floor,py,dict,frozendict,immutables,pyrsistent",
+        "--sizes",
+        "100000",
+        "--rounds",
+        "10",
+        "--ops",
+        ",".join(pypy_ratios.OPS) + ",mem",
+    ]
+    pypy_ratios.main(defaults + sys.argv[1:])
+
+
+if __name__ == "__main__":
+    main()
