@@ -376,7 +376,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
     }
     if (!has_kw) {
         if (arg == NULL) {
-            return flat_version_new(tp, NULL, 0, 0, 0);
+            return flat_version_new(tp, NULL, NULL, 0, 0, 0);
         }
         if (PyDict_CheckExact(arg) && PyDict_GET_SIZE(arg) <= FLAT_MAX) {
             return flat_from_dict(tp, arg);
@@ -462,9 +462,14 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
+        Py_VISIT(s->owner); /* a sharer: the owner holds the keys */
+        flat_key *keys = s->owner == NULL ? fm_flat_keys(s) : NULL;
+        PyObject **values = fm_flat_values(s);
         for (Py_ssize_t i = 0; i < s->len; i++) {
-            Py_VISIT(s->flat[i].key);
-            Py_VISIT(s->flat[i].value);
+            if (keys != NULL) {
+                Py_VISIT(keys[i].key);
+            }
+            Py_VISIT(values[i]);
         }
         return 0;
     }
@@ -483,21 +488,14 @@ fd_tp_clear(PyObject *op)
      * frozendict.  The key trie goes first: it borrows the keys and values
      * the order trie owns. */
     fd_object *s = fm_as_fd(op);
-    Py_ssize_t len = s->len;
     if (fm_is_flat(s)) {
-        flat_entry *entries = s->flat;
-        s->flat = NULL;
-        s->len = 0;
-        FM_STORE_HASH(s->hash, -1);
-        if (entries != NULL) {
-            flat_release(entries, len);
-        }
+        flat_clear(s);
         return 0;
     }
     champ_node *root = s->root;
     order_node *order = s->order;
-    s->flat = NULL; /* the empty flat version */
-    s->order = NULL;
+    s->values = NULL; /* the empty flat version */
+    s->owner = NULL;
     s->len = 0;
     s->next_seq = 0;
     FM_STORE_HASH(s->hash, -1);
@@ -531,14 +529,14 @@ fd_find(PyObject *op, PyObject *key, PyObject **value)
     }
     fd_object *fd = fm_as_fd(op);
     if (fm_is_flat(fd)) {
-        flat_entry *entries = fd->flat;
+        flat_key *keys = fm_flat_keys(fd);
         Py_ssize_t n = fd->len;
         for (Py_ssize_t i = 0; i < n; i++) {
-            if (entries[i].hash == h) {
-                int r = champ_keys_equal(entries[i].key, key);
+            if (keys[i].hash == h) {
+                int r = champ_keys_equal(keys[i].key, key);
                 if (r != 0) {
                     if (r > 0) {
-                        *value = entries[i].value;
+                        *value = fm_flat_values(fd)[i];
                     }
                     return r;
                 }
@@ -568,8 +566,8 @@ fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
         Py_ssize_t i;
         fm_lookup r = flat_scan(fd, h, key, &i);
         if (r == FM_FOUND) {
-            *entry = (champ_entry){fd->flat[i].hash, (uint64_t)i, fd->flat[i].key,
-                                   fd->flat[i].value};
+            *entry = (champ_entry){fm_flat_keys(fd)[i].hash, (uint64_t)i,
+                                   fm_flat_keys(fd)[i].key, fm_flat_values(fd)[i]};
         }
         return r;
     }
@@ -738,15 +736,17 @@ fd_flat_equal(fd_object *a, fd_object *b)
 {
     Py_ssize_t n = a->len;
     for (Py_ssize_t i = 0; i < n; i++) {
-        flat_entry *ea = &a->flat[i];
+        /* Read again each time: __eq__ runs user code (a and b, which hold
+         * their owners, are held by the caller). */
+        flat_key ka = fm_flat_keys(a)[i], *kb = fm_flat_keys(b);
         Py_ssize_t j = i;
-        if (b->flat[i].key != ea->key || b->flat[i].hash != ea->hash) {
-            fm_lookup r = flat_scan(b, ea->hash, ea->key, &j);
+        if (kb[i].key != ka.key || kb[i].hash != ka.hash) {
+            fm_lookup r = flat_scan(b, ka.hash, ka.key, &j);
             if (r != FM_FOUND) {
                 return r == FM_ERROR ? -1 : 0;
             }
         }
-        PyObject *va = ea->value, *vb = b->flat[j].value;
+        PyObject *va = fm_flat_values(a)[i], *vb = fm_flat_values(b)[j];
         if (va != vb) {
             int r = PyObject_RichCompareBool(va, vb, Py_EQ);
             if (r <= 0) {
@@ -832,7 +832,8 @@ fd_tp_hash(PyObject *op)
     int r = 0;
     if (fm_is_flat(s)) {
         for (Py_ssize_t i = 0; r == 0 && i < s->len; i++) {
-            champ_entry e = {s->flat[i].hash, 0, s->flat[i].key, s->flat[i].value};
+            champ_entry e = {fm_flat_keys(s)[i].hash, 0, fm_flat_keys(s)[i].key,
+                             fm_flat_values(s)[i]};
             r = fd_hash_entry(&e, &hs);
         }
     }
@@ -882,7 +883,7 @@ fd_as_dict(PyObject *op)
         PyObject *d = PyDict_New();
         /* op is held by the caller: its entries outlive the keys' __eq__. */
         for (Py_ssize_t i = 0; d != NULL && i < fd->len; i++) {
-            if (PyDict_SetItem(d, fd->flat[i].key, fd->flat[i].value) < 0) {
+            if (PyDict_SetItem(d, fm_flat_keys(fd)[i].key, fm_flat_values(fd)[i]) < 0) {
                 Py_CLEAR(d);
             }
         }

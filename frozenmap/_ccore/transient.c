@@ -590,12 +590,12 @@ transient_merge_version(fm_state *st, transient *t, fd_object *src)
          * into a fresh t they go without a lookup, as an adoption would. */
         int fresh = t->len == 0 && t->next_seq == 0;
         for (Py_ssize_t i = 0; r == 0 && i < src->len; i++) {
-            flat_entry *e = &src->flat[i];
+            flat_key *e = &fm_flat_keys(src)[i]; /* again each time: user code */
+            PyObject *value = fm_flat_values(src)[i];
             if (fresh) {
-                r = transient_put_new(st, t, e->hash, e->key, e->value);
+                r = transient_put_new(st, t, e->hash, e->key, value);
             }
-            else if (transient_assoc_hashed(st, t, e->hash, e->key, e->value)
-                     == FM_EDIT_FAILED) {
+            else if (transient_assoc_hashed(st, t, e->hash, e->key, value) == FM_EDIT_FAILED) {
                 r = -1;
             }
         }
@@ -893,7 +893,7 @@ transient_mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject *
         Py_ssize_t index;
         fm_lookup r = flat_scan(fd, h, key, &index);
         if (r == FM_FOUND) {
-            *value = Py_NewRef(fd->flat[index].value);
+            *value = Py_NewRef(fm_flat_values(fd)[index]);
         }
         return r;
     }
@@ -985,8 +985,8 @@ transient_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyOb
     if (*position >= flat->len) {
         return 0;
     }
-    *k = flat->flat[*position].key;
-    *v = flat->flat[*position].value;
+    *k = fm_flat_keys(flat)[*position].key;
+    *v = fm_flat_values(flat)[*position];
     (*position)++;
     return 1;
 }
@@ -1377,8 +1377,8 @@ transient_position_at(fd_object *v, PyObject *index, const char *name, fm_positi
     uint64_t seq;
     PyObject *key, *value;
     if (fm_is_flat(v)) {
-        key = v->flat[pos].key;
-        value = v->flat[pos].value;
+        key = fm_flat_keys(v)[pos].key;
+        value = fm_flat_values(v)[pos];
     }
     else {
         order_at(v->order, pos, &seq, &key, &value);
@@ -1443,8 +1443,8 @@ transient_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py
     int may_gc = 0;
     if (fm_is_flat(v)) { /* the flat form's pairs, in order */
         for (Py_ssize_t i = lo; i < hi; i++) {
-            k = v->flat[i].key;
-            val = v->flat[i].value;
+            k = fm_flat_keys(v)[i].key;
+            val = fm_flat_values(v)[i];
             may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
             entries[got].seq = (uint64_t)got;
             entries[got].key = Py_NewRef(k);
