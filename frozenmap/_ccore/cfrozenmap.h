@@ -850,7 +850,7 @@ typedef struct {
 
 /* A version holds at most FLAT_MAX items flat (no tries), more in the two
  * tries.  FLAT_MAX in the pure core (flat.py). */
-#define FLAT_MAX 8
+#define FLAT_MAX 32
 
 /* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
  * (fm_is_flat), next_seq then 0 and one of two kinds:
@@ -913,6 +913,26 @@ fm_is_flat(const fd_object *fd)
     return fd->len <= FLAT_MAX;
 }
 
+/* The first position at or after i whose stored hash is h among
+ * keys[0:n], or n.  Four hashes a step, tested together: one branch per
+ * four entries on the common path (no equal hash). */
+static inline Py_ssize_t
+fm_flat_next_hash(const flat_key *keys, Py_ssize_t n, Py_ssize_t i, Py_uhash_t h)
+{
+    for (; i + 4 <= n; i += 4) {
+        if ((keys[i].hash == h) | (keys[i + 1].hash == h) | (keys[i + 2].hash == h)
+            | (keys[i + 3].hash == h)) {
+            break;
+        }
+    }
+    for (; i < n; i++) {
+        if (keys[i].hash == h) {
+            return i;
+        }
+    }
+    return n;
+}
+
 /* The values of a flat version, in insertion order (len of them). */
 static inline PyObject **
 fm_flat_values(const fd_object *fd)
@@ -972,6 +992,32 @@ typedef enum {
     FM_MISSING = 0, /* the key is absent (nothing changed) */
     FM_FOUND = 1,   /* found (or removed); out parameters are set */
 } fm_lookup;
+
+/* Find key (hash h) in the flat version fd, which the caller holds: the
+ * stored hashes in insertion order, identity then __eq__ on an equal hash.
+ * FM_FOUND and *index, FM_MISSING or FM_ERROR. */
+static inline fm_lookup
+flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
+{
+    /* The caller holds fd, which holds its owner; neither's keys change
+     * (tp_clear only runs on unreachable objects), so they stay valid
+     * across __eq__. */
+    Py_ssize_t n = fd->len;
+    flat_key *keys = fm_flat_keys(fd);
+    for (Py_ssize_t i = fm_flat_next_hash(keys, n, 0, h); i < n;
+         i = fm_flat_next_hash(keys, n, i + 1, h)) {
+        int r = champ_keys_equal(keys[i].key, key);
+        if (r != 0) {
+            if (r < 0) {
+                return FM_ERROR;
+            }
+            *index = i;
+            return FM_FOUND;
+        }
+        keys = fm_flat_keys(fd); /* placeholders if the owner was cleared (ctypes) */
+    }
+    return FM_MISSING;
+}
 
 /* The outcome of setting a key (transient_assoc). */
 typedef enum {
@@ -1112,10 +1158,6 @@ PyObject *flat_version_copy(PyTypeObject *tp, fd_object *fd);
  * values): new flat versions of type tp, or NULL. */
 PyObject *flat_from_dict(PyTypeObject *tp, PyObject *dict);
 PyObject *flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames);
-/* Find key (hash h) in the flat version fd, which the caller holds: the
- * stored hashes in insertion order, identity then __eq__ on an equal hash.
- * FM_FOUND and *index, FM_MISSING or FM_ERROR. */
-fm_lookup flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
 /* The flat version of type tp of the tries root/order holding len <=
  * FLAT_MAX items (borrowed; no user code runs).  New ref or NULL. */
 PyObject *flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc,

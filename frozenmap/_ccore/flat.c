@@ -1,24 +1,26 @@
 /* flat.c -- small versions as one flat array (mirrors
  * frozenmap/_pycore/flat.py function by function).
  *
- * A version of at most FLAT_MAX items holds no tries: one PyMem block of
- * (hash, key, value) entries in insertion order, which own their key and
- * value.  A lookup scans the stored hashes in order and, on an equal hash,
+ * A version of at most FLAT_MAX items holds no tries: an owner holds one
+ * PyMem block of its values then its (hash, key) pairs in insertion order;
+ * a version made from it by a value change (a sharer) holds its own values
+ * and a reference to the owner, whose keys it reads.  A lookup scans the
+ * stored hashes in order (flat_scan, cfrozenmap.h) and, on an equal hash,
  * tries identity, then the stored key's __eq__ (held across the call, as
  * champ_keys_equal does): one __eq__ per entry with an equal hash, the same
  * calls a trie's bitmap node makes.  A version is flat exactly when its
- * length is at most FLAT_MAX (fm_is_flat): a set that makes the ninth item
+ * length is at most FLAT_MAX (fm_is_flat): a set that makes one item more
  * promotes (both tries built bottom-up from the entries, seqs 0..k-1 in
  * order), a delete that leaves FLAT_MAX demotes.  Seqs are never
- * observable, so the renumbering is invisible.  See "10. Small maps: the flat form" in the
- * essay at the top of frozendict.c.
+ * observable, so the renumbering is invisible.  See "10. Small maps: the
+ * flat form" in the essay at the top of frozendict.c.
  */
 #include "cfrozenmap.h"
 
 flat_key *
 flat_orphan_keys(void)
 {
-    /* Filled on first use with the same words by any thread. */
+    /* Refilled on each call with the same words (any thread may call). */
     static flat_key placeholders[FLAT_MAX];
     for (Py_ssize_t i = 0; i < FLAT_MAX; i++) {
         placeholders[i] = (flat_key){0, Py_None};
@@ -194,30 +196,6 @@ flat_version_copy(PyTypeObject *tp, fd_object *fd)
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
     return flat_with_value(fm_state_of_type(tp), tp, fd, -1, NULL, acc, acc_valid);
-}
-
-fm_lookup
-flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
-{
-    /* The caller holds fd, which holds its owner; neither's keys change
-     * (tp_clear only runs on unreachable objects), so they stay valid
-     * across __eq__. */
-    flat_key *keys = fm_flat_keys(fd);
-    Py_ssize_t n = fd->len;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (keys[i].hash != h) {
-            continue;
-        }
-        int r = champ_keys_equal(keys[i].key, key);
-        if (r != 0) {
-            if (r < 0) {
-                return FM_ERROR;
-            }
-            *index = i;
-            return FM_FOUND;
-        }
-    }
-    return FM_MISSING;
 }
 
 typedef struct {

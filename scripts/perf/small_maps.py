@@ -7,7 +7,7 @@ and one version derived by a set of an existing key (every version derived
 from the same base, all kept), as the benchmark's "small map" rows.
 
 Time (ns per operation, the median of ``--rounds`` rounds, the libraries
-interleaved in each round in one process): lookup hit and miss, set of an
+interleaved in each round in one process): lookup hit (the last key and the middle one) and miss, set of an
 existing and of a new key, delete, and iteration of the items.  Results:
 docs/notes/memory-of-versions.md.
 """
@@ -111,6 +111,10 @@ def timing(sizes, rounds):
                 for _ in range(r):
                     m[hit]
 
+            def lookup_mid(r, m=m, k=keys[n // 2]):
+                for _ in range(r):
+                    m[k]
+
             def lookup_miss(r, m=m, miss=miss):
                 get = m.get
                 for _ in range(r):
@@ -134,7 +138,8 @@ def timing(sizes, rounds):
                         pass
 
             ops[name] = {
-                "hit": lookup_hit,
+                "hit last": lookup_hit,
+                "hit middle": lookup_mid,
                 "miss": lookup_miss,
                 "set existing": set_existing,
                 "set new": set_new,
