@@ -274,3 +274,71 @@ def test_finalizers_and_threads_on_shared_versions(core):
         t.join()
     assert errors == []
     assert base == dict(items(FLAT_MAX))
+
+
+def test_weakref_callbacks_derive_from_sharers_while_cycles_are_collected(core):
+    """Cycles of owners and sharers collected by the GC, each running a
+    weakref callback that derives from a live sharer: no crash, and every
+    version made meanwhile is consistent."""
+
+    class Box:
+        pass
+
+    base = core.frozendict(items(FLAT_MAX))
+    keep = base.set("k1", "kept")
+    made = []
+
+    def callback(_ref):
+        made.append(keep.set("k2", len(made)).set("k3", "x"))
+        made[-1]._check()
+
+    refs = []
+    for i in range(50):
+        box = Box()
+        owner = core.frozendict(items(4)).set("k0", box)
+        shared = owner.set("k1", box).set("k2", i)
+        box.cycle = (owner, shared)
+        refs.append(weakref.ref(box, callback))
+    del box, owner, shared
+    gc.collect()
+    assert len(made) == 50
+    assert [v["k2"] for v in made] == list(range(50))
+    assert keep["k1"] == "kept" and base["k1"] == 1
+
+
+def test_an_eq_that_clears_the_owner_mid_scan_reads_no_freed_memory(core):
+    """Only ctypes can clear a live owner; a stored key's __eq__ doing so in
+    the middle of a sharer's scan leaves the sharer reading placeholders,
+    never the freed block (the answer itself is unspecified)."""
+    from fault_helpers import call_tp_clear
+
+    if core.name != "c":
+        pytest.skip("the pure core's objects are cleared by subtype_clear")
+    holder = {}
+
+    class Clearer(HashKey):
+        def __eq__(self, other):
+            if "owner" in holder:
+                assert call_tp_clear(holder.pop("owner")) == 0
+            return HashKey.__eq__(self, other)
+
+        __hash__ = HashKey.__hash__
+
+    stored = [Clearer(3, "a"), Clearer(3, "b")]
+    owner = core.frozendict([(stored[0], 0), (stored[1], 1), ("z", 2)])
+    shared = owner.set("z", 3)
+    holder["owner"] = owner
+    del owner
+    shared.get(HashKey(3, "b"))
+    assert not holder
+    for op in (
+        lambda: list(shared.items()),
+        lambda: shared.set(HashKey(3, "b"), 1),
+        lambda: shared.set("z", 4),
+        lambda: shared.discard("z"),
+        lambda: repr(shared),
+        lambda: hash(shared),
+        lambda: shared == shared.copy(),
+        lambda: shared | {"q": 1},
+    ):
+        op()
