@@ -158,7 +158,12 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     hashes: List[int] = []
     for entry in entries:
         hashes.append(entry[0])
-    return tuple(hashes), tuple(order_items(order))
+    # (a loop, not tuple() of the generator: CPython < 3.13 leaks the items
+    # taken so far when an allocation fails inside tuple(generator))
+    items: List[Tuple[Any, Any]] = []
+    for item in order_items(order):
+        items.append(item)
+    return tuple(hashes), tuple(items)
 
 
 def _seq_of(entry: Entry) -> int:
