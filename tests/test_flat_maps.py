@@ -1,9 +1,9 @@
-"""Small maps are flat (issue 23, goal 2): a frozendict of at most 8 keys is one
+"""Small maps are flat (issue 23, goal 2): a frozendict of at most FLAT_MAX keys is one
 array of (hash, key, value) in insertion order, a larger one has the tries.
 
 Every way of making a frozendict must land on the right side of the threshold
-(flat exactly when ``len <= 8``: promotion at the 9th key, demotion when a
-removal leaves 8), and the switch must be invisible: the same items, order,
+(flat exactly when ``len <= FLAT_MAX``: promotion at one key more, demotion when a
+removal leaves FLAT_MAX), and the switch must be invisible: the same items, order,
 hash, equality, diff, pickles, views and user calls as a dict model.  The
 ``_dump()`` text says which form a map has (``frozendict len=3 flat``).
 
@@ -20,7 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from keys import CountingKey, HashKey
 
-FLAT_MAX = 8
+from frozenmap._pycore.flat import FLAT_MAX
+
+TOP = "k%d" % FLAT_MAX  # the key that makes items(FLAT_MAX + 1)
 MASK = (1 << 64) - 1
 
 
@@ -61,7 +63,7 @@ def test_dump_of_a_flat_map_lists_hash_key_value_in_order(fcore):
     assert fcore.frozendict()._dump() == "frozendict len=0 flat"
 
 
-@pytest.mark.parametrize("n", range(0, 13))
+@pytest.mark.parametrize("n", range(0, FLAT_MAX + 5))
 def test_construction_paths_are_flat_exactly_up_to_eight(fcore, n):
     pairs = items(n)
     made = [
@@ -83,27 +85,27 @@ def test_construction_paths_are_flat_exactly_up_to_eight(fcore, n):
 
 
 def test_set_promotes_at_nine_and_delete_demotes_at_eight(fcore):
-    fd = fcore.frozendict(items(8))
+    fd = fcore.frozendict(items(FLAT_MAX))
     assert is_flat(fd)
-    big = fd.set("k8", 8)
+    big = fd.set(TOP, FLAT_MAX)
     assert not is_flat(big)
     assert_form(big)
-    assert list(big.items()) == items(9)
-    for k, _ in items(9):
+    assert list(big.items()) == items(FLAT_MAX + 1)
+    for k, _ in items(FLAT_MAX + 1):
         small = big.delete(k)
         assert_form(small)
         assert is_flat(small)
-        assert list(small.items()) == [p for p in items(9) if p[0] != k]
+        assert list(small.items()) == [p for p in items(FLAT_MAX + 1) if p[0] != k]
         assert small == dict(small.items())
         assert hash(small) == hash(fcore.frozendict(small.items()))
-    assert big.discard("k0") == fd.delete("k0").set("k8", 8)
+    assert big.discard("k0") == fd.delete("k0").set(TOP, FLAT_MAX)
     assert is_flat(fd)  # the old version is untouched
-    assert list(fd.items()) == items(8)
+    assert list(fd.items()) == items(FLAT_MAX)
 
 
 def test_every_derivation_lands_on_its_side_of_the_threshold(fcore):
-    fd8 = fcore.frozendict(items(8))
-    fd9 = fcore.frozendict(items(9))
+    fd8 = fcore.frozendict(items(FLAT_MAX))
+    fd9 = fcore.frozendict(items(FLAT_MAX + 1))
     results = {
         "set new": fd8.set("x", 1),
         "set existing": fd8.set("k0", 100),
@@ -112,18 +114,18 @@ def test_every_derivation_lands_on_its_side_of_the_threshold(fcore):
         "or small": fcore.frozendict(items(3)) | {"x": 1},
         "or flat to trie": fcore.frozendict({"x": 1}) | fd8,
         "sub": fd9 - {"k0"},
-        "sub big": fcore.frozendict(items(20)) - [k for k, _ in items(12)],
+        "sub big": fcore.frozendict(items(FLAT_MAX + 12)) - [k for k, _ in items(12)],
         "and": fd9 & {"k0", "k1"},
-        "and walk": fcore.frozendict(items(12)) & fcore.frozendict(items(4)),
+        "and walk": fcore.frozendict(items(FLAT_MAX + 4)) & fcore.frozendict(items(4)),
         "replace": fd8.__replace__(x=1),
         "merge_with": fd8.merge_with(lambda a, b: a + b, {"x": 1}),
         "set_in": fd8.set_in(["x"], 1),
         "set_in nested": fcore.frozendict(a=fd8).set_in(["a", "x"], 1)["a"],
         "update_in": fd9.update_in(["k0"], lambda v: v + 1),
         "delete_in": fd9.delete_in(["k0"]),
-        "slice": fd9.slice(0, 8),
+        "slice": fd9.slice(0, FLAT_MAX),
         "slice small": fd9.slice(2, 5),
-        "slice all": fd8.slice(0, 8),
+        "slice all": fd8.slice(0, FLAT_MAX),
         "diff apply": fd9.diff(fd8).apply(fd9),
         "diff added": fd8.set("x", 1).diff(fd8).added,
     }
@@ -134,12 +136,12 @@ def test_every_derivation_lands_on_its_side_of_the_threshold(fcore):
 
 
 def test_evolver_from_flat_and_back(fcore):
-    fd = fcore.frozendict(items(8))
+    fd = fcore.frozendict(items(FLAT_MAX))
     ev = fd.evolve()
     assert ev.freeze() is fd
     ev["x"] = 1
     big = ev.freeze()
-    assert not is_flat(big) and len(big) == 9
+    assert not is_flat(big) and len(big) == FLAT_MAX + 1
     del ev["x"]
     back = ev.freeze()
     assert is_flat(back) and back == fd
@@ -159,7 +161,7 @@ def test_evolver_from_flat_and_back(fcore):
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["set", "del"]), st.integers(0, 12), st.integers(0, 3)),
+        st.tuples(st.sampled_from(["set", "del"]), st.integers(0, FLAT_MAX + 4), st.integers(0, 3)),
         max_size=40,
     )
 )
@@ -183,7 +185,7 @@ def test_model_against_a_dict_keeping_every_version(core, ops):
         assert version == expected
         assert list(reversed(version)) == list(reversed(expected))
         assert hash(version) == hash(fcore.frozendict(expected))
-        for k in range(13):
+        for k in range(FLAT_MAX + 5):
             assert (k in version) == (k in expected)
             assert version.get(k, "missing") == expected.get(k, "missing")
 
@@ -192,9 +194,9 @@ def test_model_against_a_dict_keeping_every_version(core, ops):
 
 
 def test_a_nine_key_map_minus_one_equals_the_eight_key_map(fcore):
-    fd9 = fcore.frozendict(items(9))
-    fd8 = fcore.frozendict(items(8))
-    smaller = fd9.delete("k8")
+    fd9 = fcore.frozendict(items(FLAT_MAX + 1))
+    fd8 = fcore.frozendict(items(FLAT_MAX))
+    smaller = fd9.delete(TOP)
     assert smaller == fd8 and hash(smaller) == hash(fd8)
     assert fd9 != fd8 and fd8 != fd9
     # diff between the two forms: what the generic (dict) path says
@@ -213,10 +215,10 @@ def test_a_nine_key_map_minus_one_equals_the_eight_key_map(fcore):
 
 
 def test_hash_is_kept_across_promotion_and_demotion(fcore):
-    fd8 = fcore.frozendict(items(8))
+    fd8 = fcore.frozendict(items(FLAT_MAX))
     h = hash(fd8)
     up = fd8.set("x", 1)
-    assert hash(up) == hash(fcore.frozendict(items(8) + [("x", 1)]))
+    assert hash(up) == hash(fcore.frozendict(items(FLAT_MAX) + [("x", 1)]))
     assert hash(up.delete("x")) == h
 
 
@@ -255,19 +257,20 @@ def test_lookup_calls_eq_once_per_equal_hash_in_insertion_order(fcore):
 
 
 def test_colliding_keys_cross_the_threshold(fcore):
-    keys = [HashKey(5, i) for i in range(12)]
+    count = FLAT_MAX + 4
+    keys = [HashKey(5, i) for i in range(count)]
     fd = fcore.frozendict()
     for i, k in enumerate(keys):
         fd = fd.set(k, i)
         assert_form(fd)
-    assert [fd[k] for k in keys] == list(range(12))
+    assert [fd[k] for k in keys] == list(range(count))
     for k in keys[:6]:
         fd = fd.delete(k)
         assert_form(fd)
-    assert list(fd.values()) == list(range(6, 12))
+    assert list(fd.values()) == list(range(6, count))
 
 
-@pytest.mark.parametrize("n", [1, 3, 8, 9])
+@pytest.mark.parametrize("n", [1, 3, FLAT_MAX, FLAT_MAX + 1])
 def test_construction_hashes_each_key_once_and_compares_none(fcore, n):
     keys = [CountingKey("k%d" % i) for i in range(n)]
     source = {k: i for i, k in enumerate(keys)}
@@ -345,7 +348,7 @@ def test_an_iterator_over_a_cleared_flat_map_stops(fcore):
 # --- pickles, views, iterators, positions -------------------------------------------
 
 
-@pytest.mark.parametrize("n", [0, 1, 3, 8, 9])
+@pytest.mark.parametrize("n", [0, 1, 3, FLAT_MAX, FLAT_MAX + 1])
 def test_pickle_round_trips(fcore, n):
     fd = fcore.frozendict(items(n))
     for proto in range(pickle.HIGHEST_PROTOCOL + 1):
@@ -395,14 +398,14 @@ def test_subclass_with_slots_is_flat_too(fcore):
 
 
 def test_evolver_edits_freeze_to_the_right_form(fcore):
-    ev = fcore.frozendict(items(12)).evolve()
+    ev = fcore.frozendict(items(FLAT_MAX + 4)).evolve()
     for _ in range(3):
         ev.popitem()
-    assert not is_flat(ev.freeze()) and len(ev.freeze()) == 9
+    assert not is_flat(ev.freeze()) and len(ev.freeze()) == FLAT_MAX + 1
     ev.pop("k0")
     small = ev.freeze()
     assert_form(small)
-    assert is_flat(small) and list(small.items()) == items(9)[1:]
+    assert is_flat(small) and list(small.items()) == items(FLAT_MAX + 1)[1:]
     ev.update(items(4, start=20))
     assert_form(ev.freeze())
     ev.clear()
@@ -410,8 +413,8 @@ def test_evolver_edits_freeze_to_the_right_form(fcore):
     assert_form(empty) and len(empty) == 0
     ev.setdefault("a", 1)
     assert_form(ev.freeze())
-    ev2 = fcore.frozendict(items(8)).evolve()
+    ev2 = fcore.frozendict(items(FLAT_MAX)).evolve()
     ev2.update({"x": 1})
     assert not is_flat(ev2.freeze())
     del ev2["x"]
-    assert is_flat(ev2.freeze()) and ev2.freeze() == fcore.frozendict(items(8))
+    assert is_flat(ev2.freeze()) and ev2.freeze() == fcore.frozendict(items(FLAT_MAX))

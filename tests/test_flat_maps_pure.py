@@ -1,8 +1,8 @@
 """Small maps as flat ordered arrays (issue 23, goal 2): the contract of the flat form.
 
-A frozendict is flat exactly when it holds ``FLAT_MAX`` = 8 keys or fewer,
-whatever made it; crossing the threshold (a set making 9, a delete leaving
-8) is invisible: the same items, order, hash, ``==`` and ``diff`` as a dict
+A frozendict is flat exactly when it holds ``FLAT_MAX`` keys or fewer,
+whatever made it; crossing the threshold (a set making FLAT_MAX + 1, a delete
+leaving FLAT_MAX) is invisible: the same items, order, hash, ``==`` and ``diff`` as a dict
 model gives.  ``_dump()`` says which form a version is in (its first line
 ends in ``flat``); ``_check()`` asserts the invariant.
 
@@ -20,8 +20,10 @@ import pytest
 from hypothesis import given, settings
 from keys import HashKey
 
-FLAT_MAX = 8
-SIZES = range(0, 13)
+from frozenmap._pycore.flat import FLAT_MAX
+
+SIZES = range(0, FLAT_MAX + 5)
+TOP = "k%d" % FLAT_MAX  # the key that makes model_of(FLAT_MAX + 1)
 
 
 @pytest.fixture(scope="session")
@@ -133,24 +135,25 @@ def test_every_derivation_is_flat_exactly_at_eight_keys_or_fewer(fcore, n):
 def test_set_promotes_at_nine_and_delete_demotes_at_eight(fcore):
     m = fcore.frozendict()
     versions = [m]
-    for i in range(12):
+    top = FLAT_MAX + 4
+    for i in range(top):
         m = m.set(i, -i)
         versions.append(m)
         assert is_flat(m) == (i + 1 <= FLAT_MAX)
-    for i in range(12):
+    for i in range(top):
         m = m.delete(i)
         versions.append(m)
-        assert_form(m, {j: -j for j in range(i + 1, 12)})
+        assert_form(m, {j: -j for j in range(i + 1, top)})
     # every kept version is still what it was
-    for k, v in enumerate(versions[:13]):
+    for k, v in enumerate(versions[: top + 1]):
         assert_form(v, {j: -j for j in range(k)})
 
 
 def test_deleting_from_nine_keys_demotes_in_order(fcore):
-    m = fcore.frozendict(model_of(9))
-    for k in list(model_of(9)):
+    m = fcore.frozendict(model_of(FLAT_MAX + 1))
+    for k in list(model_of(FLAT_MAX + 1)):
         small = m.delete(k)
-        expected = dict(model_of(9))
+        expected = dict(model_of(FLAT_MAX + 1))
         del expected[k]
         assert_form(small, expected)
         assert small == fcore.frozendict(expected)
@@ -158,30 +161,30 @@ def test_deleting_from_nine_keys_demotes_in_order(fcore):
 
 
 def test_evolver_popitem_and_clear_then_freeze(fcore):
-    e = fcore.frozendict(model_of(10)).evolve()
+    e = fcore.frozendict(model_of(FLAT_MAX + 2)).evolve()
     e.popitem()
-    assert_form(e.freeze(), model_of(9))
+    assert_form(e.freeze(), model_of(FLAT_MAX + 1))
     e.popitem()
-    assert_form(e.freeze(), model_of(8))
+    assert_form(e.freeze(), model_of(FLAT_MAX))
     e.clear()
     assert_form(e.freeze(), {})
 
 
 def test_evolver_from_a_flat_map_crosses_and_freezes_back(fcore):
-    source = fcore.frozendict(model_of(8))
+    source = fcore.frozendict(model_of(FLAT_MAX))
     e = source.evolve()
     assert e.freeze() is source  # no edit: the source itself
-    e["k8"] = 8
+    e[TOP] = FLAT_MAX
     nine = e.freeze()
-    assert_form(nine, model_of(9))
-    del e["k8"]
+    assert_form(nine, model_of(FLAT_MAX + 1))
+    del e[TOP]
     eight = e.freeze()
-    assert_form(eight, model_of(8))
+    assert_form(eight, model_of(FLAT_MAX))
     assert eight == source and hash(eight) == hash(source)
     e["k0"] = "x"
-    assert_form(e.freeze(), dict(model_of(8), k0="x"))
-    assert_form(source, model_of(8))  # untouched
-    assert_form(nine, model_of(9))
+    assert_form(e.freeze(), dict(model_of(FLAT_MAX), k0="x"))
+    assert_form(source, model_of(FLAT_MAX))  # untouched
+    assert_form(nine, model_of(FLAT_MAX + 1))
 
 
 def test_the_dump_of_a_flat_map(fcore):
@@ -197,6 +200,7 @@ def test_the_dump_of_a_flat_map(fcore):
 KEYS = (
     [HashKey(7, "c%d" % i) for i in range(3)]  # one full collision group
     + [1, 1.0, True, 0, "a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+    + ["x%d" % i for i in range(FLAT_MAX - 8)]  # FLAT_MAX + 6 distinct keys
 )
 values = st.sampled_from([0, 1, "v", None, (1, 2)])
 ops = st.lists(
@@ -206,7 +210,7 @@ ops = st.lists(
         st.tuples(st.just("discard"), st.sampled_from(KEYS)),
         st.tuples(st.just("or"), st.dictionaries(st.sampled_from(KEYS), values, max_size=4)),
         st.tuples(st.just("sub"), st.lists(st.sampled_from(KEYS), max_size=4)),
-        st.tuples(st.just("and"), st.lists(st.sampled_from(KEYS), max_size=12)),
+        st.tuples(st.just("and"), st.lists(st.sampled_from(KEYS), max_size=FLAT_MAX + 4)),
         st.tuples(st.just("or-version"), st.integers(0, 10**6)),
         st.tuples(
             st.just("evolve"), st.lists(st.tuples(st.sampled_from(KEYS), values), max_size=5)
@@ -270,7 +274,7 @@ def _same_as_model(core, m, model):
 
 
 @settings(max_examples=150, deadline=None)
-@given(start=st.dictionaries(st.sampled_from(KEYS), values, max_size=12), program=ops)
+@given(start=st.dictionaries(st.sampled_from(KEYS), values, max_size=FLAT_MAX + 4), program=ops)
 def test_flat_and_trie_versions_follow_a_dict_model(fcore, start, program):
     m = fcore.frozendict(start)
     versions = [(m, dict(start))]
@@ -367,7 +371,7 @@ class Meddler:
         return isinstance(other, Meddler) and self.name == other.name
 
 
-@pytest.mark.parametrize("n", [2, 8])
+@pytest.mark.parametrize("n", [2, FLAT_MAX])
 def test_an_eq_that_derives_from_the_map_it_is_scanned_in(fcore, n):
     made = []
     first = Meddler("first")
@@ -377,7 +381,7 @@ def test_an_eq_that_derives_from_the_map_it_is_scanned_in(fcore, n):
     def meddle():
         made.append(m.set("extra", 1))
         made.append(m.delete("k0") if "k0" in model else m)
-        made.append(m | {"more%d" % i: i for i in range(9)})
+        made.append(m | {"more%d" % i: i for i in range(FLAT_MAX + 1)})
         made.append(m.evolve().freeze())
 
     first.action = meddle
@@ -386,7 +390,7 @@ def test_an_eq_that_derives_from_the_map_it_is_scanned_in(fcore, n):
     assert len(made) == 4
     assert_form(m, model)
     assert_form(made[0], {**model, "extra": 1})
-    assert_form(made[2], {**model, **{"more%d" % i: i for i in range(9)}})
+    assert_form(made[2], {**model, **{"more%d" % i: i for i in range(FLAT_MAX + 1)}})
     for op in (
         lambda: m.set(Meddler("first"), 5),
         lambda: m.delete(Meddler("first")),
@@ -432,7 +436,7 @@ def test_an_eq_that_edits_an_evolver_made_from_a_flat_map(fcore):
 # --- reads over a flat map --------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [0, 1, 5, 8, 9])
+@pytest.mark.parametrize("n", [0, 1, 5, FLAT_MAX, FLAT_MAX + 1])
 def test_views_iterators_and_positions(fcore, n):
     d = model_of(n)
     m = fcore.frozendict(d)
@@ -488,29 +492,29 @@ def test_pickle_round_trips(fcore, n):
 
 def test_a_flat_map_and_a_trie_map_compare_hash_and_diff_by_items(fcore):
     fd = fcore.frozendict
-    nine = fd(model_of(9))
-    eight = fd(model_of(8))
+    nine = fd(model_of(FLAT_MAX + 1))
+    eight = fd(model_of(FLAT_MAX))
     assert is_flat(eight) and not is_flat(nine)
-    minus = nine.delete("k8")
+    minus = nine.delete(TOP)
     assert minus == eight and eight == minus and hash(minus) == hash(eight)
     assert nine != eight
-    hashed = fd(model_of(9))
+    hashed = fd(model_of(FLAT_MAX + 1))
     hash(hashed)  # a known hash carried through the demotion (O(1) accumulator)
-    assert hash(hashed.delete("k8")) == hash(eight)
-    assert hash(eight.set("k8", 8)) == hash(nine)
+    assert hash(hashed.delete(TOP)) == hash(eight)
+    assert hash(eight.set(TOP, FLAT_MAX)) == hash(nine)
     d = eight.diff(nine)
-    assert (dict(d.added), dict(d.removed), dict(d.changed)) == ({"k8": 8}, {}, {})
+    assert (dict(d.added), dict(d.removed), dict(d.changed)) == ({TOP: FLAT_MAX}, {}, {})
     d = nine.diff(eight.set("k0", "x"))
-    assert list(d.removed.items()) == [("k8", 8)]
+    assert list(d.removed.items()) == [(TOP, FLAT_MAX)]
     assert list(d.changed.items()) == [("k0", (0, "x"))]
-    d = fd(model_of(12)).diff(fd(model_of(3, 5)))
-    assert list(d.removed) == ["k%d" % i for i in list(range(5)) + list(range(8, 12))]
+    d = fd(model_of(FLAT_MAX + 4)).diff(fd(model_of(3, 5)))
+    assert list(d.removed) == ["k%d" % i for i in list(range(5)) + list(range(8, FLAT_MAX + 4))]
     assert dict(d.added) == {} and dict(d.changed) == {}
-    assert nine - eight == fd(k8=8)
+    assert nine - eight == fd({TOP: FLAT_MAX})
     assert nine & eight == eight
-    assert_form(nine & eight, model_of(8))
-    assert_form(eight | nine, model_of(9))
-    assert_form(nine | eight, model_of(9))
+    assert_form(nine & eight, model_of(FLAT_MAX))
+    assert_form(eight | nine, model_of(FLAT_MAX + 1))
+    assert_form(nine | eight, model_of(FLAT_MAX + 1))
     assert (nine | eight) is nine  # every value already there, by identity
     assert (eight | eight.copy()) is eight
 
@@ -538,7 +542,7 @@ def test_a_flat_map_with_collisions_and_equal_numbers(fcore):
 # --- a GC-cleared flat map --------------------------------------------------------
 
 
-@pytest.mark.parametrize("n", [1, 8, 9])
+@pytest.mark.parametrize("n", [1, FLAT_MAX, FLAT_MAX + 1])
 def test_a_cleared_flat_map_acts_as_an_empty_one(fcore, n):
     """tp_clear (what the cyclic GC calls on garbage) leaves a flat map, and
     the nine-key map next to the threshold, a valid empty map (the pure

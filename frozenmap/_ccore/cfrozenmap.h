@@ -843,28 +843,35 @@ PyObject *order_as_dict(order_node *root);
 #  define FM_STORE_HASH(p, v) ((p) = (v))
 #endif
 
-/* A small version's items (the flat form, flat.c): in insertion order,
- * each with its key's hash; the entries own their key and value. */
+/* A small version's key (the flat form, flat.c): in insertion order, each
+ * with its stored hash. */
 typedef struct {
     Py_uhash_t hash;
     PyObject *key;
-    PyObject *value;
-} flat_entry;
+} flat_key;
 
-/* A version holds at most FLAT_MAX items flat (one PyMem block of entries,
- * no tries), more in the two tries.  FLAT_MAX in the pure core (flat.py). */
-#define FLAT_MAX 8
+/* A version holds at most FLAT_MAX items flat (no tries), more in the two
+ * tries.  FLAT_MAX in the pure core (flat.py). */
+#define FLAT_MAX 32
 
 /* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
- * (fm_is_flat): then flat holds the entries (NULL when empty), order is
- * NULL and next_seq 0. */
-typedef struct {
+ * (fm_is_flat), next_seq then 0 and one of two kinds:
+ *  - an owner (owner NULL): values points to one PyMem block of len values
+ *    followed by len flat_keys, all owned (NULL when empty);
+ *  - a sharer (owner set, a strong reference to an owner, never to a
+ *    sharer): values points to its own PyMem block of len values; the hashes
+ *    and keys are its owner's (a set of an existing key makes one).
+ * Read them only through fm_flat_keys / fm_flat_values. */
+typedef struct fd_object {
     PyObject_HEAD
     union {
-        champ_node *root; /* key trie (never NULL) when not flat */
-        flat_entry *flat; /* the entries when flat */
+        champ_node *root;  /* key trie (never NULL) when not flat */
+        PyObject **values; /* the values when flat (then the keys of an owner) */
     };
-    order_node *order; /* order trie; NULL when flat */
+    union {
+        order_node *order;       /* order trie when not flat */
+        struct fd_object *owner; /* flat: whose keys it shares, or NULL */
+    };
     Py_ssize_t len;
     uint64_t next_seq;
     Py_hash_t hash; /* -1: unknown; relaxed atomics when free-threaded.
@@ -908,6 +915,50 @@ fm_is_flat(const fd_object *fd)
     return fd->len <= FLAT_MAX;
 }
 
+/* The first position at or after i whose stored hash is h among
+ * keys[0:n], or n.  Four hashes a step, tested together: one branch per
+ * four entries on the common path (no equal hash). */
+static inline Py_ssize_t
+fm_flat_next_hash(const flat_key *keys, Py_ssize_t n, Py_ssize_t i, Py_uhash_t h)
+{
+    for (; i + 4 <= n; i += 4) {
+        if ((keys[i].hash == h) | (keys[i + 1].hash == h) | (keys[i + 2].hash == h)
+            | (keys[i + 3].hash == h)) {
+            break;
+        }
+    }
+    for (; i < n; i++) {
+        if (keys[i].hash == h) {
+            return i;
+        }
+    }
+    return n;
+}
+
+/* The values of a flat version, in insertion order (len of them). */
+static inline PyObject **
+fm_flat_values(const fd_object *fd)
+{
+    return fd->values;
+}
+
+flat_key *flat_orphan_keys(void);
+
+/* The hashes and keys of a flat version, in insertion order: its own, or
+ * its owner's (len of them; NULL when empty).  The GC clears an owner only
+ * together with its sharers (they hold it), but tp_clear called on a live
+ * owner (ctypes) leaves a sharer whose keys are gone: it then reads len
+ * placeholder keys (None, hash 0) rather than freed memory. */
+static inline flat_key *
+fm_flat_keys(const fd_object *fd)
+{
+    const fd_object *o = fd->owner != NULL ? fd->owner : fd;
+    if (FM_UNLIKELY(o->len != fd->len)) {
+        return flat_orphan_keys();
+    }
+    return o->values == NULL ? NULL : (flat_key *)(o->values + o->len);
+}
+
 /* The object as a frozendict / an Evolver (the caller knows it is one). */
 static inline fd_object *
 fm_as_fd(PyObject *op)
@@ -943,6 +994,32 @@ typedef enum {
     FM_MISSING = 0, /* the key is absent (nothing changed) */
     FM_FOUND = 1,   /* found (or removed); out parameters are set */
 } fm_lookup;
+
+/* Find key (hash h) in the flat version fd, which the caller holds: the
+ * stored hashes in insertion order, identity then __eq__ on an equal hash.
+ * FM_FOUND and *index, FM_MISSING or FM_ERROR. */
+static inline fm_lookup
+flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
+{
+    /* The caller holds fd, which holds its owner; neither's keys change
+     * (tp_clear only runs on unreachable objects), so they stay valid
+     * across __eq__. */
+    Py_ssize_t n = fd->len;
+    flat_key *keys = fm_flat_keys(fd);
+    for (Py_ssize_t i = fm_flat_next_hash(keys, n, 0, h); i < n;
+         i = fm_flat_next_hash(keys, n, i + 1, h)) {
+        int r = champ_keys_equal(keys[i].key, key);
+        if (r != 0) {
+            if (r < 0) {
+                return FM_ERROR;
+            }
+            *index = i;
+            return FM_FOUND;
+        }
+        keys = fm_flat_keys(fd); /* placeholders if the owner was cleared (ctypes) */
+    }
+    return FM_MISSING;
+}
 
 /* The outcome of setting a key (transient_assoc). */
 typedef enum {
@@ -1083,25 +1160,27 @@ int merge_into(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
 /* ------------------------------------------------------------------------ */
 /* flat.c: versions of at most FLAT_MAX items, one array in insertion order */
 
-/* Free entries[0:n] after releasing their references (the caller detached
- * them from any object first: the releases can run finalizers). */
-void flat_release(flat_entry *entries, Py_ssize_t n);
-/* A new flat version of type tp holding entries[0:n] (stolen, also on
- * failure; NULL when n == 0).  New ref or NULL. */
-PyObject *flat_version_new(PyTypeObject *tp, flat_entry *entries, Py_ssize_t n, Py_uhash_t acc,
-                           int acc_valid);
+/* Release a flat version's block values of n items (an owner's when owner
+ * is NULL, else a sharer's) and its owner, and free the block (the caller
+ * detached them from any object first: the releases can run finalizers). */
+void flat_release(PyObject **values, fd_object *owner, Py_ssize_t n);
+/* Make the flat version fd the empty one, then release what it held
+ * (tp_clear). */
+void flat_clear(fd_object *fd);
+/* A new flat version of type tp holding the block values of n items and
+ * owner (NULL: values is an owner's block; both stolen, also on failure;
+ * NULL when n == 0).  New ref or NULL. */
+PyObject *flat_version_new(PyTypeObject *tp, PyObject **values, fd_object *owner, Py_ssize_t n,
+                           Py_uhash_t acc, int acc_valid);
 /* A flat version of type tp with the items of the flat version fd (new
- * references).  New ref or NULL. */
+ * references; sharing fd's keys when fd's owner is an exact frozendict).
+ * New ref or NULL. */
 PyObject *flat_version_copy(PyTypeObject *tp, fd_object *fd);
 /* frozendict(d) of an exact dict d of at most FLAT_MAX items, and
  * frozendict(**kw) of at most FLAT_MAX keywords (a vectorcall's names and
  * values): new flat versions of type tp, or NULL. */
 PyObject *flat_from_dict(PyTypeObject *tp, PyObject *dict);
 PyObject *flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames);
-/* Find key (hash h) in the flat version fd, which the caller holds: the
- * stored hashes in insertion order, identity then __eq__ on an equal hash.
- * FM_FOUND and *index, FM_MISSING or FM_ERROR. */
-fm_lookup flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
 /* The flat version of type tp of the tries root/order holding len <=
  * FLAT_MAX items (borrowed; no user code runs).  New ref or NULL. */
 PyObject *flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc,

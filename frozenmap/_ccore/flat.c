@@ -1,121 +1,201 @@
 /* flat.c -- small versions as one flat array (mirrors
  * frozenmap/_pycore/flat.py function by function).
  *
- * A version of at most FLAT_MAX items holds no tries: one PyMem block of
- * (hash, key, value) entries in insertion order, which own their key and
- * value.  A lookup scans the stored hashes in order and, on an equal hash,
+ * A version of at most FLAT_MAX items holds no tries: an owner holds one
+ * PyMem block of its values then its (hash, key) pairs in insertion order;
+ * a version made from it by a value change (a sharer) holds its own values
+ * and a reference to the owner, whose keys it reads.  A lookup scans the
+ * stored hashes in order (flat_scan, cfrozenmap.h) and, on an equal hash,
  * tries identity, then the stored key's __eq__ (held across the call, as
  * champ_keys_equal does): one __eq__ per entry with an equal hash, the same
  * calls a trie's bitmap node makes.  A version is flat exactly when its
- * length is at most FLAT_MAX (fm_is_flat): a set that makes the ninth item
+ * length is at most FLAT_MAX (fm_is_flat): a set that makes one item more
  * promotes (both tries built bottom-up from the entries, seqs 0..k-1 in
  * order), a delete that leaves FLAT_MAX demotes.  Seqs are never
- * observable, so the renumbering is invisible.  See "10. Small maps: the flat form" in the
- * essay at the top of frozendict.c.
+ * observable, so the renumbering is invisible.  See "10. Small maps: the
+ * flat form" in the essay at the top of frozendict.c.
  */
 #include "cfrozenmap.h"
 
-/* A block for n entries (n > 0), or NULL with MemoryError. */
-static flat_entry *
+flat_key *
+flat_orphan_keys(void)
+{
+    /* Refilled on each call with the same words (any thread may call). */
+    static flat_key placeholders[FLAT_MAX];
+    for (Py_ssize_t i = 0; i < FLAT_MAX; i++) {
+        placeholders[i] = (flat_key){0, Py_None};
+    }
+    return placeholders;
+}
+
+/* An owner's block for n items (n > 0): n values, then n flat_keys; or
+ * NULL with MemoryError. */
+static PyObject **
 flat_alloc(Py_ssize_t n)
 {
-    flat_entry *entries = PyMem_Malloc((size_t)n * sizeof(flat_entry));
-    if (entries == NULL) {
+    PyObject **values = PyMem_Malloc((size_t)n * (sizeof(PyObject *) + sizeof(flat_key)));
+    if (values == NULL) {
         PyErr_NoMemory();
     }
-    return entries;
+    return values;
+}
+
+/* The keys of an owner's block of n items. */
+static inline flat_key *
+flat_block_keys(PyObject **values, Py_ssize_t n)
+{
+    return (flat_key *)(values + n);
 }
 
 void
-flat_release(flat_entry *entries, Py_ssize_t n)
+flat_release(PyObject **values, fd_object *owner, Py_ssize_t n)
 {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_DECREF(entries[i].key);
-        Py_DECREF(entries[i].value);
+    if (values != NULL) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_DECREF(values[i]);
+        }
+        if (owner == NULL) {
+            flat_key *keys = flat_block_keys(values, n);
+            for (Py_ssize_t i = 0; i < n; i++) {
+                Py_DECREF(keys[i].key);
+            }
+        }
+        PyMem_Free(values);
     }
-    PyMem_Free(entries);
+    Py_XDECREF(owner);
+}
+
+/* Release the first got items of an owner's block made for n items and
+ * free it (a construction that failed part way). */
+static void
+flat_release_partial(PyObject **values, Py_ssize_t n, Py_ssize_t got)
+{
+    flat_key *keys = flat_block_keys(values, n);
+    for (Py_ssize_t i = 0; i < got; i++) {
+        Py_DECREF(values[i]);
+        Py_DECREF(keys[i].key);
+    }
+    PyMem_Free(values);
+}
+
+void
+flat_clear(fd_object *fd)
+{
+    PyObject **values = fd->values;
+    fd_object *owner = fd->owner;
+    Py_ssize_t len = fd->len;
+    fd->values = NULL;
+    fd->owner = NULL;
+    fd->len = 0;
+    FM_STORE_HASH(fd->hash, -1);
+    flat_release(values, owner, len);
 }
 
 PyObject *
-flat_version_new(PyTypeObject *tp, flat_entry *entries, Py_ssize_t n, Py_uhash_t acc,
-                 int acc_valid)
+flat_version_new(PyTypeObject *tp, PyObject **values, fd_object *owner, Py_ssize_t n,
+                 Py_uhash_t acc, int acc_valid)
 {
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
-        if (entries != NULL) {
-            flat_release(entries, n);
-        }
+        flat_release(values, owner, n);
         return NULL;
     }
-    /* tp_alloc zeroed it: length 0, no entries, the empty flat version. */
-    self->flat = entries;
-    self->order = NULL;
+    /* tp_alloc zeroed it: length 0, no block, the empty flat version. */
+    self->values = values;
+    self->owner = owner;
     self->next_seq = 0;
     self->hash = acc_valid ? hashing_finalize(acc, n) : -1;
     self->len = n;
     return (PyObject *)self;
 }
 
-/* Copy src[0:n] into dst, taking new references. */
-static void
-flat_copy_refs(flat_entry *dst, const flat_entry *src, Py_ssize_t n)
+/* The owner whose keys a version derived from fd by a value change shares
+ * (a new reference), or NULL when fd is not of the exact type: a subclass's
+ * instance (its __dict__, its finalizer) is never kept alive by another
+ * version. */
+static fd_object *
+flat_share_owner(fm_state *st, fd_object *fd)
 {
+    fd_object *owner = fd->owner != NULL ? fd->owner : fd;
+    if (!Py_IS_TYPE((PyObject *)owner, st->frozendict_type)) {
+        return NULL;
+    }
+    return (fd_object *)Py_NewRef((PyObject *)owner);
+}
+
+/* Copies of fd's values (new references) in a sharer's block, or NULL
+ * (MemoryError; fd is not empty). */
+static PyObject **
+flat_copy_values(fd_object *fd)
+{
+    Py_ssize_t n = fd->len;
+    PyObject **values = PyMem_Malloc((size_t)n * sizeof(PyObject *));
+    if (values == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    PyObject **src = fm_flat_values(fd);
     for (Py_ssize_t i = 0; i < n; i++) {
-        dst[i] = src[i];
-        Py_INCREF(dst[i].key);
-        Py_INCREF(dst[i].value);
+        values[i] = Py_NewRef(src[i]);
+    }
+    return values;
+}
+
+/* Copy items [lo, hi) of the flat version fd into the owner's block values
+ * of n items from position at, taking new references. */
+static void
+flat_copy_items(PyObject **values, Py_ssize_t n, Py_ssize_t at, fd_object *fd, Py_ssize_t lo,
+                Py_ssize_t hi)
+{
+    flat_key *keys = flat_block_keys(values, n);
+    flat_key *src_keys = fm_flat_keys(fd);
+    PyObject **src_values = fm_flat_values(fd);
+    for (Py_ssize_t i = lo; i < hi; i++, at++) {
+        keys[at].hash = src_keys[i].hash;
+        keys[at].key = Py_NewRef(src_keys[i].key);
+        values[at] = Py_NewRef(src_values[i]);
     }
 }
 
-/* A copy of entries[0:n] with new references, or NULL (n == 0, or an
- * error: told apart by n). */
-static flat_entry *
-flat_copy_entries(const flat_entry *src, Py_ssize_t n)
+/* A version of type tp with the items of the flat version fd and the value
+ * of position index replaced by value (index -1: none), sharing fd's keys
+ * when it can (flat_share_owner), else in a new owner's block.  New ref or
+ * NULL. */
+static PyObject *
+flat_with_value(fm_state *st, PyTypeObject *tp, fd_object *fd, Py_ssize_t index,
+                PyObject *value, Py_uhash_t acc, int acc_valid)
 {
+    Py_ssize_t n = fd->len;
     if (n == 0) {
+        return flat_version_new(tp, NULL, NULL, 0, acc, acc_valid);
+    }
+    fd_object *owner = flat_share_owner(st, fd);
+    PyObject **values;
+    if (owner != NULL) {
+        values = flat_copy_values(fd);
+    }
+    else {
+        values = flat_alloc(n);
+        if (values != NULL) {
+            flat_copy_items(values, n, 0, fd, 0, n);
+        }
+    }
+    if (values == NULL) {
+        Py_XDECREF(owner);
         return NULL;
     }
-    flat_entry *entries = flat_alloc(n);
-    if (entries != NULL) {
-        flat_copy_refs(entries, src, n);
+    if (index >= 0) {
+        Py_SETREF(values[index], Py_NewRef(value)); /* fd still holds the old */
     }
-    return entries;
+    return flat_version_new(tp, values, owner, n, acc, acc_valid);
 }
 
 PyObject *
 flat_version_copy(PyTypeObject *tp, fd_object *fd)
 {
-    Py_ssize_t n = fd->len;
-    flat_entry *entries = flat_copy_entries(fd->flat, n);
-    if (entries == NULL && n) {
-        return NULL;
-    }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
-    return flat_version_new(tp, entries, n, acc, acc_valid);
-}
-
-fm_lookup
-flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
-{
-    /* The caller holds fd, whose entries never change (tp_clear only runs
-     * on unreachable objects), so they stay valid across __eq__. */
-    flat_entry *entries = fd->flat;
-    Py_ssize_t n = fd->len;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (entries[i].hash != h) {
-            continue;
-        }
-        int r = champ_keys_equal(entries[i].key, key);
-        if (r != 0) {
-            if (r < 0) {
-                return FM_ERROR;
-            }
-            *index = i;
-            return FM_FOUND;
-        }
-    }
-    return FM_MISSING;
+    return flat_with_value(fm_state_of_type(tp), tp, fd, -1, NULL, acc, acc_valid);
 }
 
 typedef struct {
@@ -157,32 +237,35 @@ flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc, 
         return NULL;
     }
     assert(n == len);
-    flat_entry *entries = NULL;
+    PyObject **values = NULL;
     if (n) {
-        entries = flat_alloc(n);
-        if (entries == NULL) {
+        values = flat_alloc(n);
+        if (values == NULL) {
             return NULL;
         }
+        flat_key *keys = flat_block_keys(values, n);
         for (Py_ssize_t i = 0; i < n; i++) {
-            entries[i].hash = found[i].hash;
-            entries[i].key = Py_NewRef(found[i].key);
-            entries[i].value = Py_NewRef(found[i].value);
+            keys[i].hash = found[i].hash;
+            keys[i].key = Py_NewRef(found[i].key);
+            values[i] = Py_NewRef(found[i].value);
         }
     }
-    return flat_version_new(tp, entries, n, acc, acc_valid);
+    return flat_version_new(tp, values, NULL, n, acc, acc_valid);
 }
 
-/* Start t with the tries of src[0:n] and then extra (NULL for none), seqs
- * 0.. in that order, built bottom-up as the constructor's bulk load builds
- * them (the keys are distinct: no lookups, no user code).  The caller holds
- * the objects.  0 or -1 (t then released). */
+/* Start t with the tries of the flat version fd's items and then extra
+ * (its key NULL for none), seqs 0.. in that order, built bottom-up as the
+ * constructor's bulk load builds them (the keys are distinct: no lookups,
+ * no user code).  The caller holds the objects.  0 or -1 (t then
+ * released). */
 static int
-flat_build_tries(fm_state *st, transient *t, const flat_entry *src, Py_ssize_t n,
-                 const flat_entry *extra, Py_uhash_t acc, int acc_valid)
+flat_build_tries(fm_state *st, transient *t, fd_object *fd, const champ_entry *extra,
+                 Py_uhash_t acc, int acc_valid)
 {
     if (transient_init(st, t, NULL, NULL, 0, 0, acc, acc_valid) < 0) {
         return -1;
     }
+    Py_ssize_t n = fd->len;
     Py_ssize_t total = n + (extra != NULL);
     if (total == 0) {
         return 0;
@@ -194,10 +277,15 @@ flat_build_tries(fm_state *st, transient *t, const flat_entry *src, Py_ssize_t n
         PyErr_NoMemory();
         goto fail;
     }
-    for (Py_ssize_t i = 0; i < total; i++) {
-        const flat_entry *e = i < n ? &src[i] : extra;
-        entries[i] =
-            (champ_entry){e->hash, (uint64_t)i, Py_NewRef(e->key), Py_NewRef(e->value)};
+    flat_key *keys = fm_flat_keys(fd);
+    PyObject **values = fm_flat_values(fd);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        entries[i] = (champ_entry){keys[i].hash, (uint64_t)i, Py_NewRef(keys[i].key),
+                                   Py_NewRef(values[i])};
+    }
+    if (extra != NULL) {
+        entries[n] = (champ_entry){extra->hash, (uint64_t)n, Py_NewRef(extra->key),
+                                   Py_NewRef(extra->value)};
     }
     order = order_build(st, entries, total, 1); /* takes the refs, also on failure */
     if (order == NULL) {
@@ -226,7 +314,7 @@ flat_promote(fm_state *st, transient *t, fd_object *fd)
 {
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
-    return flat_build_tries(st, t, fd->flat, fd->len, NULL, acc, acc_valid);
+    return flat_build_tries(st, t, fd, NULL, acc, acc_valid);
 }
 
 PyObject *
@@ -240,40 +328,36 @@ flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *val
     }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
-    flat_entry *src = fd->flat;
     Py_ssize_t n = fd->len;
     if (r == FM_FOUND) {
-        if (src[index].value == value) {
+        PyObject *old = fm_flat_values(fd)[index];
+        if (old == value) {
             return transient_version_exact(st, op);
         }
-        if (hashing_acc_replace(&acc, &acc_valid, h, src[index].value, value) < 0) {
+        if (hashing_acc_replace(&acc, &acc_valid, h, old, value) < 0) {
             return NULL;
         }
-        flat_entry *entries = flat_copy_entries(src, n);
-        if (entries == NULL) {
-            return NULL;
-        }
-        Py_SETREF(entries[index].value, Py_NewRef(value)); /* op still holds the old */
-        return flat_version_new(st->frozendict_type, entries, n, acc, acc_valid);
+        return flat_with_value(st, st->frozendict_type, fd, index, value, acc, acc_valid);
     }
     if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0) {
         return NULL;
     }
     if (n < FLAT_MAX) {
-        flat_entry *entries = flat_alloc(n + 1);
-        if (entries == NULL) {
+        PyObject **values = flat_alloc(n + 1);
+        if (values == NULL) {
             return NULL;
         }
-        flat_copy_refs(entries, src, n);
-        entries[n].hash = h;
-        entries[n].key = Py_NewRef(key);
-        entries[n].value = Py_NewRef(value);
-        return flat_version_new(st->frozendict_type, entries, n + 1, acc, acc_valid);
+        flat_copy_items(values, n + 1, 0, fd, 0, n);
+        flat_key *keys = flat_block_keys(values, n + 1);
+        keys[n].hash = h;
+        keys[n].key = Py_NewRef(key);
+        values[n] = Py_NewRef(value);
+        return flat_version_new(st->frozendict_type, values, NULL, n + 1, acc, acc_valid);
     }
-    /* The ninth item: promote. */
+    /* One item more than a flat version holds: promote. */
     transient t;
-    flat_entry extra = {h, key, value};
-    if (flat_build_tries(st, &t, src, n, &extra, acc, acc_valid) < 0) {
+    champ_entry extra = {h, 0, key, value};
+    if (flat_build_tries(st, &t, fd, &extra, acc, acc_valid) < 0) {
         return NULL;
     }
     PyObject *result = transient_publish(st, &t, st->frozendict_type);
@@ -299,21 +383,22 @@ flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, int missin
     }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
-    flat_entry *src = fd->flat;
-    if (hashing_acc_replace(&acc, &acc_valid, src[index].hash, src[index].value, NULL) < 0) {
+    if (hashing_acc_replace(&acc, &acc_valid, fm_flat_keys(fd)[index].hash,
+                            fm_flat_values(fd)[index], NULL)
+        < 0) {
         return NULL;
     }
     Py_ssize_t n = fd->len - 1;
-    flat_entry *entries = NULL;
+    PyObject **values = NULL;
     if (n) {
-        entries = flat_alloc(n);
-        if (entries == NULL) {
+        values = flat_alloc(n);
+        if (values == NULL) {
             return NULL;
         }
-        flat_copy_refs(entries, src, index);
-        flat_copy_refs(entries + index, src + index + 1, n - index);
+        flat_copy_items(values, n, 0, fd, 0, index);
+        flat_copy_items(values, n, index, fd, index + 1, n + 1);
     }
-    return flat_version_new(st->frozendict_type, entries, n, acc, acc_valid);
+    return flat_version_new(st->frozendict_type, values, NULL, n, acc, acc_valid);
 }
 
 champ_node *
@@ -333,11 +418,13 @@ flat_order(fm_state *st, fd_object *fd)
 {
     champ_entry items[FLAT_MAX];
     Py_ssize_t n = fd->len;
+    flat_key *keys = fm_flat_keys(fd);
+    PyObject **values = fm_flat_values(fd);
     for (Py_ssize_t i = 0; i < n; i++) {
-        items[i].hash = fd->flat[i].hash;
+        items[i].hash = keys[i].hash;
         items[i].seq = (uint64_t)i;
-        items[i].key = Py_NewRef(fd->flat[i].key);
-        items[i].value = Py_NewRef(fd->flat[i].value);
+        items[i].key = Py_NewRef(keys[i].key);
+        items[i].value = Py_NewRef(values[i]);
     }
     return order_build(st, items, n, 1); /* takes the references */
 }
@@ -354,8 +441,10 @@ flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len)
         return 0;
     }
     qsort(found, (size_t)cs.count, sizeof(champ_entry), transient_compare_seq);
+    flat_key *keys = fm_flat_keys(fd);
+    PyObject **values = fm_flat_values(fd);
     for (Py_ssize_t i = 0; i < len; i++) {
-        if (found[i].key != fd->flat[i].key || found[i].value != fd->flat[i].value) {
+        if (found[i].key != keys[i].key || found[i].value != values[i]) {
             return 0;
         }
     }
@@ -365,12 +454,19 @@ flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len)
 PyObject *
 flat_check(fd_object *fd)
 {
-    if (!fm_is_flat(fd) || fd->order != NULL || fd->next_seq != 0) {
+    if (!fm_is_flat(fd) || fd->next_seq != 0) {
         PyErr_SetString(PyExc_AssertionError, "a flat version with tries");
         return NULL;
     }
-    if ((fd->len == 0) != (fd->flat == NULL)) {
+    if ((fd->len == 0) != (fd->values == NULL)) {
         PyErr_SetString(PyExc_AssertionError, "flat entries do not match the length");
+        return NULL;
+    }
+    fd_object *owner = fd->owner;
+    if (owner != NULL
+        && (fd->len == 0 || owner->owner != NULL || owner->len != fd->len
+            || !fm_is_flat(owner))) {
+        PyErr_SetString(PyExc_AssertionError, "a flat version sharing keys it cannot");
         return NULL;
     }
     Py_hash_t h = FM_LOAD_HASH(fd->hash);
@@ -380,9 +476,10 @@ flat_check(fd_object *fd)
         PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
         return NULL;
     }
+    flat_key *keys = fm_flat_keys(fd);
     for (Py_ssize_t i = 0; i < fd->len; i++) {
         for (Py_ssize_t j = 0; j < i; j++) {
-            if (fd->flat[i].key == fd->flat[j].key) {
+            if (keys[i].key == keys[j].key) {
                 PyErr_SetString(PyExc_AssertionError, "a key twice in a flat version");
                 return NULL;
             }
@@ -396,11 +493,13 @@ flat_dump(fd_object *fd)
 {
     PyObject *text = PyUnicode_FromFormat("frozendict len=%zd flat", fd->len);
     for (Py_ssize_t i = 0; text != NULL && i < fd->len; i++) {
+        /* Read again each time: the reprs run user code (fd, which holds its
+         * owner, is held by the caller). */
+        flat_key *keys = fm_flat_keys(fd);
         char buf[32];
-        PyOS_snprintf(buf, sizeof(buf), "%llu", (unsigned long long)fd->flat[i].hash);
-        /* Held: the reprs run user code (fd is held by the caller). */
+        PyOS_snprintf(buf, sizeof(buf), "%llu", (unsigned long long)keys[i].hash);
         PyObject *line =
-            PyUnicode_FromFormat("\n  (%s, %R, %R)", buf, fd->flat[i].key, fd->flat[i].value);
+            PyUnicode_FromFormat("\n  (%s, %R, %R)", buf, keys[i].key, fm_flat_values(fd)[i]);
         if (line == NULL) {
             Py_CLEAR(text);
             break;
@@ -418,18 +517,20 @@ flat_from_dict(PyTypeObject *tp, PyObject *dict)
      * hashed; an exact dict's keys are distinct. */
     Py_ssize_t n = PyDict_GET_SIZE(dict);
     if (n == 0) {
-        return flat_version_new(tp, NULL, 0, 0, 0);
+        return flat_version_new(tp, NULL, NULL, 0, 0, 0);
     }
     assert(n <= FLAT_MAX);
-    flat_entry *entries = flat_alloc(n);
-    if (entries == NULL) {
+    PyObject **values = flat_alloc(n);
+    if (values == NULL) {
         return NULL;
     }
+    flat_key *keys = flat_block_keys(values, n);
     Py_ssize_t got = 0, pos = 0;
     PyObject *k, *v;
     while (got < n && PyDict_Next(dict, &pos, &k, &v)) {
-        entries[got].key = Py_NewRef(k);
-        entries[got].value = Py_NewRef(v);
+        keys[got].hash = 0;
+        keys[got].key = Py_NewRef(k);
+        values[got] = Py_NewRef(v);
         got++;
     }
     if (got != n) {
@@ -437,13 +538,13 @@ flat_from_dict(PyTypeObject *tp, PyObject *dict)
         goto fail;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (hashing_key_hash_fast(entries[i].key, &entries[i].hash) < 0) {
+        if (hashing_key_hash_fast(keys[i].key, &keys[i].hash) < 0) {
             goto fail;
         }
     }
-    return flat_version_new(tp, entries, n, 0, 0);
+    return flat_version_new(tp, values, NULL, n, 0, 0);
 fail:
-    flat_release(entries, got);
+    flat_release_partial(values, n, got);
     return NULL;
 }
 
@@ -452,32 +553,43 @@ flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames
 {
     Py_ssize_t n = PyTuple_GET_SIZE(kwnames), count = 0;
     assert(n > 0 && n <= FLAT_MAX);
-    flat_entry *entries = flat_alloc(n);
-    if (entries == NULL) {
+    PyObject **values = flat_alloc(n);
+    if (values == NULL) {
         return NULL;
     }
+    flat_key *keys = flat_block_keys(values, n);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         Py_uhash_t h;
         if (hashing_key_hash_fast(name, &h) < 0) { /* a str: no user code */
-            flat_release(entries, count);
+            flat_release_partial(values, n, count);
             return NULL;
         }
         Py_ssize_t j = 0;
         while (j < count
-               && !(entries[j].hash == h
-                    && (entries[j].key == name
-                        || PyUnicode_Compare(entries[j].key, name) == 0))) {
+               && !(keys[j].hash == h
+                    && (keys[j].key == name || PyUnicode_Compare(keys[j].key, name) == 0))) {
             j++;
         }
         if (j < count) { /* a name given twice (only from C): the last value wins */
-            Py_SETREF(entries[j].value, Py_NewRef(kwvalues[i]));
+            Py_SETREF(values[j], Py_NewRef(kwvalues[i]));
             continue;
         }
-        entries[count].hash = h;
-        entries[count].key = Py_NewRef(name);
-        entries[count].value = Py_NewRef(kwvalues[i]);
+        keys[count].hash = h;
+        keys[count].key = Py_NewRef(name);
+        values[count] = Py_NewRef(kwvalues[i]);
         count++;
     }
-    return flat_version_new(tp, entries, count, 0, 0);
+    if (count < n) { /* a name given twice: the block holds fewer items */
+        PyObject **fitted = flat_alloc(count);
+        if (fitted == NULL) {
+            flat_release_partial(values, n, count);
+            return NULL;
+        }
+        memcpy(fitted, values, (size_t)count * sizeof(PyObject *));
+        memcpy(flat_block_keys(fitted, count), keys, (size_t)count * sizeof(flat_key));
+        PyMem_Free(values);
+        values = fitted;
+    }
+    return flat_version_new(tp, values, NULL, count, 0, 0);
 }

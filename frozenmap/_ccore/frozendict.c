@@ -309,29 +309,44 @@
  *     frozendict.c the frozendict type (this file)
  *     module.c     module state, multi-phase init
  *
- *     flat.c       flat_scan, flat_with, flat_without, flat_promote,
- *                  flat_demote (versions of at most FLAT_MAX items)
+ *     flat.c       flat_with, flat_without, flat_promote, flat_demote
+ *                  (versions of at most FLAT_MAX items; flat_scan is
+ *                  inline in cfrozenmap.h)
  *
  * 10. Small maps: the flat form (flat.c)
  * --------------------------------------
- * A version is flat exactly when len <= FLAT_MAX (8): fd_object's root
- * field (a union) then points to one PyMem block of flat_entry {hash, key,
- * value} in insertion order (NULL when empty), order is NULL and next_seq
- * 0; the entries own their keys and values.  No seqs: the position is the
- * order.  A 3-key map is the object and a 72-byte block instead of the
- * object and two tries (280 B -> 144 B by tracemalloc), and a derived
- * small version copies the block.
+ * A version is flat exactly when len <= FLAT_MAX (32): no tries, next_seq
+ * 0, and fd_object's two trie fields (unions) hold one of two kinds:
  *
- *  - Lookups scan the stored hashes in order; on an equal hash, identity,
- *    then the stored key's __eq__ (held, champ_keys_equal): one __eq__ per
- *    entry with an equal hash, as a trie node makes.  The version is held
- *    by the caller, so its entries stay valid across that call (section 8).
- *  - set / delete copy the block with the edit (flat_with, flat_without);
- *    the ninth key promotes (both tries built bottom-up from the eight
- *    entries and the new one, seqs 0..8); every path that publishes
- *    tries (transient_version_new, transient_version_take) demotes when the
- *    result has at most FLAT_MAX items (flat_demote: the key trie's entries
- *    sorted by seq).  Seqs are never observable, so renumbering is not.
+ *   owner   values -> one PyMem block: len values, then len flat_key
+ *           {hash, key}, all owned, in insertion order (NULL when empty);
+ *           owner == NULL
+ *   sharer  values -> its own block of len values; owner -> a strong
+ *           reference to the owner whose hashes and keys it reads
+ *
+ * A set of an existing key (and a copy into another type) makes a sharer
+ * of the version's owner -- never of a sharer, so there is no chain: the
+ * derived version costs the object and 8 B per item (136 B at 8 keys, 328
+ * B at 32) instead of 24 B per item.  Only an exact frozendict is an owner
+ * (a subclass instance, its __dict__ and finalizer, is never kept alive by
+ * another version).  The cost of sharing: an owner's own values stay alive
+ * while a sharer of it does.  No seqs: the position is the order.  Every
+ * reader goes through fm_flat_keys / fm_flat_values, so no code reads an
+ * owner's values for a sharer's.
+ *
+ *  - Lookups scan the stored hashes in order, four a step (one branch per
+ *    four entries, fm_flat_next_hash); on an equal hash, identity, then the
+ *    stored key's __eq__ (held, champ_keys_equal): one __eq__ per entry
+ *    with an equal hash, as a trie node makes.  The version is held by the
+ *    caller and holds its owner, so the keys stay valid across that call
+ *    (section 8).
+ *  - set of a new key / delete copy the items into a new owner's block
+ *    (flat_with, flat_without); one key past FLAT_MAX promotes (both tries
+ *    built bottom-up from the entries and the new one, seqs 0..FLAT_MAX);
+ *    every path that publishes tries (transient_version_new,
+ *    transient_version_take) demotes when the result has at most FLAT_MAX
+ *    items (flat_demote: the key trie's entries sorted by seq).  Seqs are
+ *    never observable, so renumbering is not.
  *  - The hash accumulator is the same XOR of the same pair hashes, so a flat
  *    and a trie version with equal items hash equal.  Equal lengths mean the
  *    same form, so == compares flat with flat (by position first) or tries
@@ -339,15 +354,19 @@
  *  - Construction from an exact dict or keywords of at most FLAT_MAX items
  *    fills the block directly (flat_from_dict, flat_from_kwnames).
  *    Iterators walk the held version's block by position (views.c).
- *  - Cold paths go through tries built for the call from the <= 8 entries:
+ *  - Cold paths go through tries built for the call from the entries:
  *    transient_init_from (Evolver start, |, merges, paths) promotes, diff
  *    walks a key trie built for the walk (flat_key_trie), whose entries
  *    borrow from the held version; every result is published through the
  *    demoting paths, so the invariant holds.
- *  - tp_clear detaches the block (the empty flat version: flat NULL, len 0)
- *    before releasing the entries; a cleared version is a valid empty map.
- *    An iterator over a version cleared with it in one cycle stops (it
- *    checks remaining against the length).
+ *  - tp_traverse visits an owner's keys and values, a sharer's values and
+ *    its owner.  tp_clear detaches everything (the empty flat version:
+ *    values and owner NULL, len 0) before releasing; a cleared version is a
+ *    valid empty map.  The GC clears an owner only with its sharers (they
+ *    hold it); should a live owner be cleared anyway (tp_clear through
+ *    ctypes), fm_flat_keys gives its sharers placeholder keys (None) rather
+ *    than freed memory.  An iterator over a version cleared with it in one
+ *    cycle stops (it checks remaining against the length).
  *
  * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
  * (2015); CPython's Python/hamt.c, whose essay this one follows.
@@ -379,7 +398,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
     }
     if (!has_kw) {
         if (arg == NULL) {
-            return flat_version_new(tp, NULL, 0, 0, 0);
+            return flat_version_new(tp, NULL, NULL, 0, 0, 0);
         }
         if (PyDict_CheckExact(arg) && PyDict_GET_SIZE(arg) <= FLAT_MAX) {
             return flat_from_dict(tp, arg);
@@ -465,9 +484,14 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
+        Py_VISIT(s->owner); /* a sharer: the owner holds the keys */
+        flat_key *keys = s->owner == NULL ? fm_flat_keys(s) : NULL;
+        PyObject **values = fm_flat_values(s);
         for (Py_ssize_t i = 0; i < s->len; i++) {
-            Py_VISIT(s->flat[i].key);
-            Py_VISIT(s->flat[i].value);
+            if (keys != NULL) {
+                Py_VISIT(keys[i].key);
+            }
+            Py_VISIT(values[i]);
         }
         return 0;
     }
@@ -486,21 +510,14 @@ fd_tp_clear(PyObject *op)
      * frozendict.  The key trie goes first: it borrows the keys and values
      * the order trie owns. */
     fd_object *s = fm_as_fd(op);
-    Py_ssize_t len = s->len;
     if (fm_is_flat(s)) {
-        flat_entry *entries = s->flat;
-        s->flat = NULL;
-        s->len = 0;
-        FM_STORE_HASH(s->hash, -1);
-        if (entries != NULL) {
-            flat_release(entries, len);
-        }
+        flat_clear(s);
         return 0;
     }
     champ_node *root = s->root;
     order_node *order = s->order;
-    s->flat = NULL; /* the empty flat version */
-    s->order = NULL;
+    s->values = NULL; /* the empty flat version */
+    s->owner = NULL;
     s->len = 0;
     s->next_seq = 0;
     FM_STORE_HASH(s->hash, -1);
@@ -534,20 +551,12 @@ fd_find(PyObject *op, PyObject *key, PyObject **value)
     }
     fd_object *fd = fm_as_fd(op);
     if (fm_is_flat(fd)) {
-        flat_entry *entries = fd->flat;
-        Py_ssize_t n = fd->len;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (entries[i].hash == h) {
-                int r = champ_keys_equal(entries[i].key, key);
-                if (r != 0) {
-                    if (r > 0) {
-                        *value = entries[i].value;
-                    }
-                    return r;
-                }
-            }
+        Py_ssize_t i;
+        fm_lookup r = flat_scan(fd, h, key, &i);
+        if (r == FM_FOUND) {
+            *value = fm_flat_values(fd)[i];
         }
-        return FM_MISSING;
+        return r;
     }
     champ_entry *e;
     int r = champ_walk(fd->root, h, key, &e, NULL);
@@ -571,8 +580,8 @@ fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
         Py_ssize_t i;
         fm_lookup r = flat_scan(fd, h, key, &i);
         if (r == FM_FOUND) {
-            *entry = (champ_entry){fd->flat[i].hash, (uint64_t)i, fd->flat[i].key,
-                                   fd->flat[i].value};
+            *entry = (champ_entry){fm_flat_keys(fd)[i].hash, (uint64_t)i,
+                                   fm_flat_keys(fd)[i].key, fm_flat_values(fd)[i]};
         }
         return r;
     }
@@ -741,15 +750,17 @@ fd_flat_equal(fd_object *a, fd_object *b)
 {
     Py_ssize_t n = a->len;
     for (Py_ssize_t i = 0; i < n; i++) {
-        flat_entry *ea = &a->flat[i];
+        /* Read again each time: __eq__ runs user code (a and b, which hold
+         * their owners, are held by the caller). */
+        flat_key ka = fm_flat_keys(a)[i], *kb = fm_flat_keys(b);
         Py_ssize_t j = i;
-        if (b->flat[i].key != ea->key || b->flat[i].hash != ea->hash) {
-            fm_lookup r = flat_scan(b, ea->hash, ea->key, &j);
+        if (kb[i].key != ka.key || kb[i].hash != ka.hash) {
+            fm_lookup r = flat_scan(b, ka.hash, ka.key, &j);
             if (r != FM_FOUND) {
                 return r == FM_ERROR ? -1 : 0;
             }
         }
-        PyObject *va = ea->value, *vb = b->flat[j].value;
+        PyObject *va = fm_flat_values(a)[i], *vb = fm_flat_values(b)[j];
         if (va != vb) {
             int r = PyObject_RichCompareBool(va, vb, Py_EQ);
             if (r <= 0) {
@@ -835,7 +846,8 @@ fd_tp_hash(PyObject *op)
     int r = 0;
     if (fm_is_flat(s)) {
         for (Py_ssize_t i = 0; r == 0 && i < s->len; i++) {
-            champ_entry e = {s->flat[i].hash, 0, s->flat[i].key, s->flat[i].value};
+            champ_entry e = {fm_flat_keys(s)[i].hash, 0, fm_flat_keys(s)[i].key,
+                             fm_flat_values(s)[i]};
             r = fd_hash_entry(&e, &hs);
         }
     }
@@ -885,7 +897,7 @@ fd_as_dict(PyObject *op)
         PyObject *d = PyDict_New();
         /* op is held by the caller: its entries outlive the keys' __eq__. */
         for (Py_ssize_t i = 0; d != NULL && i < fd->len; i++) {
-            if (PyDict_SetItem(d, fd->flat[i].key, fd->flat[i].value) < 0) {
+            if (PyDict_SetItem(d, fm_flat_keys(fd)[i].key, fm_flat_values(fd)[i]) < 0) {
                 Py_CLEAR(d);
             }
         }

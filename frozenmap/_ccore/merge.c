@@ -255,12 +255,12 @@ merge_version(fm_state *st, transient *t, fd_object *src)
          * into a fresh t they go without a lookup, as an adoption would. */
         int fresh = t->len == 0 && t->next_seq == 0;
         for (Py_ssize_t i = 0; r == 0 && i < src->len; i++) {
-            flat_entry *e = &src->flat[i];
+            flat_key *e = &fm_flat_keys(src)[i]; /* again each time: user code */
+            PyObject *value = fm_flat_values(src)[i];
             if (fresh) {
-                r = transient_put_new(st, t, e->hash, e->key, e->value);
+                r = transient_put_new(st, t, e->hash, e->key, value);
             }
-            else if (transient_assoc_hashed(st, t, e->hash, e->key, e->value)
-                     == FM_EDIT_FAILED) {
+            else if (transient_assoc_hashed(st, t, e->hash, e->key, value) == FM_EDIT_FAILED) {
                 r = -1;
             }
         }

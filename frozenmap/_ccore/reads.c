@@ -30,7 +30,7 @@ mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
         Py_ssize_t index;
         fm_lookup r = flat_scan(fd, h, key, &index);
         if (r == FM_FOUND) {
-            *value = Py_NewRef(fd->flat[index].value);
+            *value = Py_NewRef(fm_flat_values(fd)[index]);
         }
         return r;
     }
@@ -124,8 +124,8 @@ mapping_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObje
     if (*position >= flat->len) {
         return 0;
     }
-    *k = flat->flat[*position].key;
-    *v = flat->flat[*position].value;
+    *k = fm_flat_keys(flat)[*position].key;
+    *v = fm_flat_values(flat)[*position];
     (*position)++;
     return 1;
 }
@@ -349,8 +349,8 @@ position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
     uint64_t seq;
     PyObject *key, *value;
     if (fm_is_flat(v)) {
-        key = v->flat[pos].key;
-        value = v->flat[pos].value;
+        key = fm_flat_keys(v)[pos].key;
+        value = fm_flat_values(v)[pos];
     }
     else {
         order_at(v->order, pos, &seq, &key, &value);
@@ -415,8 +415,8 @@ position_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py_
     int may_gc = 0;
     if (fm_is_flat(v)) { /* the flat form's pairs, in order */
         for (Py_ssize_t i = lo; i < hi; i++) {
-            k = v->flat[i].key;
-            val = v->flat[i].value;
+            k = fm_flat_keys(v)[i].key;
+            val = fm_flat_values(v)[i];
             may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(val));
             entries[got].seq = (uint64_t)got;
             entries[got].key = Py_NewRef(k);

@@ -120,8 +120,8 @@ view_iter_flat_next(iter_object *it, Py_ssize_t *remaining, PyObject **k, PyObje
         return 0;
     }
     Py_ssize_t i = it->cursor.reverse ? *remaining - 1 : fd->len - *remaining;
-    *k = fd->flat[i].key;
-    *v = fd->flat[i].value;
+    *k = fm_flat_keys(fd)[i].key;
+    *v = fm_flat_values(fd)[i];
     (*remaining)--;
     return 1;
 }

@@ -2,11 +2,13 @@
 
 A frozendict is *flat* exactly when it holds ``FLAT_MAX`` keys or fewer:
 every path that makes one (the constructor, ``set``, ``delete``, ``|``,
-``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 8 keys
-and the two tries at >= 9.  A flat version holds, in insertion order, the
+``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 32 keys
+and the two tries at >= 33.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
-same below 9 entries).  In this core the two trie slots of a frozendict hold
+same below 9 entries; here 32, the size up to which a kept version costs
+less than immutables' and a scan of the hashes about a trie descent).  In
+this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
 - ``_order``: the tuple of the items ``((k0, v0), (k1, v1), ...)``,
@@ -14,7 +16,9 @@ same below 9 entries).  In this core the two trie slots of a frozendict hold
 so a lookup scans the hashes with the interpreter's own ``in`` and
 ``tuple.index`` (ints compared with ints: no user code), iteration is a walk
 of one tuple, and a version with one value replaced shares the hashes.  (The
-C core keeps one allocation of (hash, key, value) triples; the functions
+C core keeps one allocation of n values then n (hash, key) pairs, and a
+version made by a value change holds its own values and the keys of the
+version it came from; the functions
 below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names.)
 
 User code: a lookup (``flat_find``) visits the entries whose stored hash
@@ -23,9 +27,9 @@ equals the key's, in insertion order, and for each compares identity, then
 key trie does.  The tuples are never changed, so a key's ``__eq__`` that
 derives, reads or drops versions meanwhile finds everything as it was.
 
-Crossing the threshold: a ``set`` that makes the ninth key builds both tries
-from the entries in order (``flat_promote``, seqs 0..8); a derivation that
-leaves 8 keys reads the order trie and the stored hashes back into the flat
+Crossing the threshold: a ``set`` that makes the key FLAT_MAX + 1 builds both
+tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX); a
+derivation that leaves FLAT_MAX keys reads the order trie and the stored hashes back into the flat
 form (``flat_demote``).  Sequence numbers are never observable, so the
 renumbering is harmless; the stored hashes (and so the hash accumulator) are
 carried across unchanged.
@@ -60,7 +64,7 @@ __all__ = [
     "flat_dump",
 ]
 
-FLAT_MAX = 8
+FLAT_MAX = 32
 """The most keys a flat frozendict holds; one more and it holds the tries."""
 
 Hashes = Tuple[int, ...]
@@ -154,7 +158,12 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     hashes: List[int] = []
     for entry in entries:
         hashes.append(entry[0])
-    return tuple(hashes), tuple(order_items(order))
+    # (a loop, not tuple() of the generator: CPython < 3.13 leaks the items
+    # taken so far when an allocation fails inside tuple(generator))
+    items: List[Tuple[Any, Any]] = []
+    for item in order_items(order):
+        items.append(item)
+    return tuple(hashes), tuple(items)
 
 
 def _seq_of(entry: Entry) -> int:
