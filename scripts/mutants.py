@@ -88,6 +88,7 @@ TESTS = {
         "test_pep814_read.py",
         "test_diff.py",
         "test_evolver.py",
+        "test_rules_in_tries.py",
     ],
     "ordertrie": ["test_rules.py", "test_structure.py", "test_derivations.py", "test_evolver.py"],
     "transient": [
@@ -97,6 +98,7 @@ TESTS = {
         "test_pep814_construction.py",
         "hostile/test_reentry_sweep.py",
         "hostile/test_gc_and_finalizers.py",
+        "test_rules_in_tries.py",
     ],
     "evolver": [
         "test_rules.py",
