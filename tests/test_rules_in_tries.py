@@ -18,7 +18,8 @@ kills are named in its docstring (they survived the suite before, issue 22):
 - ``Evolver.popitem`` removes the entry of the very key object at the last
   position, even when the key's current hash leads to another key's entry;
 - merging a frozendict held in tries (``|``, ``update``, the constructor)
-  adds its new keys in its order, not in the key trie's (hash) order.
+  adds its new keys in its order, not in the key trie's (hash) order;
+- a subclass's derivations that change nothing are exact frozendicts.
 """
 
 import pytest
@@ -207,3 +208,26 @@ def test_merging_a_frozendict_in_tries_follows_its_order(core, size):
     assert list(fd(base, **{}).items()) == list(base.items())
     assert list(fd(source).items()) == list(dict(source).items())
     assert list((fd() | source).items()) == list(dict(source).items())
+
+
+# --- a subclass's derivations are exact frozendicts ------------------------------------------
+
+
+def test_derivations_of_a_subclass_in_tries_are_exact_even_when_nothing_changes(core):
+    """Mutant discard-missing-returns-subclass: ``discard`` of a missing key
+    returns ``self``, a subclass instance, on the trie path."""
+
+    class Sub(core.frozendict):
+        pass
+
+    s = Sub(FILLERS + [("a", 1)])
+    results = {
+        "or": s | {"a": 1},
+        "sub": s - ["z"],
+        "and": s & list(s),
+        "set same value": s.set("a", s["a"]),
+        "discard missing": s.discard("z"),
+    }
+    for name, result in results.items():
+        assert type(result) is core.frozendict, name
+        assert result == s
