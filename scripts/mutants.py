@@ -105,6 +105,7 @@ TESTS = {
         "test_rules.py",
         "test_evolver.py",
         "test_noop_identity.py",
+        "test_freeze_inside_a_failed_update.py",
         "hostile/test_reentry_sweep.py",
         "hostile/test_gc_and_finalizers.py",
     ],

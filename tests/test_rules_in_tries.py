@@ -14,7 +14,8 @@ kills are named in its docstring (they survived the suite before, issue 22):
 - identity before equality: a NaN key is deleted by itself, a NaN value
   makes two versions equal, ``set`` of an equal but distinct value stores it;
 - a node left holding only a collision node after a delete gives way to it;
-- a collision node made by ``set`` is never edited in place;
+- a collision node made by ``set`` is never edited in place, and its values
+  are compared by ``==``;
 - ``Evolver.popitem`` removes the entry of the very key object at the last
   position, even when the key's current hash leads to another key's entry;
 - merging a frozendict held in tries (``|``, ``update``, the constructor)
@@ -231,3 +232,17 @@ def test_derivations_of_a_subclass_in_tries_are_exact_even_when_nothing_changes(
     for name, result in results.items():
         assert type(result) is core.frozendict, name
         assert result == s
+
+
+# --- a collision node's values are compared ---------------------------------------------------
+
+
+def test_collision_nodes_with_different_values_are_unequal(core):
+    """Mutant collision-equal-no-value-check: ``_collision_equal`` matches the keys only."""
+    x, y = HashKey(7, "x"), HashKey(7, "y")
+    a = padded(core, [(x, 1), (y, 2), ("o", 0)])
+    b = padded(core, [(x, 1), (y, 3), ("o", 0)])
+    c = padded(core, [(y, 2), ("o", 0), (x, 1)])
+    assert a != b and b != a
+    assert a == c and c == a
+    assert a.diff(b).changed == {y: (2, 3)}
