@@ -132,7 +132,11 @@ TESTS = {
         "test_evolver.py",
         "test_pep814_read.py",
     ],
-    "jsonpatch": ["test_jsonpatch.py", "test_jsonpatch_object_equality.py"],
+    "jsonpatch": [
+        "test_jsonpatch.py",
+        "test_jsonpatch_object_equality.py",
+        "test_jsonpatch_array_shrink.py",
+    ],
     "history": ["test_history.py"],
     "versioned": ["test_versioned.py", "test_versioned_delivery.py"],
 }
