@@ -1,11 +1,12 @@
 """The key trie's rules, on versions too large to be flat.
 
-A frozendict of at most ``FLAT_MAX`` (8) keys holds no tries (issue 23), so a
+A frozendict of at most ``FLAT_MAX`` keys holds no tries (issue 23), so a
 rule checked on a map of two or three keys tests the flat form only: the key
 trie's lookups, one-walk copies, collision nodes and deletions are never
 reached.  Each test here checks a rule of ``test_rules.py`` (or a neighbour)
-on maps padded with ten filler keys, whose hashes (16 to 25) take level-0
-digits no key under test uses, so the keys under test keep the places in the
+on maps padded with ``FLAT_MAX`` filler keys, whose hashes take level-0
+digits 16 to 31 (several per digit, apart one level down), which no key
+under test uses, so the keys under test keep the places in the
 trie the rule is about.  The mutants of ``scripts/mutants.py`` each test
 kills are named in its docstring (they survived the suite before, issue 22):
 
@@ -27,7 +28,9 @@ import pytest
 from keys import ChangingHashKey, EqBomb, HashKey
 from test_rules import FAR, CountingEq, _assert_canonical
 
-FILLERS = [(HashKey(16 + i, "filler%d" % i), i) for i in range(10)]
+from frozenmap._pycore.flat import FLAT_MAX
+
+FILLERS = [(HashKey(16 + i % 16 + ((i // 16) << 5), "filler%d" % i), i) for i in range(FLAT_MAX)]
 
 
 def padded(core, items):
