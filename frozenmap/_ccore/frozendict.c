@@ -315,7 +315,7 @@
  *
  * 10. Small maps: the flat form (flat.c)
  * --------------------------------------
- * A version is flat exactly when len <= FLAT_MAX (32): no tries, next_seq
+ * A version is flat exactly when len <= FLAT_MAX (8): no tries, next_seq
  * 0, and fd_object's two trie fields (unions) hold one of two kinds:
  *
  *   owner   values -> one PyMem block: len values, then len flat_key

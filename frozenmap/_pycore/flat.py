@@ -2,12 +2,15 @@
 
 A frozendict is *flat* exactly when it holds ``FLAT_MAX`` keys or fewer:
 every path that makes one (the constructor, ``set``, ``delete``, ``|``,
-``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 32 keys
-and the two tries at >= 33.  A flat version holds, in insertion order, the
+``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 8 keys
+and the two tries at >= 9.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
-same below 9 entries; here 32, the size up to which a kept version costs
-less than immutables' and a scan of the hashes about a trie descent).  In
+same below 9 entries).  32 would meet the memory goal up to 32 keys too,
+but the Evolver, ``|`` and ``diff`` of a flat version work on tries built
+for the call, 2-3x slower at 16-32 keys than on tries kept: the limit
+stays at 8 until those operations work on the array itself
+(docs/notes/memory-of-versions.md).  In
 this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
@@ -64,7 +67,7 @@ __all__ = [
     "flat_dump",
 ]
 
-FLAT_MAX = 32
+FLAT_MAX = 8
 """The most keys a flat frozendict holds; one more and it holds the tries."""
 
 Hashes = Tuple[int, ...]
