@@ -151,7 +151,7 @@ for v in $VERSIONS; do
     RUN+=("$v")
 done
 # CPython's own frozendict tests: fetched once for every version
-# (scripts/cpython-tests.sh would refresh Debian's package list on each call).
+# (each scripts/cpython-tests.sh would otherwise ask scripts/debian-python.sh).
 if [ "${FROZENMAP_CPYTHON_TESTS:-1}" != 0 ] && [ -z "${FROZENMAP_CPYTHON_TESTDIR:-}" ] \
     && [ "${FROZENMAP_FETCH_PYTHON:-1}" != 0 ]; then
     FROZENMAP_CPYTHON_TESTDIR=$(bash "$ROOT/scripts/debian-python.sh" --testsuite 3.15) || true
