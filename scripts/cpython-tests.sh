@@ -12,7 +12,7 @@
 # every test that is a documented deviation (docs/pep814.md §14), a known bug,
 # or needs a newer Python than the venv's.  Any other failure fails this script.
 # scripts/checks/65-cpython-tests.sh runs it on the main venv and
-# scripts/checks/10-versions.sh on each other Python's venv.
+# scripts/checks/35-versions.sh on each other Python's venv.
 #
 # Environment:
 #   FROZENMAP_CPYTHON_TESTDIR  a folder holding 3.15's `test` package (e.g. a

@@ -12,7 +12,9 @@
 #      $FROZENMAP_JOBS (default 2) at a time: typing first, then the runs on
 #      other Pythons (the longest check) beside pytest, then the others in
 #      number order.  Each job's output is printed whole when it ends.  After a
-#      failure no new job starts; those running are finished.
+#      failure no new job starts; those running are finished.  (The versions
+#      check tests two Pythons at a time itself, so while it runs three
+#      processes share a 2-core machine: none of them waits for the others.)
 #      Each check gets $ROOT, $VENV and $PY.
 # Each check's wall time is printed as it ends ("== check NAME: 123 s ok") and
 # all of them in a table at the end.
