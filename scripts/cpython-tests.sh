@@ -12,7 +12,7 @@
 # every test that is a documented deviation (docs/pep814.md §14), a known bug,
 # or needs a newer Python than the venv's.  Any other failure fails this script.
 # scripts/checks/65-cpython-tests.sh runs it on the main venv and
-# scripts/checks/10-versions.sh on each other Python's venv.
+# scripts/checks/35-versions.sh on each other Python's venv.
 #
 # Environment:
 #   FROZENMAP_CPYTHON_TESTDIR  a folder holding 3.15's `test` package (e.g. a
@@ -54,19 +54,12 @@ else
     echo "== CPython's frozendict tests: the C core is not built in $VENV, the pure core only"
 fi
 
+. "$ROOT/scripts/common.sh"  # run_limited
 status=0
 for core in "${cores[@]}"; do
     pure=""
     [ "$core" = python ] && pure=1
-    rc=0
-    (cd / && FROZENMAP_PURE_PYTHON=$pure timeout -k 30 "$LIMIT" \
-        "$python" "$ROOT/scripts/cpython_frozendict_tests.py" "$testdir") || rc=$?
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-        echo "FAIL: CPython's frozendict tests timed out after ${LIMIT}s (core $core)"
-        status=1
-    elif [ "$rc" -ne 0 ]; then
-        echo "FAIL: CPython's frozendict tests failed on core $core (exit $rc); see above"
-        status=1
-    fi
+    (cd / && FROZENMAP_PURE_PYTHON=$pure run_limited "CPython's frozendict tests on core $core (see above)" \
+        "$LIMIT" "$python" "$ROOT/scripts/cpython_frozendict_tests.py" "$testdir") || status=1
 done
 exit "$status"

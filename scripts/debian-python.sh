@@ -19,8 +19,10 @@
 #
 # Everything is cached in $FROZENMAP_PYTHON_CACHE (default
 # ~/.cache/frozenmap-python), one folder per Python version, and rebuilt only
-# when sid's package versions change (the package lists are refreshed on every
-# call; when sid cannot be reached, a cached interpreter is used as it is).
+# when sid's package versions change (the package lists are refreshed when
+# older than FROZENMAP_APT_MAX_AGE minutes, default 60; when sid cannot be
+# reached, a cached interpreter is used as it is).  Calls that fetch take a
+# lock on the cache, so checks running at once can call this.
 # Needs root (or patchelf already installed) on a Debian-based machine.
 #
 # --testsuite fetches the interpreter too, then CPython's own tests of the same
@@ -94,6 +96,16 @@ if [ -n "$want_cppflags" ]; then
     echo "-I$ROOTFS/usr/include/python$V -I$ROOTFS/usr/include/$ARCH_TRIPLET/python$V -idirafter $ROOTFS/usr/include"
     [ -x "$PYBIN" ] || { log "$NAME is not fetched yet"; exit 1; }
     exit 0
+fi
+
+# One fetch at a time: scripts/test.sh runs two checks at once, and the checks
+# that call this share one apt state and one cache.  (A nested call, from
+# --testsuite or --venv, runs under its caller's lock.)
+mkdir -p "$CACHE"
+if [ -z "${FROZENMAP_PYTHON_LOCKED:-}" ]; then
+    exec 9>"$CACHE/.lock"
+    flock 9
+    export FROZENMAP_PYTHON_LOCKED=1
 fi
 
 if [ "$(dpkg --print-architecture 2>/dev/null || true)" != amd64 ]; then
@@ -181,7 +193,15 @@ if [ -n "$want_testsuite" ]; then
     exit 0
 fi
 
-if ! apt-get -qq "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1; then
+# sid's package list is refreshed at most every $FROZENMAP_APT_MAX_AGE minutes
+# (0: on every call): one CI run asks for it about ten times.
+UPDATED=$APTDIR/updated
+max_age=${FROZENMAP_APT_MAX_AGE:-60}
+if [ "$max_age" -gt 0 ] && [ -n "$(find "$UPDATED" -mmin "-$max_age" 2>/dev/null)" ]; then
+    :
+elif apt-get -qq "${APT_OPTS[@]}" update >"$APTDIR/update.log" 2>&1; then
+    touch "$UPDATED"
+else
     if [ -x "$PYBIN" ]; then
         log "cannot refresh sid's package list (see $APTDIR/update.log); using the cached $NAME"
         echo "$PYBIN"

@@ -53,30 +53,21 @@ if [ -z "$python" ] || ! is_pypy "$python"; then
 fi
 say "$python ($("$python" -c 'import sys; print(sys.version.split()[0], sys.pypy_version_info[:3])'))"
 
-if is_pypy "$VENV/bin/python"; then
-    say "reusing $VENV"
+# install_extras, fresh_venv, run_limited
+. "$ROOT/scripts/common.sh"
+venv_ok() { is_pypy "$1"; }
+if [ -n "$debian" ]; then
+    fresh_venv "$VENV" bash "$ROOT/scripts/debian-python.sh" --venv "$V" "$VENV"
 else
-    rm -rf "$VENV"
-    say "creating $VENV"
-    if [ -n "$debian" ]; then
-        bash "$ROOT/scripts/debian-python.sh" --venv "$V" "$VENV"
-    else
-        "$python" -m venv "$VENV"
-    fi
+    fresh_venv "$VENV" "$python" -m venv "$VENV"
 fi
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # The `test` extra's requirements (their markers drop the CPython-only ones).
-"$VENV/bin/python" - "$SRC/pyproject.toml" >"$WORK/requirements.txt" <<'EOF'
-import sys, tomllib
-with open(sys.argv[1], "rb") as file:
-    print("\n".join(tomllib.load(file)["project"]["optional-dependencies"]["test"]))
-EOF
 if ! (timeout -k 30 "$LIMIT" "$VENV/bin/python" -m pip install "${PIP_FLAGS[@]}" \
           --force-reinstall --no-deps --no-cache-dir "$SRC" \
-      && timeout -k 30 "$LIMIT" "$VENV/bin/python" -m pip install "${PIP_FLAGS[@]}" \
-          --only-binary :all: -r "$WORK/requirements.txt"); then
+      && install_extras "$VENV/bin/python" test -- --only-binary :all:); then
     echo "FAIL: $V: installing frozenmap and its test requirements failed"
     exit 1
 fi
@@ -91,12 +82,5 @@ if ! grep -q '^core: python (the C core is for CPython; this is PyPy)' <<<"$repo
 fi
 
 say "pytest (pure core, hypothesis profile $HYPOTHESIS_PROFILE, limit ${LIMIT}s)"
-rc=0
-(cd "$ROOT" && timeout -k 30 "$LIMIT" "$VENV/bin/pytest" -p no:cacheprovider -q -rs tests) || rc=$?
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "FAIL: $V: pytest timed out after ${LIMIT}s"
-    exit 1
-elif [ "$rc" -ne 0 ]; then
-    echo "FAIL: $V: pytest exited $rc"
-    exit 1
-fi
+(cd "$ROOT" && run_limited "$V: pytest" "$LIMIT" "$VENV/bin/pytest" -p no:cacheprovider -q -rs tests) \
+    || exit 1

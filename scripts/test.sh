@@ -3,12 +3,21 @@
 #
 # Creates .venv (if missing), builds and installs frozenmap with its test
 # dependencies (a real, non-editable install, so a missing package file fails
-# here as it would for a user), then runs, cheapest first:
-#   1. the static checks, scripts/checks/0*.sh (lint: a minute at most);
-#   2. pytest over both cores;
-#   3. every other check in scripts/checks/*.sh in number order (typing,
-#      packaging and docs before the runs on other Pythons, the sanitizer,
-#      leak and fuzz runs last).  Each check gets $ROOT, $VENV and $PY.
+# here as it would for a user) and, for a full run, the requirements of every
+# extra the checks use (typing, docs, packaging, bench: installed once, before
+# any check, so no check installs into the venv while another runs), then:
+#   1. the static checks, scripts/checks/0*.sh (lint: a minute at most), one
+#      after the other; a failure stops the run here;
+#   2. pytest over both cores and every other check in scripts/checks/*.sh,
+#      $FROZENMAP_JOBS (default 2) at a time: typing first, then the runs on
+#      other Pythons (the longest check) beside pytest, then the others in
+#      number order.  Each job's output is printed whole when it ends.  After a
+#      failure no new job starts; those running are finished.  (The versions
+#      check tests two Pythons at a time itself, so while it runs three
+#      processes share a 2-core machine: none of them waits for the others.)
+#      Each check gets $ROOT, $VENV and $PY.
+# Each check's wall time is printed as it ends ("== check NAME: 123 s ok") and
+# all of them in a table at the end.
 # frozenmap is built from a clean copy of the tree (scripts/clean-copy.sh), so
 # a stale build/ folder cannot stand in for a build that fails now.
 #
@@ -32,6 +41,7 @@
 #   PYTHON=python3.12      interpreter for the venv (default: python3)
 #   FROZENMAP_REQUIRE_C=1  a C core that fails to build or import is an error
 #   QUICK=1                pytest only; skip scripts/checks
+#   FROZENMAP_JOBS=2       checks run at once after the static ones (1: one by one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -64,6 +74,7 @@ for name in "${only[@]}"; do
     fi
     wanted+=("$path")
 done
+TOTAL_START=$SECONDS
 . scripts/clean-copy.sh
 SRC=$(mktemp -d "${TMPDIR:-/tmp}/frozenmap-src.XXXXXX")
 trap 'rm -rf "$SRC"' EXIT
@@ -76,7 +87,12 @@ fi
 echo "== installing frozenmap[test] into $VENV"
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$SRC"
-"$VENV/bin/python" -m pip install -q --disable-pip-version-check "$SRC[test]"
+. scripts/common.sh
+if [ -z "${QUICK:-}" ] && [ ${#wanted[@]} -eq 0 ]; then
+    install_extras "$VENV/bin/python" test typing docs packaging bench
+else
+    install_extras "$VENV/bin/python" test
+fi
 # The version, the core that loads by default, and why (a missing C core warns).
 (cd / && "$VENV/bin/python" -m frozenmap | sed 's/^/== /')
 
@@ -93,25 +109,107 @@ run_pytest() {
     # tested, not the source tree.
     "$VENV/bin/pytest" -p no:cacheprovider tests "$@"
 }
+JOBS=1
+job_name() { # "pytest", or a check's NN-name
+    local name=${1##*/}
+    echo "${name%.sh}"
+}
+
+# The wall time of each job, for the table at the end: "NAME SECONDS STATUS".
+TIMES=()
+record() { # NAME SECONDS RC
+    local status=ok
+    [ "$3" -eq 0 ] || status="FAILED (exit $3)"
+    echo "== check $1: $2 s $status"
+    TIMES+=("$(printf '%-20s %5d s  %s' "$1" "$2" "$status")")
+}
+print_times() {
+    echo "== wall time of each step (total $((SECONDS - TOTAL_START)) s; checks after the"\
+        "static ones ran $JOBS at a time, so their times add up to more):"
+    local line
+    for line in "${TIMES[@]}"; do
+        echo "   $line"
+    done
+}
+run_timed() { # WHAT [PYTEST ARGS]: one job in the foreground; returns its status
+    local what=$1 t0=$SECONDS rc=0
+    shift
+    if [ "$what" = pytest ]; then run_pytest "$@" || rc=$?; else run_check "$what" || rc=$?; fi
+    record "$(job_name "$what")" $((SECONDS - t0)) "$rc"
+    return "$rc"
+}
+
+record install $((SECONDS - TOTAL_START)) 0
 
 if [ ${#wanted[@]} -gt 0 ]; then
+    status=0
     for what in "${wanted[@]}"; do
-        if [ "$what" = pytest ]; then run_pytest "$@"; else run_check "$what"; fi
+        run_timed "$what" "$@" || { status=$?; break; }
     done
+    print_times
+    [ "$status" -eq 0 ] || exit "$status"
     echo "== the chosen checks passed"
     exit 0
 fi
 
 if [ -z "${QUICK:-}" ]; then
     for check in scripts/checks/0[0-9]-*.sh; do
-        [ -e "$check" ] && run_check "$check"
+        [ -e "$check" ] || continue
+        run_timed "$check" || { print_times; exit 1; }
     done
 fi
-run_pytest "$@"
-if [ -z "${QUICK:-}" ]; then
-    for check in scripts/checks/*.sh; do
-        case ${check##*/} in 0[0-9]-*) continue ;; esac
-        run_check "$check"
+if [ -n "${QUICK:-}" ]; then
+    run_pytest "$@"
+    echo "== all tests passed"
+    exit 0
+fi
+
+# The pool: typing (quick, fails fast), the other Pythons (the longest, at
+# once), pytest, then the other checks in number order.
+queue=()
+for check in scripts/checks/[2-9][0-9]-typing.sh scripts/checks/[1-9][0-9]-versions.sh; do
+    [ -e "$check" ] && queue+=("$check")
+done
+queue+=(pytest)
+for check in scripts/checks/*.sh; do
+    case " ${queue[*]} " in *" $check "*) continue ;; esac
+    case ${check##*/} in 0[0-9]-*) continue ;; esac
+    queue+=("$check")
+done
+JOBS=${FROZENMAP_JOBS:-2}
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/frozenmap-logs.XXXXXX")
+trap 'rm -rf "$SRC" "$LOGS"' EXIT
+declare -A RUNNING=() STARTED=()
+failed=0
+finish_one() { # wait for a job to end; print its output and time
+    local pid rc=0 what
+    wait -n -p pid "${!RUNNING[@]}" || rc=$?
+    what=${RUNNING[$pid]}
+    unset "RUNNING[$pid]"
+    cat "$LOGS/$(job_name "$what").log"
+    record "$(job_name "$what")" $((SECONDS - ${STARTED[$what]})) "$rc"
+    [ "$rc" -eq 0 ] || failed=1
+}
+for what in "${queue[@]}"; do
+    while [ ${#RUNNING[@]} -ge "$JOBS" ]; do finish_one; done
+    [ "$failed" -eq 0 ] || break
+    echo "== started $(job_name "$what") ($((SECONDS - TOTAL_START)) s in)"
+    STARTED[$what]=$SECONDS
+    if [ "$what" = pytest ]; then
+        run_pytest "$@" >"$LOGS/pytest.log" 2>&1 &
+    else
+        run_check "$what" >"$LOGS/$(job_name "$what").log" 2>&1 &
+    fi
+    RUNNING[$!]=$what
+done
+while [ ${#RUNNING[@]} -gt 0 ]; do finish_one; done
+print_times
+if [ "$failed" -ne 0 ]; then
+    not_run=()
+    for what in "${queue[@]}"; do
+        [ -n "${STARTED[$what]:-}" ] || not_run+=("$(job_name "$what")")
     done
+    echo "FAIL: a check failed (see above)${not_run[*]:+; not started: ${not_run[*]}}"
+    exit 1
 fi
 echo "== all tests passed"

@@ -24,8 +24,7 @@ LIMIT=${FROZENMAP_PACKAGING_TIMEOUT:-600}
 cd "$ROOT"
 
 echo "-- installing the packaging tools"
-timeout "$LIMIT" "$PYTHON" -m pip install -q --disable-pip-version-check ".[packaging]" 2>&1 \
-    | grep -v "^WARNING: Location '" || true
+timeout "$LIMIT" bash -c '. "$1/scripts/common.sh" && install_extras "$2" packaging' _ "$ROOT" "$PYTHON"
 
 . "$ROOT/scripts/clean-copy.sh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/frozenmap-packaging.XXXXXX")

@@ -18,8 +18,9 @@ PYTHON="$VENV/bin/python"
 cd "$ROOT"
 
 echo "-- installing the typing tools"
-# The typing extra (mypy, pyright) plus typing_extensions for tests/typing on 3.10.
-"$PYTHON" -m pip install -q --disable-pip-version-check ".[typing]" typing_extensions
+# The typing extra: mypy, pyright, and typing_extensions for tests/typing on 3.10.
+. "$ROOT/scripts/common.sh"
+install_extras "$PYTHON" typing
 
 # pyright's pip package bundles pyright itself and runs it with the system's node;
 # without this it asks PyPI whether a newer pyright exists, on every run.

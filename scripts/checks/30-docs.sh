@@ -13,7 +13,8 @@ PYTHON="$VENV/bin/python"
 cd "$ROOT"
 
 echo "-- installing the docs extra"
-"$PYTHON" -m pip install -q --disable-pip-version-check ".[docs]"
+. "$ROOT/scripts/common.sh"
+install_extras "$PYTHON" docs
 
 if [ -n "${DOCS_OUT:-}" ]; then
     mkdir -p "$DOCS_OUT"

@@ -83,9 +83,11 @@ find_python() {
     done
 }
 
-# clean_copy DEST: a clean copy of the tree (no build/, no in-place *.so).
+# clean_copy DEST: a clean copy of the tree (no build/, no in-place *.so);
+# install_extras, fresh_venv, run_limited.
 # shellcheck source=scripts/clean-copy.sh
 . "$ROOT/scripts/clean-copy.sh"
+. "$ROOT/scripts/common.sh"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -138,23 +140,18 @@ for v in $VERSIONS; do
     fi
     venv="$ROOT/.venv-$v"
     echo "== python $v: $python ($("$python" -c 'import sys; print(sys.version.split()[0])'))"
-    if python_is "$venv/bin/python" "$v"; then
-        echo "== python $v: reusing $venv"
+    venv_ok() { python_is "$1" "$v"; }
+    if [ -n "$debian" ]; then
+        fresh_venv "$venv" bash "$ROOT/scripts/debian-python.sh" --venv "$v" "$venv"
     else
-        rm -rf "$venv"
-        echo "== python $v: creating $venv"
-        if [ -n "$debian" ]; then
-            bash "$ROOT/scripts/debian-python.sh" --venv "$v" "$venv"
-        else
-            "$python" -m venv "$venv"
-        fi
+        fresh_venv "$venv" "$python" -m venv "$venv"
     fi
     PYTHONS[$v]=$python
     DEBIANS[$v]=$debian
     RUN+=("$v")
 done
 # CPython's own frozendict tests: fetched once for every version
-# (scripts/cpython-tests.sh would refresh Debian's package list on each call).
+# (each scripts/cpython-tests.sh would otherwise ask scripts/debian-python.sh).
 if [ "${FROZENMAP_CPYTHON_TESTS:-1}" != 0 ] && [ -z "${FROZENMAP_CPYTHON_TESTDIR:-}" ] \
     && [ "${FROZENMAP_FETCH_PYTHON:-1}" != 0 ]; then
     FROZENMAP_CPYTHON_TESTDIR=$(bash "$ROOT/scripts/debian-python.sh" --testsuite 3.15) || true
@@ -186,7 +183,7 @@ run_version() {
     # the environment), then its test dependencies, as scripts/test.sh does.
     if ! (CPPFLAGS=$cppflags timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" \
               --force-reinstall --no-deps --no-cache-dir "$WORK/src" \
-          && timeout -k 30 "$LIMIT" "$venv/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"); then
+          && install_extras "$venv/bin/python" test); then
         echo "FAIL: python $v: installing frozenmap[test] failed"
         status="install failed"
     else
@@ -196,17 +193,9 @@ run_version() {
         remaining=$((LIMIT - (SECONDS - start)))
         [ "$remaining" -gt 60 ] || remaining=60
         echo "== python $v: pytest (both cores, hypothesis profile $HYPOTHESIS_PROFILE, limit ${remaining}s)"
-        rc=0
         # (CPPFLAGS too: the packaging tests build wheels of their own)
-        (cd "$ROOT" && CPPFLAGS=$cppflags timeout -k 30 "$remaining" "$venv/bin/pytest" \
-            -p no:cacheprovider -q tests) || rc=$?
-        if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-            echo "FAIL: python $v: pytest timed out after ${remaining}s"
-            status="timed out"
-        elif [ "$rc" -ne 0 ]; then
-            echo "FAIL: python $v: pytest exited $rc"
-            status="pytest failed ($rc)"
-        fi
+        (cd "$ROOT" && CPPFLAGS=$cppflags run_limited "python $v: pytest" "$remaining" \
+            "$venv/bin/pytest" -p no:cacheprovider -q tests) || status="pytest failed or timed out"
         if [ "${FROZENMAP_CPYTHON_TESTS:-1}" != 0 ]; then
             remaining=$((LIMIT - (SECONDS - start)))
             [ "$remaining" -gt 60 ] || remaining=60

@@ -18,21 +18,11 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 echo "-- installing the bench requirements into $VENV"
-# Read them from the installed frozenmap's metadata (the `bench` extra), so
-# frozenmap itself is not rebuilt and pyproject.toml stays the only list.
-mapfile -t REQS < <("$PYTHON" - <<'EOF'
-import re
-from importlib.metadata import requires
-for req in requires("frozenmap") or []:
-    if re.search(r"""extra\s*==\s*["']bench["']""", req):
-        print(req.split(";")[0].strip())
-EOF
-)
-if [ "${#REQS[@]}" -eq 0 ]; then
-    echo "FAIL: the installed frozenmap declares no 'bench' extra" >&2
-    exit 1
-fi
-"$PYTHON" -m pip install -q --disable-pip-version-check "${REQS[@]}"
+# From the installed frozenmap's metadata (the `bench` extra), so frozenmap
+# itself is not rebuilt and pyproject.toml stays the only list.
+. "$ROOT/scripts/common.sh"
+install_extras "$PYTHON" bench
+"$PYTHON" -c 'import asv, matplotlib' || { echo "FAIL: the bench extra did not install asv and matplotlib" >&2; exit 1; }
 
 echo "-- asv check and a quick asv run"
 cd "$ROOT/asv_benchmarks"

@@ -24,16 +24,8 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 echo "== leak check with $("$VENV/bin/python" --version 2>&1) from $VENV (limit ${LIMIT}s)"
 start=$SECONDS
-rc=0
+. "$ROOT/scripts/common.sh"
 # shellcheck disable=SC2086  # FROZENMAP_LEAKCHECK_ARGS is a list of words
-(cd / && timeout -k 30 "$LIMIT" "$VENV/bin/python" "$ROOT/scripts/leakcheck.py" --selftest \
-    ${FROZENMAP_LEAKCHECK_ARGS:-}) || rc=$?
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "FAIL: the leak check timed out after ${LIMIT}s"
-    exit 1
-fi
-if [ "$rc" -ne 0 ]; then
-    echo "FAIL: the leak check failed (exit $rc) after $((SECONDS - start))s; see the groups above"
-    exit 1
-fi
+(cd / && run_limited "the leak check (see the groups above)" "$LIMIT" "$VENV/bin/python" \
+    "$ROOT/scripts/leakcheck.py" --selftest ${FROZENMAP_LEAKCHECK_ARGS:-}) || exit 1
 echo "== leak check passed in $((SECONDS - start))s"

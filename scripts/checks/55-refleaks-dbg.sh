@@ -113,7 +113,7 @@ if ! FROZENMAP_REQUIRE_C=1 timeout -k 30 900 "$VENV_DBG/bin/python" -m pip insta
     echo "FAIL: refleaks: the C core does not build against $DBG"
     exit 1
 fi
-timeout -k 30 900 "$VENV_DBG/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"
+timeout -k 30 900 bash -c '. "$1/scripts/common.sh" && install_extras "$2" test' _ "$ROOT" "$VENV_DBG/bin/python"
 SO=$(find "$VENV_DBG"/lib/python*/site-packages/frozenmap/_ccore -name '_cfrozenmap*.so' | head -n1)
 case "$SO" in
     *d-*.so) ;;

@@ -85,7 +85,7 @@ if ! FROZENMAP_REQUIRE_C=1 FROZENMAP_EXTRA_CFLAGS="$SANITIZE_FLAGS" \
     echo "FAIL: sanitizers: the C core does not build with $SANITIZE_FLAGS"
     exit 1
 fi
-timeout -k 30 900 "$VENV_ASAN/bin/python" -m pip install "${PIP_FLAGS[@]}" "$WORK/src[test]"
+timeout -k 30 900 bash -c '. "$1/scripts/common.sh" && install_extras "$2" test' _ "$ROOT" "$VENV_ASAN/bin/python"
 SO=$(find "$VENV_ASAN"/lib/python*/site-packages/frozenmap/_ccore -name '_cfrozenmap*.so' | head -n1)
 if [ -z "$SO" ]; then
     echo "FAIL: sanitizers: the install has no C extension"

@@ -4,7 +4,7 @@
 # on both cores: scripts/cpython-tests.sh says how, and
 # scripts/cpython_frozendict_tests.py holds the recorded deviations, known bugs
 # and tests that need a newer Python.  The other Pythons (3.10-3.15) run the
-# same tests in scripts/checks/10-versions.sh.
+# same tests in scripts/checks/35-versions.sh.
 #
 # Environment (from scripts/test.sh): ROOT, VENV.  Also those of
 # scripts/cpython-tests.sh (FROZENMAP_CPYTHON_TESTDIR, FROZENMAP_FETCH_PYTHON,
