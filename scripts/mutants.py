@@ -78,7 +78,6 @@ _BUILDER_TESTS = [
     "hostile/test_reentry_sweep.py",
     "hostile/test_gc_and_finalizers.py",
     "test_rules_in_tries.py",
-    "test_gc_at_every_point_of_an_edit.py",
 ]
 
 # The test files run against a mutant of each module: the quick ones that

@@ -310,11 +310,18 @@ def test_evolver_replaced_value_finalizer_reads_and_edits_the_evolver(core, fina
     assert list(e.freeze().items()) == list(d.items())
 
 
-def test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version(core):
+@pytest.mark.parametrize("schedule", ["threshold 1", "threshold 1 to 23"])
+def test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version(core, schedule):
     """A GC run can start at any allocation inside an Evolver's edit.  Its
     finalizers may freeze (or read) the evolver: what they publish must be a
     whole version -- both tries agreeing, the hash right -- that never changes
-    afterwards.  (Both cores used to publish half-applied edits here.)"""
+    afterwards.  (Both cores used to publish half-applied edits here.)
+
+    With the first threshold at 1 the collection starts at the finalizer's
+    own allocations, before the edit; moving it from 1 to 23 across the edits
+    lands the collection at every allocation of the edits in turn, between
+    the key-trie step and the order-trie step too (mutant ``gc-not-paused``
+    of scripts/mutants.py survived the first schedule alone, issue 22)."""
     base = core.frozendict({i: i for i in range(600)})
     hash(base)  # known hash: the edits also update the accumulator
     e = base.evolve()
@@ -328,10 +335,13 @@ def test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version(core):
             frozen = e.freeze()
             published.append((frozen, list(frozen.items()), len(e), e.get(7)))
 
+    rotating = schedule == "threshold 1 to 23"
     thresholds = gc.get_threshold()
     gc.set_threshold(1, 1, 1)  # a collection at nearly every allocation
     try:
-        for i in range(1500):
+        for i in range(800 if rotating else 1500):
+            if rotating:
+                gc.set_threshold(1 + i % 23, 1, 1)
             Bomb()
             e[i % 700] = -i
             if i % 5 == 0:
