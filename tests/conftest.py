@@ -83,6 +83,7 @@ PYPY_SKIPS = {
     "test_rules.py::test_values_membership_tries_identity_first": _IDENTICAL_NUMBERS,
     "test_rules.py::test_items_membership_tries_identity_first": _IDENTICAL_NUMBERS,
     "test_rules.py::test_equality_and_diff_try_identity_first": _IDENTICAL_NUMBERS,
+    "test_rules_in_tries.py::test_equality_matches_values_by_identity_first": _IDENTICAL_NUMBERS,
     "test_rules.py::test_mapping_keys_are_read_as_dict_reads_them": (
         "asserts CPython's dict(m) walk of a keys() list; PyPy's dict reads it otherwise"
     ),
