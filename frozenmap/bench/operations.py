@@ -21,7 +21,8 @@ from .peers import Library
 SAMPLE = 1000
 #: Copy-on-write peers: at most this many items in a pool of derived versions.
 POOL_ITEMS = 4_000_000
-#: Copy-on-write peers: at most this many bytes in the measured version history.
+#: Copy-on-write peers (and every peer's pickled undo history): at most this many
+#: bytes in the measured version history.
 HISTORY_BYTES = 256 << 20
 #: Random keys per pass of the cold lookup: more than the caches hold at n >= 100,000.
 COLD = 200_000
@@ -609,9 +610,12 @@ def _reducer_memory(lib: Library, w: Workload) -> Optional[float]:
 
 def _history_versions(lib: Library, w: Workload) -> list:
     """The base map and the versions of :attr:`Workload.history`, each one
-    update after the one before (fewer for copy-on-write peers at large n)."""
+    update after the one before (fewer at large n for every library but
+    frozenmap: their history pickles as a list of whole versions, and
+    unpickles as as many unshared copies -- 1,000 versions of 100,000 keys
+    took ~20 GB)."""
     count = len(w.history)
-    if not lib.persistent:
+    if not lib.is_frozenmap:
         count = min(count, max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
     versions, m = [w.base(lib)], w.base(lib)
     for k, v in w.history[:count]:
