@@ -27,6 +27,7 @@ Sizes: 10, 1,000, 100,000 and 1,000,000, or the comma-separated list in
 ``FROZENMAP_ASV_SIZES`` (CI uses small sizes to keep the check short).
 """
 
+import gc
 import os
 
 from frozenmap import bench
@@ -78,9 +79,20 @@ class _Time(_Parametrized):
             self.number = 1
         self.inputs = case.inputs(min(case.limit, self.op.asv_count))
         self.run = case.compile()
+        self.collect = case.gc
 
     def time(self, library, n):
-        self.run(self.inputs)
+        if not self.collect:
+            self.run(self.inputs)
+            return
+        # asv times with the GC off (as timeit does); this case keeps it on.
+        was_enabled = gc.isenabled()
+        gc.enable()
+        try:
+            self.run(self.inputs)
+        finally:
+            if not was_enabled:
+                gc.disable()
 
 
 class _Track(_Parametrized):

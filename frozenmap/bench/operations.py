@@ -231,6 +231,10 @@ class Case:
     #: Every pass loops over all ``limit`` inputs, whatever the run's target:
     #: the size of the working set is what is measured (cold lookups).
     whole: bool = False
+    #: The cyclic GC stays on while timed (every other case times with it
+    #: off, as ``timeit`` does): what a program keeping every version pays
+    #: for the collector's passes over them.
+    gc: bool = False
 
     def compile(self, body: Optional[str] = None) -> Callable[[list], None]:
         """``run(xs)``: one pass of the loop (``body`` replaces the case's own)."""
@@ -577,8 +581,9 @@ def _build_peak(lib: Library, w: Workload) -> Optional[float]:
     return _traced(lambda: lib.build(w.data), peak=True) / max(w.n, 1)
 
 
-def _reducer_case(lib: Library, w: Workload) -> Case:
-    """One action of the nested reducer, every state kept (reset before each pass)."""
+def _reducer_case(lib: Library, w: Workload, collect: bool = False) -> Case:
+    """One action of the nested reducer, every state kept (reset before each
+    pass); with ``collect``, the cyclic GC on while timed."""
     r = w.reducer()
     base, history = w.reducer_base(lib), []
     limit = len(r.actions)
@@ -590,7 +595,12 @@ def _reducer_case(lib: Library, w: Workload) -> Case:
         return r.actions[:c]
 
     body = "k.append(f(k[-1], x))"
-    return Case(body, {"f": r.stepper(lib), "k": history}, inputs, limit, consumes=True)
+    return Case(body, {"f": r.stepper(lib), "k": history}, inputs, limit, consumes=True, gc=collect)
+
+
+def _reducer_gc_case(lib: Library, w: Workload) -> Case:
+    """The nested reducer with the cyclic GC on, as a program runs."""
+    return _reducer_case(lib, w, collect=True)
 
 
 def _reducer_memory(lib: Library, w: Workload) -> Optional[float]:
@@ -713,6 +723,14 @@ OPERATIONS = [
         "nested reducer: one action (10,000 todos)",
         "s",
         _reducer_case,
+        asv_count=100,
+        sizes=(REDUCER_TODOS,),
+    ),
+    Operation(
+        "reducer_gc",
+        "nested reducer: one action, GC on",
+        "s",
+        _reducer_gc_case,
         asv_count=100,
         sizes=(REDUCER_TODOS,),
     ),

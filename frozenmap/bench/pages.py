@@ -41,6 +41,7 @@ _SIZE_LABELS = {
     "mem_small": "keys",
     "mem_small_version": "keys",
     "reducer": "todos",
+    "reducer_gc": "todos",
     "mem_reducer": "todos",
 }
 

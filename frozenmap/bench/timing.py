@@ -26,11 +26,22 @@ class Measurement:
     passes: int = 0  # passes per run
 
 
-def _passes(run, xs_source, count: int, passes: int, consumes: bool) -> float:
-    """Seconds for ``passes`` passes of ``run``; fresh inputs per pass if ``consumes``."""
+def _passes(
+    run, xs_source, count: int, passes: int, consumes: bool, collect: bool = False
+) -> float:
+    """Seconds for ``passes`` passes of ``run``; fresh inputs per pass if
+    ``consumes``.  The cyclic GC is off while timed (as ``timeit`` does)
+    unless ``collect``: then it runs over what the passes make only."""
     timer = time.perf_counter
     gc_was_enabled = gc.isenabled()
-    gc.disable()
+    # With the GC on, what was alive before the passes (the whole process's
+    # heap: every library's maps) moves to the permanent generation, so the
+    # collections timed are those of what the passes make and keep.
+    frozen = collect and hasattr(gc, "freeze")
+    if frozen:
+        gc.freeze()
+    elif not collect:
+        gc.disable()
     try:
         if not consumes:
             xs = xs_source(count)
@@ -47,6 +58,8 @@ def _passes(run, xs_source, count: int, passes: int, consumes: bool) -> float:
             del xs
         return total
     finally:
+        if frozen:
+            gc.unfreeze()
         if gc_was_enabled:
             gc.enable()
 
@@ -70,7 +83,8 @@ class Timer:
 
     def once(self) -> float:
         """One run: seconds per operation."""
-        elapsed = _passes(self.run, self.inputs, self.count, self.passes, self.case.consumes)
+        case = self.case
+        elapsed = _passes(self.run, self.inputs, self.count, self.passes, case.consumes, case.gc)
         ops = self.passes * self.count * self.case.scale
         return max(elapsed - self.overhead, 0.0) / ops
 
@@ -83,7 +97,7 @@ def calibrate(case: Case, target: float, repeat: int, max_seconds: float = 15.0)
     """
     run = case.compile()
     bare = case.compile("pass")
-    one = _passes(run, case.inputs, 1, 1, case.consumes)  # also warms up
+    one = _passes(run, case.inputs, 1, 1, case.consumes, case.gc)  # also warms up
     if case.whole:
         count = case.limit
     else:
@@ -94,7 +108,7 @@ def calibrate(case: Case, target: float, repeat: int, max_seconds: float = 15.0)
         count = len(pool)
         inputs = lambda c: pool  # noqa: E731
     # A one-input pass already timed the single input a slow operation gets.
-    per_pass = one if count == 1 else _passes(run, inputs, count, 1, case.consumes)
+    per_pass = one if count == 1 else _passes(run, inputs, count, 1, case.consumes, case.gc)
     passes = max(1, int(target / max(per_pass, 1e-9)))
     runs = max(3, min(repeat, int(max_seconds / max(per_pass * passes, 1e-9))))
     overhead = min(_passes(bare, inputs, count, passes, False) for _ in range(3))

@@ -87,6 +87,26 @@ def op_loop(lib, op, m, data, picks, misses):
             for k in picks:
                 m[k]
 
+    elif op == "lookup_cold":  # picks are spread over the whole map
+
+        def run():
+            for k in picks:
+                m[k]
+
+    elif op == "reducer":  # the benchmark's nested reducer, every state kept
+        from frozenmap.bench.operations import Reducer
+
+        # The same 40,000 actions drawn in every run (drawing them costs the
+        # same in the K and the 2K run), the first len(picks) of them applied.
+        r = Reducer(10_000, actions=40_000)
+        state = reducer_build(lib, r)
+        actions = r.actions[: len(picks)]
+
+        def run():
+            history = [state]
+            for action in actions:
+                history.append(reducer_step(history[-1], action))
+
     elif op == "lookup_miss":
 
         def run():
@@ -119,6 +139,31 @@ def op_loop(lib, op, m, data, picks, misses):
     return run
 
 
+def reducer_build(lib, r):
+    """The reducer's initial state as lib's maps, all the way down."""
+    todos = make_map(lib, {key: make_map(lib, todo) for key, todo in r.todos.items()})
+    return make_map(lib, {"filter": "all", "todos": todos})
+
+
+def reducer_step(state, action):
+    """One action of the benchmark's reducer through .set/.delete (frozenmap
+    and immutables spell them alike)."""
+    kind, key, arg = action
+    todos = state["todos"]
+    if kind == "delete":
+        todos = todos.delete(key)
+    elif kind == "add":
+        todos = todos.set(key, type(state)(arg))
+    else:
+        todo = todos[key]
+        if kind == "toggle":
+            todo = todo.set("done", not todo["done"])
+        else:
+            todo = todo.set("title", arg)
+        todos = todos.set(key, todo)
+    return state.set("todos", todos)
+
+
 OPS = {
     "empty": ("frozenmap", "dict"),
     "set_existing": ("frozenmap", "immutables"),
@@ -126,6 +171,8 @@ OPS = {
     "delete": ("frozenmap", "immutables"),
     "lookup_hit": ("frozenmap", "dict"),
     "lookup_miss": ("frozenmap", "dict"),
+    "lookup_cold": ("frozenmap", "immutables", "dict"),
+    "reducer": ("frozenmap", "immutables"),
     "construct": ("frozenmap", "dict"),
     "iterate": ("frozenmap", "dict"),
 }
@@ -145,12 +192,15 @@ def child(args):
     run()
 
 
-def callgrind_count(lib, op, n, k, kmax, keep=None):
+def callgrind_count(lib, op, n, k, kmax, keep=None, cache_sim=False):
+    """Instructions of one child run; with cache_sim, (instructions, D1 read
+    misses, last-level read misses) from callgrind's simulated caches."""
     with tempfile.TemporaryDirectory() as d:
         out = keep or os.path.join(d, "cg.out")
         cmd = [
             "valgrind",
             "--tool=callgrind",
+            *(["--cache-sim=yes", "--LL=" + cache_sim] if cache_sim else []),
             "--callgrind-out-file=" + out,
             sys.executable,
             os.path.abspath(__file__),
@@ -171,7 +221,9 @@ def callgrind_count(lib, op, n, k, kmax, keep=None):
             raise SystemExit(r.stderr[-3000:])
         for line in r.stderr.splitlines():
             if "Collected :" in line:
-                return int(line.split(":")[-1])
+                counts = [int(x) for x in line.split(":")[-1].split()]
+                # Events with --cache-sim: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+                return (counts[0], counts[4], counts[7]) if cache_sim else counts[0]
     raise SystemExit("no count in callgrind output")
 
 
@@ -205,13 +257,17 @@ def cmd_callgrind(args):
             keep = [None, None]
             if op in args.annotate.split(","):
                 keep = [os.path.abspath("callgrind.%s.%s.%d.out" % (op, lib, i)) for i in (1, 2)]
-            a = callgrind_count(lib, op, args.n, k, 2 * k, keep[0])
-            b = callgrind_count(lib, op, args.n, 2 * k, 2 * k, keep[1])
-            per = (b - a) / k
-            if op in PER_ITEM:
-                per /= args.n  # per item
+            a = callgrind_count(lib, op, args.n, k, 2 * k, keep[0], args.cache_sim)
+            b = callgrind_count(lib, op, args.n, 2 * k, 2 * k, keep[1], args.cache_sim)
+            scale = k * (args.n if op in PER_ITEM else 1)
+            if args.cache_sim:
+                ir, d1, ll = ((y - x) / scale for x, y in zip(a, b))
+                per = ir
+                row.append("%s %.0f (D1 %.2f, LL %.2f)" % (lib, ir, d1, ll))
+            else:
+                per = (b - a) / scale
+                row.append("%s %.0f" % (lib, per))
             cache[(op, lib)] = per
-            row.append("%s %.0f" % (lib, per))
         ratio = cache[(op, "frozenmap")] / cache[(op, OPS[op][1])]
         unit = "/item" if op in PER_ITEM else ""
         print("%-13s %-40s ratio %.2f  %s" % (op, "  ".join(row), ratio, unit), flush=True)
@@ -232,6 +288,11 @@ def cmd_wall(args):
     ops = args.ops.split(",") if args.ops else [op for op in OPS if op != "empty"]
     data, picks, misses = workload(args.n, args.k)
     maps = {lib: make_map(lib, data) for lib in LIBS if any(lib in OPS[op] for op in ops)}
+    # The thread's CPU time leaves out the time other processes held the core
+    # (on a loaded machine most of the wall time), not their cache pollution.
+    clock = time.thread_time if args.cpu else time.perf_counter
+    if args.no_gc:  # the benchmark's convention (timeit's): no collection while timed
+        gc.disable()
     print("n=%d  wall ratio frozenmap/peer: median [min..max] of %d rounds" % (args.n, args.rounds))
     for op in ops:
         libs = OPS[op]
@@ -241,9 +302,9 @@ def cmd_wall(args):
         for _ in range(args.rounds):
             t = {}
             for lib in libs:
-                t0 = time.perf_counter()
+                t0 = clock()
                 loops[lib]()
-                t[lib] = time.perf_counter() - t0
+                t[lib] = clock() - t0
                 scale = k * (args.n if op in PER_ITEM else 1)
                 per[lib].append(t[lib] / scale * 1e9)
             ratios.append(t[libs[0]] / t[libs[1]])
@@ -273,6 +334,15 @@ def main():
     p.add_argument("--op", default="empty")
     p.add_argument("--annotate", default="", help="ops (comma-separated) to break down")
     p.add_argument("--top", type=int, default=30)
+    p.add_argument("--cpu", action="store_true", help="wall: time the thread's CPU time")
+    p.add_argument("--no-gc", action="store_true", help="wall: the cyclic GC disabled")
+    p.add_argument(
+        "--cache-sim",
+        default="",
+        metavar="SIZE,ASSOC,LINE",
+        help="also count simulated D1 and last-level read misses per op, the"
+        " last level as given (this machine's L3: 33554432,16,64; its L2: 1048576,8,64)",
+    )
     args = p.parse_args()
     {"callgrind": cmd_callgrind, "wall": cmd_wall, "child": child}[args.mode](args)
 
