@@ -66,14 +66,13 @@ def _bench_results_markdown():
     """The results part of the performance page, generated from the saved runs:
     HTML tables (frozenmap.bench.pages) and one chart per operation."""
     from frozenmap.bench import OPERATIONS, pages
+    from frozenmap.bench.plots import chart_name
     from frozenmap.bench.report import best_peer_ratio, in_words
 
     order = []
     ops = {}
     for op in OPERATIONS:
-        name = {"mem_item": "memory-per-item", "mem_version": "memory-per-version"}.get(
-            op.key, "time-" + op.key
-        )
+        name = chart_name(op)
         order.append(name)
         ops[name] = op
 
