@@ -6,11 +6,8 @@ every path that makes one (the constructor, ``set``, ``delete``, ``|``,
 and the two tries at >= 9.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
-same below 9 entries).  32 would meet the memory goal up to 32 keys too,
-but the Evolver, ``|`` and ``diff`` of a flat version work on tries built
-for the call, 2-3x slower at 16-32 keys than on tries kept: the limit
-stays at 8 until those operations work on the array itself
-(docs/notes/memory-of-versions.md).  In
+same below 9 entries).  32 would meet the memory goal up to 32 keys too
+(docs/notes/memory-of-versions.md); both cores must agree on the limit.  In
 this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
@@ -30,12 +27,20 @@ equals the key's, in insertion order, and for each compares identity, then
 key trie does.  The tuples are never changed, so a key's ``__eq__`` that
 derives, reads or drops versions meanwhile finds everything as it was.
 
+The derivations of many edits work on the tuples too, never on tries built
+for the call: a builder started from a flat version (``|``, ``-``, the
+Evolver) is in *flat mode* (``transient``: each edit makes new tuples, so
+publishing shares them) until it outgrows FLAT_MAX, and ``flat_diff`` pairs
+the entries of two versions by position first (related versions hold the
+same key objects in the same order), with lookups for the rest.
+
 Crossing the threshold: a ``set`` that makes the key FLAT_MAX + 1 builds both
-tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX); a
-derivation that leaves FLAT_MAX keys reads the order trie and the stored hashes back into the flat
-form (``flat_demote``).  Sequence numbers are never observable, so the
-renumbering is harmless; the stored hashes (and so the hash accumulator) are
-carried across unchanged.
+tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX; a
+builder in flat mode does the same with its own owner token); a derivation
+that leaves FLAT_MAX keys reads the order trie and the stored hashes back
+into the flat form (``flat_demote``).  Sequence numbers are never
+observable, so the renumbering is harmless; the stored hashes (and so the
+hash accumulator) are carried across unchanged.
 
 Layers: beside the tries (it builds and reads them); ``transient`` and
 everything else sit above it.
@@ -44,10 +49,12 @@ everything else sit above it.
 from __future__ import annotations
 
 import sys
+from itertools import compress, count
+from operator import is_not, ne, or_
 from typing import Any, List, Optional, Tuple
 
 from .hashing import MASK
-from .keytrie import BitmapNode, Entry, champ_build, champ_entries
+from .keytrie import BitmapNode, DiffOut, Entry, _diff_lists, champ_build, champ_entries
 from .ordertrie import OrderNode, order_build, order_items
 
 __all__ = [
@@ -62,6 +69,7 @@ __all__ = [
     "flat_demote",
     "flat_entries",
     "flat_equal",
+    "flat_diff",
     "flat_identical",
     "flat_check",
     "flat_dump",
@@ -134,16 +142,21 @@ def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
     return hashes[:i] + hashes[i + 1 :], items[:i] + items[i + 1 :]
 
 
-def flat_promote(hashes: Hashes, items: Items) -> Tuple[BitmapNode, Optional[OrderNode]]:
+def flat_promote(
+    hashes: Hashes, items: Items, owner: Optional[object] = None
+) -> Tuple[BitmapNode, Optional[OrderNode]]:
     """Both tries holding the entries in order, at seqs 0..k-1 (the next seq
     is then k).  (Loops, not comprehensions, here and below: CPython 3.11
     leaks a comprehension's argument when an allocation fails in it.)
 
-    The nodes carry a fresh owner token that nobody else holds: a transient
-    that starts from them copies each node it touches, once.  Runs no user
-    code (the hashes are the stored ones).  Cost: O(k log k).
+    The nodes carry ``owner``: a transient's token (it promotes itself and
+    edits them in place), or by default a fresh token that nobody else
+    holds (a transient that starts from them copies each node it touches,
+    once).  Runs no user code (the hashes are the stored ones).
+    Cost: O(k log k).
     """
-    owner = object()
+    if owner is None:
+        owner = object()
     entries: List[Entry] = []
     for seq, item in enumerate(items):
         entries.append((hashes[seq], seq, item[0], item[1]))
@@ -200,15 +213,86 @@ def flat_equal(ha: Hashes, ia: Items, hb: Hashes, ib: Items) -> bool:
     return True
 
 
-def flat_identical(hashes: Hashes, items: Items, root: BitmapNode, order: Any) -> bool:
-    """Whether tries of as many entries hold the very same entries as a flat
-    version: the same hashes, and the same key and value objects in the same
-    order.  No user code runs."""
-    other_hashes, other_items = flat_demote(root, order)
+def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> None:
+    """Append to ``out`` = (added, removed, changed) what differs from flat
+    version a to flat version b, as ``champ_diff`` does (entries shaped as
+    ``flat_entry`` makes them; a list given as None is not wanted).
+
+    Positions first: versions derived from one another hold the same key
+    objects at the same positions, shifted by one past a delete (a new key
+    goes last).  The positions from which both sides hold the same item
+    objects and stored hashes are skipped by a scan in C (no user code);
+    at a position where they differ, the same key object with the same
+    stored hash is a value compared as ``champ_diff`` compares it (``old is
+    not new and old != new``), and one side's entry whose key the other side
+    holds one position further is left over, the walk going on from there.
+    The entries left over are matched by hash, then key (``_diff_lists``,
+    the keys' ``__eq__``).  Cost: O(n) steps in C and O(d) in Python for
+    versions d edits apart; O(n) lookups for unrelated versions.
+    """
+    changed = out[2]
+    loose_a: List[Entry] = []
+    loose_b: List[Entry] = []
+    la = len(ia)
+    lb = len(ib)
+    i = j = 0
+    while i < la and j < lb:
+        shifted = False
+        # (the offsets from (i, j) at which the stored hash or the item differs)
+        for k in compress(count(), map(or_, map(ne, ha[i:], hb[j:]), map(is_not, ia[i:], ib[j:]))):
+            p = i + k
+            q = j + k
+            a = ia[p]
+            b = ib[q]
+            h = ha[p]
+            if h == hb[q] and a[0] is b[0]:  # one key, its value replaced
+                if changed is not None:
+                    va = a[1]
+                    vb = b[1]
+                    if va is not vb and va != vb:
+                        changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
+                continue
+            if p + 1 < la and ha[p + 1] == hb[q] and ia[p + 1][0] is b[0]:
+                loose_a.append((h, p, a[0], a[1]))  # gone from b: go on past it
+                i = p + 1
+                j = q
+                shifted = True
+                break
+            if q + 1 < lb and hb[q + 1] == h and ib[q + 1][0] is a[0]:
+                loose_b.append((hb[q], q, b[0], b[1]))  # not in a: go on past it
+                i = p
+                j = q + 1
+                shifted = True
+                break
+            loose_a.append((h, p, a[0], a[1]))
+            loose_b.append((hb[q], q, b[0], b[1]))
+        if not shifted:
+            k = min(la - i, lb - j)
+            i += k
+            j += k
+    for p in range(i, la):
+        loose_a.append((ha[p], p, ia[p][0], ia[p][1]))
+    for q in range(j, lb):
+        loose_b.append((hb[q], q, ib[q][0], ib[q][1]))
+    if loose_a or loose_b:
+        _diff_lists(loose_a, loose_b, out, False)
+
+
+def flat_identical(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
+    """Whether a flat form, or tries, of as many entries hold the very same
+    entries as a flat version: the same hashes, and the same key and value
+    objects in the same order.  No user code runs."""
+    if type(root) is tuple:  # a flat form (a transient's in flat mode)
+        other_hashes, other_items = root, order
+    else:
+        other_hashes, other_items = flat_demote(root, order)
     if other_hashes != hashes:  # (ints: no user code)
         return False
-    for a, b in zip(items, other_items):
-        if a is not b and (a[0] is not b[0] or a[1] is not b[1]):
+    # (the positions holding another pair object, found in C: most share it)
+    for i in compress(count(), map(is_not, items, other_items)):
+        a = items[i]
+        b = other_items[i]
+        if a[0] is not b[0] or a[1] is not b[1]:
             return False
     return True
 
