@@ -50,11 +50,20 @@ from __future__ import annotations
 
 import sys
 from itertools import compress, count
-from operator import is_not, ne, or_
+from operator import is_not, itemgetter, ne, or_
 from typing import Any, List, Optional, Tuple
 
 from .hashing import MASK
-from .keytrie import BitmapNode, DiffOut, Entry, _diff_lists, champ_build, champ_entries
+from .keytrie import (
+    DATAMAP,
+    FIRST,
+    BitmapNode,
+    CollisionNode,
+    DiffOut,
+    Entry,
+    _diff_lists,
+    champ_build,
+)
 from .ordertrie import OrderNode, order_build, order_items
 
 __all__ = [
@@ -170,7 +179,9 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     """The flat form of a version held in tries (of at most FLAT_MAX keys):
     the order trie's items as they are, and the stored hashes beside them
     (the key trie's entries sorted by seq).  Runs no user code."""
-    entries = sorted(champ_entries(root), key=_seq_of)
+    entries: List[Entry] = []
+    _collect_entries(root, entries)
+    entries.sort(key=_seq_of)
     hashes: List[int] = []
     for entry in entries:
         hashes.append(entry[0])
@@ -182,8 +193,22 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     return tuple(hashes), tuple(items)
 
 
-def _seq_of(entry: Entry) -> int:
-    return entry[1]
+_seq_of = itemgetter(1)
+"""An entry's seq (the sort key into insertion order)."""
+
+
+def _collect_entries(node: BitmapNode, out: List[Entry]) -> None:
+    """Append every entry below ``node`` to ``out`` (``champ_entries`` as
+    one list, without a generator per node: a demotion reads them all)."""
+    if type(node) is CollisionNode:
+        for k in range(FIRST, len(node)):
+            out.append(node[k])
+        return
+    d = FIRST + node[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        out.append(node[k])
+    for k in range(len(node) - 1, d - 1, -1):
+        _collect_entries(node[k], out)
 
 
 def flat_entries(hashes: Hashes, items: Items) -> List[Entry]:
@@ -236,6 +261,18 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
     la = len(ia)
     lb = len(ib)
     i = j = 0
+    if ha is hb or ha == hb:  # (ints: no user code)
+        # The same stored hashes at every position (a value changed, or
+        # none: versions that share the tuple): only the items can differ.
+        for p in compress(count(), map(is_not, ia, ib)):
+            a = ia[p]
+            b = ib[p]
+            if a[0] is b[0]:
+                _value_change(changed, ha[p], p, a, p, b)
+            else:
+                loose_a.append((ha[p], p, a[0], a[1]))
+                loose_b.append((ha[p], p, b[0], b[1]))
+        i = j = la
     while i < la and j < lb:
         shifted = False
         # (the offsets from (i, j) at which the stored hash or the item differs)
@@ -246,11 +283,7 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
             b = ib[q]
             h = ha[p]
             if h == hb[q] and a[0] is b[0]:  # one key, its value replaced
-                if changed is not None:
-                    va = a[1]
-                    vb = b[1]
-                    if va is not vb and va != vb:
-                        changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
+                _value_change(changed, h, p, a, q, b)
                 continue
             if p + 1 < la and ha[p + 1] == hb[q] and ia[p + 1][0] is b[0]:
                 loose_a.append((h, p, a[0], a[1]))  # gone from b: go on past it
@@ -276,6 +309,17 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
         loose_b.append((hb[q], q, ib[q][0], ib[q][1]))
     if loose_a or loose_b:
         _diff_lists(loose_a, loose_b, out, False)
+
+
+def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:
+    """Append to ``changed`` (unless None) the entries of item ``a`` at
+    position ``p`` and item ``b`` at ``q``, of one key with stored hash ``h``,
+    if their values differ: ``old is not new and old != new``."""
+    if changed is not None:
+        va = a[1]
+        vb = b[1]
+        if va is not vb and va != vb:
+            changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
 
 
 def flat_identical(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
