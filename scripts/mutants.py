@@ -540,7 +540,7 @@ MUTANTS: List[Mutant] = [
       "        entries.append((hashes[seq], seq, item[0], item[1]))",
       "        entries.append((hashes[seq], seq + 1, item[0], item[1]))", "off-by-one"),
     M("flat-demote-trie-order", "flat",
-      "    entries = sorted(champ_entries(root), key=_seq_of)", "    entries = list(champ_entries(root))",
+      "    entries.sort(key=_seq_of)\n", "",
       "flat form"),
     M("flat-equal-no-identity", "flat",
       "        if not (va is vb or va == vb):", "        if not va == vb:", "identity vs equality"),

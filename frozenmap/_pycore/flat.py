@@ -19,7 +19,8 @@ of one tuple, and a version with one value replaced shares the hashes.  (The
 C core keeps one allocation of n values then n (hash, key) pairs, and a
 version made by a value change holds its own values and the keys of the
 version it came from; the functions
-below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names.)
+below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names,
+but for ``flat_diff``, this core's own so far.)
 
 User code: a lookup (``flat_find``) visits the entries whose stored hash
 equals the key's, in insertion order, and for each compares identity, then
