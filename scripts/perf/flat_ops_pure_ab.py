@@ -21,8 +21,8 @@ the rounds per tree, and each tree's median ratio to the first tree's
 Operations, on a frozendict ``fd`` of n keys (``k0``..``k{n-1}``, int
 values): ``evolve2`` (``evolve()``, two existing keys set, ``freeze()``),
 ``or2`` (``fd | {k0: new, "new": 1}``: one key replaced, one added),
-``diff1`` (``fd.diff(fd.set(middle key, new))``), ``hit`` (the last key),
-``miss``, ``set_old`` (the middle key), ``set_new`` (at n = FLAT_MAX: the
+``diff1`` (``fd.diff(fd.set(middle key, new))``), ``hit`` (the last key:
+the longest scan), ``hit_mid`` (the middle key), ``miss``, ``set_old`` (the middle key), ``set_new`` (at n = FLAT_MAX: the
 promotion), ``delete`` (the middle key), ``iter`` (a walk of ``items()``).
 Results: docs/notes/memory-of-versions.md.
 """
@@ -41,7 +41,18 @@ import time
 REPS = 200
 REPEATS = 5  # the best of five short loops per round: a preempted loop is dropped
 SIZES = [4, 8, 9, 16, 24, 32, 33]
-OPERATIONS = ["evolve2", "or2", "diff1", "hit", "miss", "set_old", "set_new", "delete", "iter"]
+OPERATIONS = [
+    "evolve2",
+    "or2",
+    "diff1",
+    "hit",
+    "hit_mid",
+    "miss",
+    "set_old",
+    "set_new",
+    "delete",
+    "iter",
+]
 
 
 # --- the worker: one tree, one round -----------------------------------------------
@@ -70,6 +81,7 @@ def _cases(fd_type, n):
         "or2": lambda: fd | operand,
         "diff1": lambda: fd.diff(derived),
         "hit": lambda: fd[last],
+        "hit_mid": lambda: fd[middle],
         "miss": lambda: fd.get("absent"),
         "set_old": lambda: fd.set(middle, -1),
         "set_new": lambda: fd.set("new", 1),
