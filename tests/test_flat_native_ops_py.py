@@ -65,6 +65,18 @@ def test_or_changing_nothing_is_the_receiver(core, n):
     assert changed["k0"] is not other and changed["k0"] == other
 
 
+@pytest.mark.parametrize("n", [1, FLAT_MAX, FLAT_MAX + 2])
+def test_an_equal_but_distinct_value_is_stored(core, n):
+    old = [1]
+    new = [1]
+    fd = core.frozendict(items(n - 1) + [("x", old)])
+    e = fd.evolve()
+    e["x"] = new
+    for result in (fd | {"x": new}, e.freeze()):
+        assert result["x"] is new and result is not fd
+        check(result, items(n - 1) + [("x", new)])
+
+
 def test_or_keeps_the_first_key_object(core):
     first = HashKey(7, "a")
     fd = core.frozendict([(first, 1)] + items(FLAT_MAX - 1))

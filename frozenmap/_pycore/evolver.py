@@ -426,7 +426,7 @@ class Evolver(Transient):
         items = self.order
         if not items:
             raise KeyError("popitem(): evolver is empty")
-        item = items[-1]
+        item: Tuple[Any, Any] = items[-1]
         if pure_key_hash(item[0]) is None:
             try:
                 hash(item[0])  # user code: the evolver is busy

@@ -1082,7 +1082,7 @@ def _flat_entries_but(version: frozendict, gone: List[Entry]) -> List[Tuple[int,
     kept: List[Tuple[int, Any, Any]] = []
     for i, item in enumerate(version._order):  # type: ignore[arg-type]
         if i not in lost:
-            kept.append((version._root[i], item[0], item[1]))  # type: ignore[index]
+            kept.append((version._root[i], item[0], item[1]))
     return kept
 
 

@@ -46,6 +46,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 
 from .flat import (
     FLAT_MAX,
+    Items,
     flat_entries,
     flat_entry,
     flat_find,
@@ -56,7 +57,6 @@ from .flat import (
 from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
-    BitmapNode,
     Entry,
     champ_build,
     champ_entries,
@@ -65,7 +65,6 @@ from .keytrie import (
     champ_remove,
 )
 from .ordertrie import (
-    OrderNode,
     order_build,
     order_insert,
     order_items,
@@ -135,10 +134,15 @@ class Transient:
     #: True for an Evolver: user code (a finalizer) can reach it mid-edit.
     _shared = False
 
+    # A BitmapNode and an Optional[OrderNode]; in flat mode the two tuples
+    # (flat.Hashes, flat.Items).
+    root: Any
+    order: Any
+
     def __init__(
         self,
-        root: BitmapNode = EMPTY_ROOT,
-        order: Optional[OrderNode] = None,
+        root: Any = EMPTY_ROOT,
+        order: Any = None,
         length: int = 0,
         next_seq: int = 0,
         acc: Optional[int] = None,
@@ -245,7 +249,7 @@ class Transient:
             entry = (h, seq, stored_key, value)
             root = champ_put(self.root, 0, entry, old, owner)
             try:
-                order = order_replace(self.order, seq, (stored_key, value), owner)  # type: ignore[arg-type]
+                order = order_replace(self.order, seq, (stored_key, value), owner)
             except BaseException:
                 if root is self.root:  # edited in place: put the old entry back
                     champ_put(root, 0, old, entry, owner)
@@ -291,7 +295,7 @@ class Transient:
             owner = self.owner  # (after the pause: see _put_new)
             root = champ_remove(self.root, 0, old, owner)
             try:
-                order = order_remove(self.order, old[1], owner)  # type: ignore[arg-type]
+                order = order_remove(self.order, old[1], owner)
             except BaseException:
                 if root is self.root:  # edited in place: put the entry back
                     champ_put(root, 0, old, None, owner)
@@ -307,7 +311,8 @@ class Transient:
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
         if type(self.root) is tuple:
-            return reversed(self.order)
+            items: Items = self.order
+            return reversed(items)
         return order_items_reversed(self.order)
 
     def _seal(self) -> None:
