@@ -22,11 +22,11 @@ from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
-from .flat import FLAT_MAX, flat_identical
+from .flat import FLAT_MAX, flat_entry, flat_identical
 from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
-from .keytrie import EMPTY_ROOT, Entry, champ_find, champ_find_stored, champ_identical
+from .keytrie import Entry, champ_find_stored, champ_identical
 from .merge import merge_into
-from .ordertrie import order_items, order_items_reversed, order_last
+from .ordertrie import order_last
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .reads import (
     frozendict_type,
@@ -218,7 +218,7 @@ class Evolver(Transient):
         with self._lock:
             self._reading += 1
             try:
-                return champ_find(self.root, key_hash(key), key)
+                return self._find(key_hash(key), key)
             finally:
                 self._reading -= 1
 
@@ -244,13 +244,15 @@ class Evolver(Transient):
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
         with self._lock:
-            self._seal()  # the walk below sees nodes no edit will touch again
-            return _Snapshot(self, self._resized, order_items(self.order))
+            # The walk below sees nodes no edit will touch again (in flat
+            # mode: the tuple of items, which edits replace).
+            self._seal()
+            return _Snapshot(self, self._resized, Transient._items(self))
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
         with self._lock:
             self._seal()
-            return _Snapshot(self, self._resized, order_items_reversed(self.order))
+            return _Snapshot(self, self._resized, Transient._items_reversed(self))
 
     __iter__ = mapping_iter
     __reversed__ = mapping_reversed
@@ -389,6 +391,8 @@ class Evolver(Transient):
         """
         self._begin()
         try:
+            if type(self.root) is tuple:
+                return self._flat_popitem()
             last = order_last(self.order)
             if last is None:
                 raise KeyError("popitem(): evolver is empty")
@@ -414,6 +418,24 @@ class Evolver(Transient):
             self._end()
         return item
 
+    def _flat_popitem(self) -> Tuple[Any, Any]:
+        """``popitem`` in flat mode (inside its edit): the last position.
+        The key's hash is computed as in tries mode (the same user code: a
+        ``__hash__`` that raises ``KeyboardInterrupt`` stops it), though the
+        position alone says which entry goes."""
+        items = self.order
+        if not items:
+            raise KeyError("popitem(): evolver is empty")
+        item: Tuple[Any, Any] = items[-1]
+        if pure_key_hash(item[0]) is None:
+            try:
+                hash(item[0])  # user code: the evolver is busy
+            except Exception:
+                pass
+        self._remove_entry(flat_entry(self.root, self.order, len(items) - 1))
+        self._resized += 1
+        return item
+
     def setdefault(self, key: Any, default: Any = None, /) -> Any:
         """Return the value for ``key``, setting it to ``default`` if absent.
 
@@ -427,13 +449,16 @@ class Evolver(Transient):
         self._begin()
         try:
             h = key_hash(key)
-            entry = champ_find(self.root, h, key)
+            entry = self._find(h, key)
             if entry is not None:
                 return entry[3]
             acc = acc_replace(self.acc, h, None, default, False, True)
-            with _GCPaused(self._shared):
-                self._put_new(h, key, default)
-                self.acc = acc
+            if type(self.root) is tuple:
+                self._flat_put_new(h, key, default, acc)
+            else:
+                with _GCPaused(self._shared):
+                    self._put_new(h, key, default)
+                    self.acc = acc
             self._resized += 1
             return default
         finally:
@@ -484,13 +509,10 @@ class Evolver(Transient):
         try:
             if self.length:
                 self._resized += 1
-            # Keep the old tries alive until every field is consistent: their
-            # values' finalizers may read the evolver.
-            released = (self.root, self.order)  # noqa: F841
-            self.root = EMPTY_ROOT
-            self.order = None
-            self.length = 0
-            self.acc = 0
+            # The empty flat form (_set_flat keeps the old state alive until
+            # every field is consistent: its values' finalizers may read the
+            # evolver).
+            self._set_flat((), (), 0, 0)
         finally:
             self._end()
 
@@ -582,6 +604,12 @@ class Evolver(Transient):
                     frozen = self._publish(frozendict_type())
                 if self._busy:  # a freeze from inside an edit: not kept
                     return frozen
+                if type(self.root) is not tuple and self.length <= FLAT_MAX and not self._reading:
+                    # Tries that shrank to FLAT_MAX keys: take the flat form
+                    # back from the version (the same entries), so the next
+                    # edits and freezes are flat ones.  (Not under a lookup
+                    # still walking the tries: a key's __eq__ freezing.)
+                    self._set_flat(frozen._root, frozen._order, self.length, self.acc)
                 self._origin = frozen
                 self._frozen = frozen
             return self._frozen

@@ -6,11 +6,8 @@ every path that makes one (the constructor, ``set``, ``delete``, ``|``,
 and the two tries at >= 9.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
-same below 9 entries).  32 would meet the memory goal up to 32 keys too,
-but the Evolver, ``|`` and ``diff`` of a flat version work on tries built
-for the call, 2-3x slower at 16-32 keys than on tries kept: the limit
-stays at 8 until those operations work on the array itself
-(docs/notes/memory-of-versions.md).  In
+same below 9 entries).  32 would meet the memory goal up to 32 keys too
+(docs/notes/memory-of-versions.md); both cores must agree on the limit.  In
 this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
@@ -22,7 +19,8 @@ of one tuple, and a version with one value replaced shares the hashes.  (The
 C core keeps one allocation of n values then n (hash, key) pairs, and a
 version made by a value change holds its own values and the keys of the
 version it came from; the functions
-below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names.)
+below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names,
+but for ``flat_diff``, this core's own so far.)
 
 User code: a lookup (``flat_find``) visits the entries whose stored hash
 equals the key's, in insertion order, and for each compares identity, then
@@ -30,12 +28,20 @@ equals the key's, in insertion order, and for each compares identity, then
 key trie does.  The tuples are never changed, so a key's ``__eq__`` that
 derives, reads or drops versions meanwhile finds everything as it was.
 
+The derivations of many edits work on the tuples too, never on tries built
+for the call: a builder started from a flat version (``|``, ``-``, the
+Evolver) is in *flat mode* (``transient``: each edit makes new tuples, so
+publishing shares them) until it outgrows FLAT_MAX, and ``flat_diff`` pairs
+the entries of two versions by position first (related versions hold the
+same key objects in the same order), with lookups for the rest.
+
 Crossing the threshold: a ``set`` that makes the key FLAT_MAX + 1 builds both
-tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX); a
-derivation that leaves FLAT_MAX keys reads the order trie and the stored hashes back into the flat
-form (``flat_demote``).  Sequence numbers are never observable, so the
-renumbering is harmless; the stored hashes (and so the hash accumulator) are
-carried across unchanged.
+tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX; a
+builder in flat mode does the same with its own owner token); a derivation
+that leaves FLAT_MAX keys reads the order trie and the stored hashes back
+into the flat form (``flat_demote``).  Sequence numbers are never
+observable, so the renumbering is harmless; the stored hashes (and so the
+hash accumulator) are carried across unchanged.
 
 Layers: beside the tries (it builds and reads them); ``transient`` and
 everything else sit above it.
@@ -44,10 +50,21 @@ everything else sit above it.
 from __future__ import annotations
 
 import sys
+from itertools import compress, count
+from operator import is_not, itemgetter, ne, or_
 from typing import Any, List, Optional, Tuple
 
 from .hashing import MASK
-from .keytrie import BitmapNode, Entry, champ_build, champ_entries
+from .keytrie import (
+    DATAMAP,
+    FIRST,
+    BitmapNode,
+    CollisionNode,
+    DiffOut,
+    Entry,
+    _diff_lists,
+    champ_build,
+)
 from .ordertrie import OrderNode, order_build, order_items
 
 __all__ = [
@@ -62,6 +79,7 @@ __all__ = [
     "flat_demote",
     "flat_entries",
     "flat_equal",
+    "flat_diff",
     "flat_identical",
     "flat_check",
     "flat_dump",
@@ -134,16 +152,21 @@ def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
     return hashes[:i] + hashes[i + 1 :], items[:i] + items[i + 1 :]
 
 
-def flat_promote(hashes: Hashes, items: Items) -> Tuple[BitmapNode, Optional[OrderNode]]:
+def flat_promote(
+    hashes: Hashes, items: Items, owner: Optional[object] = None
+) -> Tuple[BitmapNode, Optional[OrderNode]]:
     """Both tries holding the entries in order, at seqs 0..k-1 (the next seq
     is then k).  (Loops, not comprehensions, here and below: CPython 3.11
     leaks a comprehension's argument when an allocation fails in it.)
 
-    The nodes carry a fresh owner token that nobody else holds: a transient
-    that starts from them copies each node it touches, once.  Runs no user
-    code (the hashes are the stored ones).  Cost: O(k log k).
+    The nodes carry ``owner``: a transient's token (it promotes itself and
+    edits them in place), or by default a fresh token that nobody else
+    holds (a transient that starts from them copies each node it touches,
+    once).  Runs no user code (the hashes are the stored ones).
+    Cost: O(k log k).
     """
-    owner = object()
+    if owner is None:
+        owner = object()
     entries: List[Entry] = []
     for seq, item in enumerate(items):
         entries.append((hashes[seq], seq, item[0], item[1]))
@@ -157,7 +180,9 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     """The flat form of a version held in tries (of at most FLAT_MAX keys):
     the order trie's items as they are, and the stored hashes beside them
     (the key trie's entries sorted by seq).  Runs no user code."""
-    entries = sorted(champ_entries(root), key=_seq_of)
+    entries: List[Entry] = []
+    _collect_entries(root, entries)
+    entries.sort(key=_seq_of)
     hashes: List[int] = []
     for entry in entries:
         hashes.append(entry[0])
@@ -169,8 +194,22 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     return tuple(hashes), tuple(items)
 
 
-def _seq_of(entry: Entry) -> int:
-    return entry[1]
+_seq_of = itemgetter(1)
+"""An entry's seq (the sort key into insertion order)."""
+
+
+def _collect_entries(node: BitmapNode, out: List[Entry]) -> None:
+    """Append every entry below ``node`` to ``out`` (``champ_entries`` as
+    one list, without a generator per node: a demotion reads them all)."""
+    if type(node) is CollisionNode:
+        for k in range(FIRST, len(node)):
+            out.append(node[k])
+        return
+    d = FIRST + node[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        out.append(node[k])
+    for k in range(len(node) - 1, d - 1, -1):
+        _collect_entries(node[k], out)
 
 
 def flat_entries(hashes: Hashes, items: Items) -> List[Entry]:
@@ -200,15 +239,105 @@ def flat_equal(ha: Hashes, ia: Items, hb: Hashes, ib: Items) -> bool:
     return True
 
 
-def flat_identical(hashes: Hashes, items: Items, root: BitmapNode, order: Any) -> bool:
-    """Whether tries of as many entries hold the very same entries as a flat
-    version: the same hashes, and the same key and value objects in the same
-    order.  No user code runs."""
-    other_hashes, other_items = flat_demote(root, order)
+def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> None:
+    """Append to ``out`` = (added, removed, changed) what differs from flat
+    version a to flat version b, as ``champ_diff`` does (entries shaped as
+    ``flat_entry`` makes them; a list given as None is not wanted).
+
+    Positions first: versions derived from one another hold the same key
+    objects at the same positions, shifted by one past a delete (a new key
+    goes last).  The positions from which both sides hold the same item
+    objects and stored hashes are skipped by a scan in C (no user code);
+    at a position where they differ, the same key object with the same
+    stored hash is a value compared as ``champ_diff`` compares it (``old is
+    not new and old != new``), and one side's entry whose key the other side
+    holds one position further is left over, the walk going on from there.
+    The entries left over are matched by hash, then key (``_diff_lists``,
+    the keys' ``__eq__``).  Cost: O(n) steps in C and O(d) in Python for
+    versions d edits apart; O(n) lookups for unrelated versions.
+    """
+    changed = out[2]
+    loose_a: List[Entry] = []
+    loose_b: List[Entry] = []
+    la = len(ia)
+    lb = len(ib)
+    i = j = 0
+    if ha is hb or ha == hb:  # (ints: no user code)
+        # The same stored hashes at every position (a value changed, or
+        # none: versions that share the tuple): only the items can differ.
+        for p in compress(count(), map(is_not, ia, ib)):
+            a = ia[p]
+            b = ib[p]
+            if a[0] is b[0]:
+                _value_change(changed, ha[p], p, a, p, b)
+            else:
+                loose_a.append((ha[p], p, a[0], a[1]))
+                loose_b.append((ha[p], p, b[0], b[1]))
+        i = j = la
+    while i < la and j < lb:
+        shifted = False
+        # (the offsets from (i, j) at which the stored hash or the item differs)
+        for k in compress(count(), map(or_, map(ne, ha[i:], hb[j:]), map(is_not, ia[i:], ib[j:]))):
+            p = i + k
+            q = j + k
+            a = ia[p]
+            b = ib[q]
+            h = ha[p]
+            if h == hb[q] and a[0] is b[0]:  # one key, its value replaced
+                _value_change(changed, h, p, a, q, b)
+                continue
+            if p + 1 < la and ha[p + 1] == hb[q] and ia[p + 1][0] is b[0]:
+                loose_a.append((h, p, a[0], a[1]))  # gone from b: go on past it
+                i = p + 1
+                j = q
+                shifted = True
+                break
+            if q + 1 < lb and hb[q + 1] == h and ib[q + 1][0] is a[0]:
+                loose_b.append((hb[q], q, b[0], b[1]))  # not in a: go on past it
+                i = p
+                j = q + 1
+                shifted = True
+                break
+            loose_a.append((h, p, a[0], a[1]))
+            loose_b.append((hb[q], q, b[0], b[1]))
+        if not shifted:
+            k = min(la - i, lb - j)
+            i += k
+            j += k
+    for p in range(i, la):
+        loose_a.append((ha[p], p, ia[p][0], ia[p][1]))
+    for q in range(j, lb):
+        loose_b.append((hb[q], q, ib[q][0], ib[q][1]))
+    if loose_a or loose_b:
+        _diff_lists(loose_a, loose_b, out, False)
+
+
+def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:
+    """Append to ``changed`` (unless None) the entries of item ``a`` at
+    position ``p`` and item ``b`` at ``q``, of one key with stored hash ``h``,
+    if their values differ: ``old is not new and old != new``."""
+    if changed is not None:
+        va = a[1]
+        vb = b[1]
+        if va is not vb and va != vb:
+            changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
+
+
+def flat_identical(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
+    """Whether a flat form, or tries, of as many entries hold the very same
+    entries as a flat version: the same hashes, and the same key and value
+    objects in the same order.  No user code runs."""
+    if type(root) is tuple:  # a flat form (a transient's in flat mode)
+        other_hashes, other_items = root, order
+    else:
+        other_hashes, other_items = flat_demote(root, order)
     if other_hashes != hashes:  # (ints: no user code)
         return False
-    for a, b in zip(items, other_items):
-        if a is not b and (a[0] is not b[0] or a[1] is not b[1]):
+    # (the positions holding another pair object, found in C: most share it)
+    for i in compress(count(), map(is_not, items, other_items)):
+        a = items[i]
+        b = other_items[i]
+        if a[0] is not b[0] or a[1] is not b[1]:
             return False
     return True
 

@@ -38,6 +38,7 @@ from .flat import (
     Items,
     flat_check,
     flat_demote,
+    flat_diff,
     flat_dump,
     flat_entry,
     flat_equal,
@@ -658,8 +659,10 @@ class frozendict:
                 type(other) is frozendict and not other._len
             ):
                 return self
+        # (A flat self's transient is in flat mode: the result is made on
+        # the tuples while it has at most FLAT_MAX keys.)
         t = self._transient()
-        start = (t.root, t.order)  # (a flat self's promoted nodes: no transient owns them)
+        start = (t.root, t.order)
         merge_into(t, other, None)  # as dict | other reads other
         if t.root is start[0] and t.order is start[1]:
             return self._exact()  # every value already there, by identity
@@ -752,6 +755,8 @@ class frozendict:
             gone = self._keys_missing_from(keys)
             if not gone:
                 return self._exact()
+            if self._len <= FLAT_MAX:  # what stays: the positions not gone
+                return _from_entries(_flat_entries_but(self, gone))
             t = self._transient()
             for lost in gone:
                 # located again in the transient's current trie (removals
@@ -782,7 +787,9 @@ class frozendict:
         skips the subtrees both tries share.  O(d log n) for versions d edits
         apart (see ``SHARING_WALK_RATIO``)."""
         missing: List[Entry] = []
-        if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+        if self._len <= FLAT_MAX and other._len <= FLAT_MAX:
+            flat_diff(self._root, self._order, other._root, other._order, (None, missing, None))  # type: ignore[arg-type]
+        elif self._len <= FLAT_MAX or other._len <= FLAT_MAX:
             _diff_lists(entries_of(self), entries_of(other), (None, missing, None), False)
         else:
             champ_diff(self._root, other._root, (None, missing, None))
@@ -969,7 +976,9 @@ class frozendict:
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []
             out = (added, removed, changed)
-            if self._len <= FLAT_MAX or other._len <= FLAT_MAX:
+            if self._len <= FLAT_MAX and other._len <= FLAT_MAX:
+                flat_diff(self._root, self._order, other._root, other._order, out)  # type: ignore[arg-type]
+            elif self._len <= FLAT_MAX or other._len <= FLAT_MAX:
                 _diff_lists(entries_of(self), entries_of(other), out, False)
             else:
                 champ_diff(self._root, other._root, out)
@@ -1061,6 +1070,20 @@ def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
     for item in items:
         hashes.append(key_hash(item[0]))  # may raise: nothing built yet
     return cls._from_parts(tuple(hashes), items, len(items), len(items), None)
+
+
+def _flat_entries_but(version: frozendict, gone: List[Entry]) -> List[Tuple[int, Any, Any]]:
+    """A flat version's ``(hash, key, value)`` triples in order, but those at
+    the positions of ``gone`` (its entries, as ``flat_entry`` makes them).
+    (Loops, not comprehensions: see ``flat_promote``.)"""
+    lost = set()
+    for entry in gone:
+        lost.add(entry[1])
+    kept: List[Tuple[int, Any, Any]] = []
+    for i, item in enumerate(version._order):  # type: ignore[arg-type]
+        if i not in lost:
+            kept.append((version._root[i], item[0], item[1]))
+    return kept
 
 
 def _from_entries(triples: List[Tuple[int, Any, Any]]) -> frozendict:

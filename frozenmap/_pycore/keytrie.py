@@ -557,7 +557,20 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
 
 def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
     """The bitmap node at ``shift`` holding ``entries`` (at the root any;
-    below it two or more distinct hashes)."""
+    below it two or more distinct hashes).
+
+    The index is written as the slots are appended (no second pass over the
+    bitmaps), and a pair of entries at two digits -- most nodes below the
+    root -- takes the shared ``_PAIRS`` index without a split into buckets.
+    """
+    if len(entries) == 2:
+        first, second = entries
+        d1 = (first[0] >> shift) & 31
+        d2 = (second[0] >> shift) & 31
+        if d1 != d2:
+            if d1 > d2:
+                first, second, d1, d2 = second, first, d2, d1
+            return [1 << d1 | 1 << d2, 0, owner, _PAIRS[d1 << 5 | d2], first, second]
     buckets: Dict[int, List[Entry]] = {}
     for entry in entries:  # split by digit, keeping seq order in each bucket
         d = (entry[0] >> shift) & 31
@@ -568,12 +581,14 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
             bucket.append(entry)
     digits = sorted(buckets)
     node: BitmapNode = [0, 0, owner, _NO_INDEX]
+    index = bytearray(64)
     children: List[Tuple[int, Node]] = []
     datamap = nodemap = 0
     for d in digits:
         bucket = buckets.pop(d)  # (released once its subtree is built: the build's peak)
         if len(bucket) == 1:
             datamap |= 1 << d
+            index[ENTRY + d] = len(node)
             node.append(bucket[0])
             continue
         nodemap |= 1 << d
@@ -584,14 +599,15 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
                 break
         else:
             children.append((d, _collision(owner, bucket)))
-    for _, child in reversed(children):
+    for d, child in reversed(children):
+        index[d] = len(node)
         node.append(child)
     node[0] = datamap
     node[1] = nodemap
     if not nodemap and len(digits) == 2:
         node[3] = _PAIRS[digits[0] << 5 | digits[1]]
     else:
-        node[3] = _index_of(datamap, nodemap)
+        node[3] = bytes(index)
     return node
 
 

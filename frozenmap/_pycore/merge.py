@@ -194,13 +194,15 @@ def merge_version(t: Transient, source: Any) -> None:
     leave as they are).  They are applied in ``source``'s order, one by one
     as before, so the result (items, order, which key object stays, the
     hash accumulator) is what applying every entry gives, in O(d log n)
-    for versions d edits apart.  A flat source's entries are all applied.
+    for versions d edits apart.  A flat source's entries are all applied,
+    and so are all of a source's into a builder in flat mode (which has no
+    trie to walk beside the source's: it promotes as it outgrows FLAT_MAX).
     """
     if source._len <= FLAT_MAX:
         # A flat source: its few entries, in order (those that change nothing
         # leave t as it was).
         entries = flat_entries(source._root, source._order)
-    elif source._len * SHARING_WALK_RATIO >= t.length:
+    elif type(t.root) is not tuple and source._len * SHARING_WALK_RATIO >= t.length:
         added: List[Entry] = []
         changed: List[Tuple[Entry, Entry]] = []
         # t.root is not edited meanwhile: a private builder, or an Evolver's

@@ -11,6 +11,17 @@ takes a fresh token, so nothing reachable from a published version is ever
 edited again.  The constructor, ``|``, ``-``, ``&``, ``fromkeys`` and the
 bulk derivations all go through a Transient.
 
+*Flat mode.*  A transient started from a flat version (``trie_parts``), and
+an Evolver emptied by ``clear()``, hold the flat form itself: ``root`` the
+tuple of stored hashes, ``order`` the tuple of items (``type(root) is
+tuple`` tells the modes apart).  Each edit makes new tuples (O(FLAT_MAX)
+pointer copies, done in C), so publishing shares them in O(1), a value
+change shares the hashes, and an iteration snapshot is the tuple it
+started on.  The key that makes FLAT_MAX + 1 promotes the transient to
+tries it owns (``flat_promote``); a transient in tries mode stays there
+when it shrinks (``_publish`` demotes the version it makes, and an Evolver
+takes that flat form back: ``Evolver.freeze``).
+
 Every edit locates first (``champ_find``: the only step that runs user code,
 the keys' ``__eq__`` and ``__hash__``), computes the new hash accumulator (a
 value's ``__hash__``), and only then changes the tries, with no user code
@@ -33,11 +44,19 @@ from __future__ import annotations
 import gc
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .flat import FLAT_MAX, flat_entries, flat_promote
+from .flat import (
+    FLAT_MAX,
+    Items,
+    flat_entries,
+    flat_entry,
+    flat_find,
+    flat_promote,
+    flat_with,
+    flat_without,
+)
 from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
-    BitmapNode,
     Entry,
     champ_build,
     champ_entries,
@@ -46,7 +65,6 @@ from .keytrie import (
     champ_remove,
 )
 from .ordertrie import (
-    OrderNode,
     order_build,
     order_insert,
     order_items,
@@ -66,15 +84,11 @@ __all__ = [
 # --- what a builder starts from ---------------------------------------------------
 
 
-def trie_parts(version: Any) -> Tuple[BitmapNode, Optional[OrderNode], int, int, Optional[int]]:
-    """A frozendict's ``(root, order, length, next_seq, acc)`` as tries, what
-    a Transient starts from: a flat version's entries are promoted (seqs
-    0..k-1, nodes no transient owns)."""
-    length = version._len
-    if length <= FLAT_MAX:
-        root, order = flat_promote(version._root, version._order)
-        return root, order, length, length, version._acc
-    return version._root, version._order, length, version._next_seq, version._acc
+def trie_parts(version: Any) -> Tuple[Any, Any, int, int, Optional[int]]:
+    """A frozendict's ``(root, order, length, next_seq, acc)``, what a
+    Transient starts from: a flat version's two tuples (the transient starts
+    in flat mode), else its tries."""
+    return version._root, version._order, version._len, version._next_seq, version._acc
 
 
 def entries_of(version: Any) -> List[Entry]:
@@ -120,10 +134,15 @@ class Transient:
     #: True for an Evolver: user code (a finalizer) can reach it mid-edit.
     _shared = False
 
+    # A BitmapNode and an Optional[OrderNode]; in flat mode the two tuples
+    # (flat.Hashes, flat.Items).
+    root: Any
+    order: Any
+
     def __init__(
         self,
-        root: BitmapNode = EMPTY_ROOT,
-        order: Optional[OrderNode] = None,
+        root: Any = EMPTY_ROOT,
+        order: Any = None,
         length: int = 0,
         next_seq: int = 0,
         acc: Optional[int] = None,
@@ -136,10 +155,41 @@ class Transient:
         self.owner = object()
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        return champ_find(self.root, key_hash(key), key)
+        return self._find(key_hash(key), key)
+
+    def _find(self, h: int, key: Any) -> Optional[Entry]:
+        """The entry of ``key`` (stored hash ``h``), or None: in flat mode
+        shaped as ``flat_entry`` makes it (its position for the seq).  The
+        keys' ``__eq__`` runs here."""
+        root = self.root
+        if type(root) is tuple:
+            items = self.order  # (read with root: the pair the scan walks)
+            i = flat_find(root, items, h, key)
+            return None if i < 0 else flat_entry(root, items, i)
+        return champ_find(root, h, key)
+
+    def _set_flat(self, hashes: Any, items: Any, length: int, acc: Optional[int]) -> None:
+        """Install a flat state, every field at once: with the collector
+        paused for an Evolver (see ``_GCPaused``: a finalizer must never see
+        half of it).  The tuples replaced stay alive until all is set."""
+        released = (self.root, self.order)  # noqa: F841
+        paused = self._shared and gc.isenabled()  # (_GCPaused, inlined: a hot path)
+        if paused:
+            gc.disable()
+        try:
+            self.root = hashes
+            self.order = items
+            self.length = self.next_seq = length
+            self.acc = acc
+        finally:
+            if paused:
+                gc.enable()
 
     def _put_new(self, h: int, key: Any, value: Any) -> None:
         """Append a key known to be absent (no lookup, no user code)."""
+        if type(self.root) is tuple:
+            self._flat_put_new(h, key, value, self.acc)
+            return
         with _GCPaused(self._shared):
             # Read the owner token only now: a GC run before the pause could
             # have frozen the evolver (a finalizer), which takes a new token.
@@ -161,8 +211,27 @@ class Transient:
         """Set ``key`` to ``value``; False if it already held that very object."""
         return self._assoc_hashed(key_hash(key), key, value)
 
+    def _flat_put_new(self, h: int, key: Any, value: Any, acc: Optional[int]) -> None:
+        """``_put_new`` in flat mode, with the new accumulator: the entry
+        appended to both tuples, or, as the key FLAT_MAX + 1, both tries
+        built (owned by this transient) and the transient in tries mode."""
+        hashes = self.root + (h,)
+        items = self.order + ((key, value),)
+        length = self.length + 1
+        if length <= FLAT_MAX:
+            self._set_flat(hashes, items, length, acc)
+            return
+        released = (self.root, self.order)  # noqa: F841
+        with _GCPaused(self._shared):
+            root, order = flat_promote(hashes, items, self.owner)
+            self.root, self.order = root, order
+            self.length = self.next_seq = length
+            self.acc = acc
+
     def _assoc_hashed(self, h: int, key: Any, value: Any) -> bool:
         """``_assoc`` for a key whose hash is known (a stored key)."""
+        if type(self.root) is tuple:
+            return self._flat_assoc(h, key, value)
         old = champ_find(self.root, h, key)
         if old is None:
             acc = acc_replace(self.acc, h, None, value, False, True)
@@ -180,7 +249,7 @@ class Transient:
             entry = (h, seq, stored_key, value)
             root = champ_put(self.root, 0, entry, old, owner)
             try:
-                order = order_replace(self.order, seq, (stored_key, value), owner)  # type: ignore[arg-type]
+                order = order_replace(self.order, seq, (stored_key, value), owner)
             except BaseException:
                 if root is self.root:  # edited in place: put the old entry back
                     champ_put(root, 0, old, entry, owner)
@@ -189,21 +258,44 @@ class Transient:
             self.acc = acc
         return True
 
+    def _flat_assoc(self, h: int, key: Any, value: Any) -> bool:
+        """``_assoc_hashed`` in flat mode: the same steps (locate, the
+        accumulator, the new state)."""
+        hashes = self.root
+        items = self.order
+        i = flat_find(hashes, items, h, key)
+        if i < 0:
+            acc = acc_replace(self.acc, h, None, value, False, True)
+            self._flat_put_new(h, key, value, acc)
+            return True
+        old = items[i][1]
+        if old is value:
+            return False
+        acc = acc_replace(self.acc, h, old, value, True, True)
+        # (the first key object stays, as in dict; the hashes are shared)
+        self._set_flat(hashes, flat_with(items, i, value), self.length, acc)
+        return True
+
     def _dissoc(self, key: Any) -> Optional[Entry]:
         """Remove ``key``; return its entry, or None if it was absent."""
-        h = key_hash(key)
-        old = champ_find(self.root, h, key)
+        old = self._find(key_hash(key), key)
         if old is not None:
             self._remove_entry(old)
         return old
 
     def _remove_entry(self, old: Entry) -> None:
+        """Remove the entry ``old`` as ``_find`` gave it (in flat mode: the
+        entry at its position, with nothing edited since)."""
         acc = acc_replace(self.acc, old[0], old[3], None, True, False)
+        if type(self.root) is tuple:
+            hashes, items = flat_without(self.root, self.order, old[1])
+            self._set_flat(hashes, items, self.length - 1, acc)
+            return
         with _GCPaused(self._shared):
             owner = self.owner  # (after the pause: see _put_new)
             root = champ_remove(self.root, 0, old, owner)
             try:
-                order = order_remove(self.order, old[1], owner)  # type: ignore[arg-type]
+                order = order_remove(self.order, old[1], owner)
             except BaseException:
                 if root is self.root:  # edited in place: put the entry back
                     champ_put(root, 0, old, None, owner)
@@ -213,9 +305,14 @@ class Transient:
             self.acc = acc
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
+        if type(self.root) is tuple:
+            return iter(self.order)
         return order_items(self.order)
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
+        if type(self.root) is tuple:
+            items: Items = self.order
+            return reversed(items)
         return order_items_reversed(self.order)
 
     def _seal(self) -> None:
@@ -240,12 +337,15 @@ def _seq_of(entry: Entry) -> int:
 def load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
     """Fill an empty transient from pairs whose keys are known to be distinct
     (a dict's, or a version's run of positions): each key is hashed once, then
-    both tries are built with no lookups and no ``__eq__`` calls."""
+    both tries are built with no lookups and no ``__eq__`` calls (at most
+    FLAT_MAX pairs: the flat form, the transient in flat mode)."""
     hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
-    if items:
-        entries = [(h, seq, key, value) for seq, ((key, value), h) in enumerate(zip(items, hashes))]
-        del hashes  # (the build's peak: the entries hold the hashes now)
-        t.root = champ_build(entries, t.owner)
+    if len(items) <= FLAT_MAX:
+        t._set_flat(tuple(hashes), tuple(items), len(items), None)
+        return
+    entries = [(h, seq, key, value) for seq, ((key, value), h) in enumerate(zip(items, hashes))]
+    del hashes  # (the build's peak: the entries hold the hashes now)
+    t.root = champ_build(entries, t.owner)
     t.order = order_build(items, t.owner)
     t.length = t.next_seq = len(items)
     t.acc = None  # unknown until someone hashes the result
