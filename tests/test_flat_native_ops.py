@@ -143,6 +143,27 @@ def test_or_whose_key_eq_drops_every_other_reference_to_the_receiver(core):
     checked(result)
 
 
+def test_or_never_edits_a_frozendict_user_code_has_got_hold_of(core):
+    """The merge edits its private result in place only while nothing else
+    holds it: user code that finds it (gc.get_objects) mid-merge keeps a
+    version that never changes afterwards."""
+    seen = []
+
+    def grab():
+        for o in gc.get_objects():
+            if type(o) is core.frozendict and len(o) <= FLAT_MAX:
+                seen.append((o, list(o.items())))
+
+    base = core.frozendict([(HashKey(1, "a"), 1), ("b", 2)])
+    other = {"c": 3, HookKey("a", 1, grab): 10, "d": 4}
+    result = checked(base | other)
+    assert list(result.items()) == [(HashKey(1, "a"), 10), ("b", 2), ("c", 3), ("d", 4)]
+    assert seen
+    for o, before in seen:
+        assert list(o.items()) == before
+        o._check()
+
+
 # --- the Evolver of a flat version --------------------------------------------------
 
 
@@ -281,6 +302,42 @@ def test_evolver_update_failing_mid_way_rolls_back(core):
     with pytest.raises(CrashError):
         ev.update([("k1", "one"), ("new", 1), (bomb, 2)])
     assert list(checked(ev.freeze()).items()) == [("k0", "zero"), ("k1", 1), ("k2", 2)]
+
+
+def test_evolver_items_are_out_of_reach_of_user_code(core):
+    """An Evolver's private flat copy is edited in place: no frozendict that
+    user code can find (gc) is ever that copy."""
+    ev = core.frozendict(items(4)).evolve()
+    ev["k0"] = "zero"
+    found = [o for o in gc.get_objects() if type(o) is core.frozendict]
+    found += [o for o in gc.get_referents(ev) if type(o) is core.frozendict]
+    snapshots = [(o, list(o.items())) for o in found]
+    ev["k1"] = "one"
+    ev["new"] = 1
+    del ev["k2"]
+    for o, before in snapshots:
+        assert list(o.items()) == before
+    assert list(checked(ev.freeze()).items()) == [
+        ("k0", "zero"),
+        ("k1", "one"),
+        ("k3", 3),
+        ("new", 1),
+    ]
+
+
+def test_evolver_in_a_cycle_is_collected_with_its_items(core):
+    class Box:
+        pass
+
+    ev = core.frozendict(items(3)).evolve()
+    box = Box()
+    box.ev = ev
+    ev["box"] = box  # ev -> its items -> box -> ev
+    ev["k0"] = "zero"
+    ref = __import__("weakref").ref(box)
+    del ev, box
+    gc.collect()
+    assert ref() is None
 
 
 # --- diff of flat versions ----------------------------------------------------------
