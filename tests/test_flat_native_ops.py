@@ -183,6 +183,35 @@ def test_evolver_round_trip_edits_a_copy_and_leaves_the_source(core):
     assert out["k1"] == "one" and checked(ev.freeze())["k1"] == "uno"
 
 
+def test_evolver_value_edits_publish_versions_that_stay_apart(core):
+    src = core.frozendict(items(FLAT_MAX))
+    ev = src.evolve()
+    ev["k0"] = "a"
+    first = checked(ev.freeze())
+    ev["k1"] = "b"
+    second = checked(ev.freeze())
+    ev["k0"] = "c"
+    del src
+    gc.collect()
+    third = checked(ev.freeze())
+    assert list(first.values())[:2] == ["a", 1]
+    assert list(second.values())[:2] == ["a", "b"]
+    assert list(third.values())[:2] == ["c", "b"]
+    assert list(third) == [k for k, _ in items(FLAT_MAX)]
+    assert hash(third) == hash(core.frozendict(dict(third)))
+
+
+def test_or_of_values_only_then_of_keys(core):
+    base = core.frozendict(items(4))
+    values_only = checked(base | {"k2": "two"})
+    both = checked(values_only | {"k2": 2, "k9": 9, "k0": "zero"})
+    assert list(values_only.items()) == [("k0", 0), ("k1", 1), ("k2", "two"), ("k3", 3)]
+    assert list(both.items()) == [("k0", "zero"), ("k1", 1), ("k2", 2), ("k3", 3), ("k9", 9)]
+    del base
+    gc.collect()
+    assert values_only["k3"] == 3 and hash(values_only) == hash(core.frozendict(dict(values_only)))
+
+
 def test_evolver_without_changes_freezes_to_the_source(core):
     src = core.frozendict(items(5))
     ev = src.evolve()

@@ -1237,12 +1237,18 @@ PyObject *flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int a
  * FM_MISSING (t may then be in either mode: an Evolver cleared meanwhile),
  * or FM_ERROR (also when found in items replaced meanwhile). */
 fm_lookup flat_t_find(transient *t, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
-/* Make t->flat editable in place (t holds the only reference to an exact
- * owner), copying its items into a new owner when it is not: 0, or -1
- * (MemoryError, t unchanged).  *replaced gets the version replaced (the
- * caller releases it when its edit is done: that can run finalizers), or
- * NULL.  No user code runs, but the copy allocates a GC object. */
-int flat_t_own(fm_state *st, transient *t, fd_object **replaced);
+/* Make t->flat editable in place (flat_t_editable: t holds the only
+ * reference to an exact owner, or a sharer when values_only), else copy its
+ * items first (into a sharer of the same keys when values_only and t is not
+ * an Evolver's): 0, or -1 (MemoryError, t unchanged).  *replaced gets the
+ * version replaced (the caller releases it when its edit is done: that can
+ * run finalizers), or NULL.  No user code runs, but the copy allocates a GC
+ * object. */
+int flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced);
+/* An Evolver's freeze(): a new exact sharer of like's keys (a flat version
+ * of the exact type) with t's values, when t's keys are like's very keys in
+ * order; else NULL, with an error set only on failure (MemoryError). */
+PyObject *flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like);
 /* Edits of an editable t->flat (flat_t_own first; none runs user code).
  * set_at returns the value replaced (the caller's reference to release);
  * append adds an item at the end (len < FLAT_MAX): 0, or -1 with

@@ -118,7 +118,7 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
         /* Its own copy of a flat version's items, which neither a GC pass
          * nor a tp_clear of the source can empty (flat_t_own). */
         fd_object *replaced;
-        if (flat_t_own(st, &t, &replaced) < 0) {
+        if (flat_t_own(st, &t, 0, &replaced) < 0) {
             transient_clear(&t);
             return -1;
         }
@@ -769,7 +769,12 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         if (r == NULL) {
             uint64_t edits = self->edits;
             int busy = self->busy;
-            r = transient_publish(st, &self->t, st->frozendict_type);
+            /* Only values changed since the version the edits started
+             * from: a sharer of its keys, as a set makes. */
+            r = self->t.flat != NULL ? flat_t_publish_sharing(st, &self->t, origin) : NULL;
+            if (r == NULL && !PyErr_Occurred()) {
+                r = transient_publish(st, &self->t, st->frozendict_type);
+            }
             /* Cache it unless a finalizer run by the allocation edited or
              * froze the evolver meanwhile. */
             if (r != NULL && !busy && self->edits == edits && self->frozen == NULL) {

@@ -644,19 +644,20 @@ flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames
 
 /* --- a transient in flat mode ------------------------------------------- */
 
-/* Whether t may edit its flat version in place: an exact frozendict owner
- * that t holds the only reference to (no sharer, published copy, reader,
- * iterator or Evolver's cache holds it; frozendicts take no weak
- * references).  The free-threaded build always copies: another thread's
- * references may be counted on its side only. */
+/* Whether t may edit its flat version in place: an exact frozendict that t
+ * holds the only reference to (no sharer, published copy, reader, iterator
+ * or Evolver's cache holds it; frozendicts take no weak references), an
+ * owner when keys change (values_only 0), or a sharer, whose values are its
+ * own, when only values do.  The free-threaded build always copies:
+ * another thread's references may be counted on its side only. */
 static int
-flat_t_editable(fm_state *st, transient *t)
+flat_t_editable(fm_state *st, transient *t, int values_only)
 {
 #if FM_FREE_THREADED
     return 0;
 #else
     fd_object *fd = t->flat;
-    return Py_REFCNT((PyObject *)fd) == 1 && fd->owner == NULL
+    return Py_REFCNT((PyObject *)fd) == 1 && (fd->owner == NULL || values_only)
            && Py_IS_TYPE((PyObject *)fd, st->frozendict_type);
 #endif
 }
@@ -685,21 +686,36 @@ flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid)
 }
 
 int
-flat_t_own(fm_state *st, transient *t, fd_object **replaced)
+flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced)
 {
     *replaced = NULL;
-    if (flat_t_editable(st, t)) {
+    if (flat_t_editable(st, t, values_only)) {
         return 0;
     }
     fd_object *fd = t->flat;
-    PyObject *copy = flat_owner_copy(st->frozendict_type, fd, 0, 0);
+    PyObject *copy = NULL;
+    fd_object *owner = values_only && !t->shared && fd->len ? flat_share_owner(st, fd) : NULL;
+    if (owner != NULL) {
+        /* Only values change: a sharer of fd's keys (as a set makes). */
+        PyObject **values = flat_copy_values(fd);
+        copy = values != NULL
+                   ? flat_version_new(st->frozendict_type, values, owner, fd->len, 0, 0)
+                   : NULL;
+        if (values == NULL) {
+            Py_DECREF(owner);
+        }
+    }
+    else {
+        copy = flat_owner_copy(st->frozendict_type, fd, 0, 0);
+    }
     if (copy == NULL) {
         return -1;
     }
     if (t->shared) {
         /* An Evolver's items: private to it, so out of the GC's reach (the
          * Evolver's traverse visits them), and never cleared apart from it
-         * (transient_traverse). */
+         * (transient_traverse).  Always an owner: a sharer's keys would be
+         * another version's, which a tp_clear could empty. */
         PyObject_GC_UnTrack(copy);
     }
     *replaced = fd;
@@ -808,4 +824,31 @@ flat_from_entries(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
                   PyObject *const *values)
 {
     return flat_entries_version(tp, entries, n, values, 0, 0);
+}
+
+PyObject *
+flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like)
+{
+    fd_object *fd = t->flat;
+    Py_ssize_t n = fd->len;
+    if (like == NULL || like->len != n || n == 0 || !fm_is_flat(like)
+        || (like->owner != NULL && like->owner->len != n)) {
+        return NULL; /* (the last: an owner cleared through ctypes) */
+    }
+    flat_key *mine = fm_flat_keys(fd), *theirs = fm_flat_keys(like);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (mine[i].key != theirs[i].key) {
+            return NULL;
+        }
+    }
+    fd_object *owner = flat_share_owner(st, like);
+    if (owner == NULL) {
+        return NULL;
+    }
+    PyObject **values = flat_copy_values(fd);
+    if (values == NULL) {
+        Py_DECREF(owner);
+        return NULL;
+    }
+    return flat_version_new(st->frozendict_type, values, owner, n, t->acc, t->acc_valid);
 }

@@ -217,7 +217,7 @@ transient_flat_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
         return flat_t_promote(st, t, &extra);
     }
     fd_object *replaced;
-    int r = flat_t_own(st, t, &replaced);
+    int r = flat_t_own(st, t, 0, &replaced);
     if (r == 0) {
         r = flat_t_append(t, h, key, value);
     }
@@ -280,7 +280,7 @@ transient_flat_assoc(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, Py
     if (hashing_acc_replace(&acc, &acc_valid, h, old, value) == 0
         && transient_flat_unchanged(t, scanned)) {
         int paused = transient_gc_pause(t);
-        if (flat_t_own(st, t, &replaced) == 0) {
+        if (flat_t_own(st, t, 1, &replaced) == 0) {
             Py_DECREF(flat_t_set_at(t, index, value)); /* old is still held */
             t->acc = acc;
             t->acc_valid = acc_valid;
@@ -442,7 +442,7 @@ transient_remove_at(fm_state *st, transient *t, Py_ssize_t index, PyObject **old
     }
     if (r == 0) {
         int paused = transient_gc_pause(t);
-        r = flat_t_own(st, t, &replaced);
+        r = flat_t_own(st, t, 0, &replaced);
         if (r == 0) {
             PyObject *k, *v;
             flat_t_remove_at(t, index, &k, &v);
