@@ -315,8 +315,10 @@
  *
  * 10. Small maps: the flat form (flat.c)
  * --------------------------------------
- * A version is flat exactly when len <= FLAT_MAX (8): no tries, next_seq
- * 0, and fd_object's two trie fields (unions) hold one of two kinds:
+ * A version is flat exactly when len <= FLAT_MAX (8; cfrozenmap.h, equal to
+ * the pure core's flat.py FLAT_MAX; 32 is measured in
+ * docs/notes/memory-of-versions.md): no tries, next_seq 0, and fd_object's
+ * two trie fields (unions) hold one of two kinds:
  *
  *   owner   values -> one PyMem block: len values, then len flat_key
  *           {hash, key}, all owned, in insertion order (NULL when empty);
@@ -355,24 +357,26 @@
  *    fills the block directly (flat_from_dict, flat_from_kwnames).
  *    Iterators walk the held version's block by position (views.c).
  *  - A transient has a flat mode (transient_init_flat_from: t->flat, a flat
- *    version; root and order NULL): | of a flat receiver and the Evolver of
- *    a flat version edit it with transient_assoc/_put_new/_dissoc and
- *    transient_remove_at, as they edit tries (the same user calls in the
- *    same order: the keys' __hash__, the scan's __eq__, the values' __hash__
- *    for the accumulator, then a write that runs none), and t promotes
+ *    version; root and order NULL): | of a flat receiver and the Evolver of a
+ *    flat version edit it with transient_assoc/_put_new/_dissoc and
+ *    transient_remove_at, as they edit tries (the same user calls in the same
+ *    order: the keys' __hash__, the scan's __eq__, the values' __hash__ for
+ *    the accumulator, then a write that runs none), and t promotes
  *    (flat_t_promote) only when an item more than FLAT_MAX arrives.  The
  *    write edits t->flat in place while t holds its only reference to an
  *    exact owner (flat_t_own; else it copies first, as a trie edit copies a
  *    shared node): | starts from the receiver itself, so its first change
- *    copies, and publishes t->flat itself (no change: the receiver).  An
- *    Evolver copies the source at start into a private owner the GC does not
- *    track (the Evolver's traverse visits its items: no GC pass or tp_clear
- *    of the source can empty it apart from the Evolver), reads hold a
- *    reference across __eq__ (an edit made meanwhile copies), an iteration
- *    walks an order trie built from a snapshot, and freeze() publishes a
- *    copy.  A ctypes tp_clear of the Evolver during its own edit is caught
- *    by checking t->flat after each user call (flat_t_find,
- *    transient_flat_unchanged).
+ *    copies (into a sharer of its keys while only values change), and
+ *    publishes t->flat itself (no change: the receiver).  An Evolver copies
+ *    the source at start into a private owner the GC does not track (the
+ *    Evolver's traverse visits its items: no GC pass or tp_clear of the
+ *    source can empty it apart from the Evolver), reads hold a reference
+ *    across __eq__ (an edit made meanwhile copies), an iteration walks an
+ *    order trie built from a snapshot, and freeze() publishes a copy: a
+ *    sharer of the last version's keys when they are still its very keys
+ *    (flat_t_publish_sharing), else an owner.  A ctypes tp_clear of the
+ *    Evolver during its own edit is caught by checking t->flat after each
+ *    user call (flat_t_find, transient_flat_unchanged).
  *  - diff of two flat versions pairs entries by position first (identity of
  *    key and hash at the same position, as ==), then scans b's unmatched
  *    entries of an equal hash (fd_diff_flat; the pure core's _diff_lists
