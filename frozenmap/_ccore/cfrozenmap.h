@@ -881,10 +881,20 @@ typedef struct fd_object {
                             * to publish atomically). */
 } fd_object;
 
-/* The internal builder: a private editable version. */
+/* The internal builder: a private editable version.  Two modes:
+ *  - tries: root (never NULL) and order, as a version's;
+ *  - flat (flat != NULL; root and order NULL, next_seq 0): the items are
+ *    those of the flat version flat, an exact frozendict edited in place
+ *    while t holds its only reference (else copied first), up to FLAT_MAX
+ *    items; one more promotes t to tries (flat_t_promote).  An Evolver's
+ *    (shared) is its private copy, untracked by the GC (its items are
+ *    visited through the Evolver), and freeze() publishes a copy of it.  Only
+ *    transient_init_flat_from starts one (|, the Evolver); flat.c's flat_t_*
+ *    do its edits.  See "10. Small maps" in the essay (frozendict.c). */
 typedef struct {
     champ_node *root;
     order_node *order;
+    struct fd_object *flat;
     Py_ssize_t len;
     uint64_t next_seq;
     Py_uhash_t acc;
@@ -1064,6 +1074,10 @@ int transient_init(fm_state *st, transient *t, champ_node *root, order_node *ord
                    Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc, int acc_valid);
 /* transient_init from a version (a frozendict, any subclass): 0 or -1. */
 int transient_init_from(fm_state *st, transient *t, PyObject *version);
+/* transient_init_from, but a flat version's items stay flat (t in flat
+ * mode, promoted when it outgrows FLAT_MAX): for the builders whose every
+ * edit goes through transient_assoc/_put_new/_dissoc (|, the Evolver). */
+int transient_init_flat_from(fm_state *st, transient *t, PyObject *version);
 void transient_clear(transient *t);
 /* tp_traverse of a transient's references (the order trie owns the items). */
 int transient_traverse(transient *t, visitproc visit, void *arg);
@@ -1082,6 +1096,11 @@ fm_lookup transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject *
 /* Remove the entry found by transient_lookup: 0 or -1 (unchanged on
  * error).  The old key and value are returned as new refs if the out
  * pointers are not NULL. */
+/* Remove the item at position index of a transient in flat mode: 0 or -1
+ * (unchanged on error; the value's __hash__ runs for the accumulator).
+ * The old key and value as transient_remove_entry gives them. */
+int transient_remove_at(fm_state *st, transient *t, Py_ssize_t index, PyObject **old_key,
+                        PyObject **old_value);
 int transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
                            PyObject **old_value);
 /* The contents as a new version of type tp (which references the roots, so
@@ -1181,10 +1200,11 @@ PyObject *flat_version_copy(PyTypeObject *tp, fd_object *fd);
  * values): new flat versions of type tp, or NULL. */
 PyObject *flat_from_dict(PyTypeObject *tp, PyObject *dict);
 PyObject *flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames);
-/* The flat version of type tp of the tries root/order holding len <=
- * FLAT_MAX items (borrowed; no user code runs).  New ref or NULL. */
-PyObject *flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc,
-                      int acc_valid);
+/* The flat version of type tp of the items of the key trie root but the
+ * entry skip (a pointer into that trie, or NULL), len <= FLAT_MAX of them
+ * (borrowed; no user code runs).  New ref or NULL. */
+PyObject *flat_demote(PyTypeObject *tp, champ_node *root, const champ_entry *skip,
+                      Py_ssize_t len, Py_uhash_t acc, int acc_valid);
 /* Start t (transient_init) with the items of the flat version fd, seqs 0..
  * len-1 in order.  0 or -1. */
 int flat_promote(fm_state *st, transient *t, fd_object *fd);
@@ -1203,6 +1223,47 @@ order_node *flat_order(fm_state *st, fd_object *fd);
 /* Whether the items of the flat version fd are, in order and by identity,
  * those of the tries root (len items): no user code runs. */
 int flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len);
+/* A flat version of type tp of n <= FLAT_MAX entries with distinct keys
+ * (their hashes known), in the order given, values from values[i] when
+ * values is not NULL: one block, no lookups, no user code.  New ref or
+ * NULL. */
+PyObject *flat_from_entries(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
+                            PyObject *const *values);
+/* A new owner of type tp with fd's items (a flat version), its hash from
+ * acc when acc_valid.  New ref or NULL. */
+PyObject *flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid);
+/* A transient in flat mode (t->flat set; see transient).  Find key (hash h)
+ * in t's items, holding them across the keys' __eq__: FM_FOUND and *index,
+ * FM_MISSING (t may then be in either mode: an Evolver cleared meanwhile),
+ * or FM_ERROR (also when found in items replaced meanwhile). */
+fm_lookup flat_t_find(transient *t, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
+/* Make t->flat editable in place (flat_t_editable: t holds the only
+ * reference to an exact owner, or a sharer when values_only), else copy its
+ * items first (into a sharer of the same keys when values_only and t is not
+ * an Evolver's): 0, or -1 (MemoryError, t unchanged).  *replaced gets the
+ * version replaced (the caller releases it when its edit is done: that can
+ * run finalizers), or NULL.  No user code runs, but the copy allocates a GC
+ * object. */
+int flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced);
+/* An Evolver's freeze(): a new exact sharer of like's keys (a flat version
+ * of the exact type) with t's values, when t's keys are like's very keys in
+ * order; else NULL, with an error set only on failure (MemoryError). */
+PyObject *flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like);
+/* Edits of an editable t->flat (flat_t_own first; none runs user code).
+ * set_at returns the value replaced (the caller's reference to release);
+ * append adds an item at the end (len < FLAT_MAX): 0, or -1 with
+ * MemoryError and nothing changed; remove_at hands over the references to
+ * the key and value removed. */
+PyObject *flat_t_set_at(transient *t, Py_ssize_t index, PyObject *value);
+int flat_t_append(transient *t, Py_uhash_t h, PyObject *key, PyObject *value);
+void flat_t_remove_at(transient *t, Py_ssize_t index, PyObject **old_key,
+                      PyObject **old_value);
+/* Put t in tries mode with its items, then extra (its key not among them;
+ * NULL for none), seqs 0.. in order; t's hash accumulator is kept.  0 or -1
+ * (t unchanged). */
+int flat_t_promote(fm_state *st, transient *t, const champ_entry *extra);
+/* Whether the flat version fd holds t's items, in order, by identity. */
+int flat_t_same_items(fd_object *fd, transient *t);
 /* _check(), _dump() and _node_ids() of a flat version. */
 PyObject *flat_check(fd_object *fd);
 PyObject *flat_dump(fd_object *fd);

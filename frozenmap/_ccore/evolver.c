@@ -110,10 +110,20 @@ static int
 evolver_start(fm_state *st, evolver_object *self, PyObject *source)
 {
     transient t;
-    if (transient_init_from(st, &t, source) < 0) {
+    if (transient_init_flat_from(st, &t, source) < 0) {
         return -1;
     }
     t.shared = 1;
+    if (t.flat != NULL) {
+        /* Its own copy of a flat version's items, which neither a GC pass
+         * nor a tp_clear of the source can empty (flat_t_own). */
+        fd_object *replaced;
+        if (flat_t_own(st, &t, 0, &replaced) < 0) {
+            transient_clear(&t);
+            return -1;
+        }
+        Py_XDECREF(replaced);
+    }
     transient old = self->t;
     PyObject *old_frozen = self->frozen, *old_origin = self->origin;
     self->t = t;
@@ -279,6 +289,7 @@ evolver_tp_clear(PyObject *op)
     PyObject *frozen = self->frozen, *origin = self->origin;
     self->t.root = champ_empty_root(); /* an empty evolver, as Evolver() */
     self->t.order = NULL;
+    self->t.flat = NULL;
     self->t.len = 0;
     self->t.next_seq = 0;
     self->t.acc = 0;
@@ -553,7 +564,29 @@ evolver_py_popitem(PyObject *op, PyObject *unused)
     /* The last item is read under the edit lock: another thread's edit may
      * run until we hold it. */
     if (evolver_begin(self) == 0) {
-        if (!order_last(self->t.order, &seq, &k, &v)) {
+        if (self->t.flat != NULL) {
+            /* Flat mode: the last position.  The key's __hash__ still runs,
+             * as it does to guide the trie walk below (the same user
+             * calls). */
+            Py_ssize_t last = self->t.len - 1;
+            if (last < 0) {
+                PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
+            }
+            else {
+                PyObject *key = Py_NewRef(fm_flat_keys(self->t.flat)[last].key);
+                Py_uhash_t h;
+                if (evolver_popitem_hint(key, &h) >= 0
+                    && transient_remove_at(st, &self->t, last, &k, &v) == 0) {
+                    self->resized++;
+                    result = PyTuple_Pack(2, k, v);
+                    Py_DECREF(k);
+                    Py_DECREF(v);
+                }
+                Py_DECREF(key);
+            }
+            evolver_finish(self, result != NULL);
+        }
+        else if (!order_last(self->t.order, &seq, &k, &v)) {
             PyErr_SetString(PyExc_KeyError, "popitem(): evolver is empty");
             evolver_finish(self, 0);
         }
@@ -602,10 +635,18 @@ evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
         Py_uhash_t h;
-        champ_entry *e;
-        fm_lookup r = transient_lookup(&self->t, key, &h, &e);
+        champ_entry *e = NULL;
+        Py_ssize_t index;
+        fm_lookup r;
+        if (self->t.flat == NULL) {
+            r = transient_lookup(&self->t, key, &h, &e);
+        }
+        else {
+            r = hashing_key_hash_fast(key, &h) < 0 ? FM_ERROR
+                                                   : flat_t_find(&self->t, h, key, &index);
+        }
         if (r == FM_FOUND) {
-            result = Py_NewRef(e->value);
+            result = Py_NewRef(e != NULL ? e->value : fm_flat_values(self->t.flat)[index]);
         }
         else if (r == FM_MISSING) {
             Py_uhash_t acc = self->t.acc;
@@ -637,8 +678,11 @@ evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
     FM_BEGIN_CS(op);
     if (evolver_begin(self) == 0) {
         transient saved = self->t;
-        champ_incref(saved.root);
+        if (saved.root != NULL) {
+            champ_incref(saved.root);
+        }
         Py_XINCREF(saved.order); /* and so the merge copies what it edits */
+        Py_XINCREF(saved.flat);
         int changed = 0;
         if (merge_into(st, &self->t, arg, kwargs, NULL, NULL) < 0) {
             /* Roll back: put the saved state in place first, then release
@@ -652,7 +696,8 @@ evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
                 self->resized++;
             }
             /* The saved references made every change copy its root. */
-            changed = self->t.root != saved.root || self->t.order != saved.order;
+            changed = self->t.root != saved.root || self->t.order != saved.order
+                      || self->t.flat != saved.flat;
             transient_clear(&saved);
             result = Py_NewRef(Py_None);
         }
@@ -674,13 +719,16 @@ evolver_py_clear(PyObject *op, PyObject *unused)
         }
         champ_node *old_root = self->t.root;
         order_node *old_order = self->t.order;
+        fd_object *old_flat = self->t.flat;
         self->t.root = champ_empty_root();
         self->t.order = NULL;
+        self->t.flat = NULL;
         self->t.len = 0;
         self->t.acc = 0;
         self->t.acc_valid = 1;
         Py_XDECREF(old_order); /* may run finalizers: state is consistent */
-        champ_decref(old_root);
+        Py_XDECREF(old_flat);
+        champ_xdecref(old_root);
         result = Py_NewRef(Py_None);
         evolver_end(self);
     }
@@ -708,8 +756,9 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         r = Py_XNewRef(self->frozen);
         fd_object *origin = (fd_object *)self->origin;
         if (r == NULL && origin != NULL && origin->len == self->t.len
-            && (fm_is_flat(origin) ? flat_same_items(origin, self->t.root, self->t.len)
-                                   : champ_identical(origin->root, self->t.root))) {
+            && (self->t.flat != NULL ? flat_t_same_items(origin, &self->t)
+                : fm_is_flat(origin) ? flat_same_items(origin, self->t.root, self->t.len)
+                                     : champ_identical(origin->root, self->t.root))) {
             /* Edits that cancel out: the last version published is still
              * the contents (the walk visits only what the edits copied). */
             r = Py_NewRef(self->origin);
@@ -720,7 +769,12 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         if (r == NULL) {
             uint64_t edits = self->edits;
             int busy = self->busy;
-            r = transient_publish(st, &self->t, st->frozendict_type);
+            /* Only values changed since the version the edits started
+             * from: a sharer of its keys, as a set makes. */
+            r = self->t.flat != NULL ? flat_t_publish_sharing(st, &self->t, origin) : NULL;
+            if (r == NULL && !PyErr_Occurred()) {
+                r = transient_publish(st, &self->t, st->frozendict_type);
+            }
             /* Cache it unless a finalizer run by the allocation edited or
              * froze the evolver meanwhile. */
             if (r != NULL && !busy && self->edits == edits && self->frozen == NULL) {

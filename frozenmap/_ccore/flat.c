@@ -157,6 +157,31 @@ flat_copy_items(PyObject **values, Py_ssize_t n, Py_ssize_t at, fd_object *fd, P
     }
 }
 
+/* A new owner of type tp with the items of the flat version fd but the one
+ * at position skip (-1: none), its hash from acc when acc_valid.  New ref
+ * or NULL. */
+static PyObject *
+flat_owner_copy_without(PyTypeObject *tp, fd_object *fd, Py_ssize_t skip, Py_uhash_t acc,
+                        int acc_valid)
+{
+    Py_ssize_t len = fd->len, n = len - (skip >= 0);
+    PyObject **values = NULL;
+    if (n) {
+        values = flat_alloc(n);
+        if (values == NULL) {
+            return NULL;
+        }
+        if (skip < 0) {
+            flat_copy_items(values, n, 0, fd, 0, len);
+        }
+        else {
+            flat_copy_items(values, n, 0, fd, 0, skip);
+            flat_copy_items(values, n, skip, fd, skip + 1, len);
+        }
+    }
+    return flat_version_new(tp, values, NULL, n, acc, acc_valid);
+}
+
 /* A version of type tp with the items of the flat version fd and the value
  * of position index replaced by value (index -1: none), sharing fd's keys
  * when it can (flat_share_owner), else in a new owner's block.  New ref or
@@ -201,12 +226,16 @@ flat_version_copy(PyTypeObject *tp, fd_object *fd)
 typedef struct {
     champ_entry *out;
     Py_ssize_t count;
+    const champ_entry *skip; /* an entry of the trie left out, or NULL */
 } flat_collect_state;
 
 static int
 flat_collect_entry(champ_entry *e, void *arg)
 {
     flat_collect_state *cs = arg;
+    if (e == cs->skip) {
+        return 0;
+    }
     if (cs->count == FLAT_MAX) {
         return 1; /* more than a flat version holds */
     }
@@ -214,43 +243,72 @@ flat_collect_entry(champ_entry *e, void *arg)
     return 0;
 }
 
+/* Sort n <= FLAT_MAX entries by seq: an insertion sort, which at these
+ * sizes beats qsort's calls through a comparator (and glibc's merge sort
+ * allocates for 32 entries). */
+static void
+flat_sort_by_seq(champ_entry *entries, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        champ_entry e = entries[i];
+        Py_ssize_t j = i;
+        while (j > 0 && entries[j - 1].seq > e.seq) {
+            entries[j] = entries[j - 1];
+            j--;
+        }
+        entries[j] = e;
+    }
+}
+
 /* The entries of the key trie root (at most FLAT_MAX) into out, sorted by
  * seq: their count, or -1 (AssertionError) when there are more. */
 static Py_ssize_t
-flat_collect(champ_node *root, champ_entry *out)
+flat_collect(champ_node *root, const champ_entry *skip, champ_entry *out)
 {
-    flat_collect_state cs = {out, 0};
+    flat_collect_state cs = {out, 0, skip};
     if (champ_foreach(root, flat_collect_entry, &cs) != 0) {
         PyErr_SetString(PyExc_AssertionError, "more than FLAT_MAX entries to demote");
         return -1;
     }
-    qsort(out, (size_t)cs.count, sizeof(champ_entry), transient_compare_seq);
+    flat_sort_by_seq(out, cs.count);
     return cs.count;
 }
 
+/* A flat version of type tp of n <= FLAT_MAX entries with distinct keys,
+ * in that order, values from values[i] when values is not NULL, its hash
+ * from acc when acc_valid.  New ref or NULL. */
+static PyObject *
+flat_entries_version(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
+                     PyObject *const *values, Py_uhash_t acc, int acc_valid)
+{
+    PyObject **block = NULL;
+    if (n) {
+        assert(n <= FLAT_MAX);
+        block = flat_alloc(n);
+        if (block == NULL) {
+            return NULL;
+        }
+        flat_key *keys = flat_block_keys(block, n);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            keys[i].hash = entries[i].hash;
+            keys[i].key = Py_NewRef(entries[i].key);
+            block[i] = Py_NewRef(values != NULL ? values[i] : entries[i].value);
+        }
+    }
+    return flat_version_new(tp, block, NULL, n, acc, acc_valid);
+}
+
 PyObject *
-flat_demote(PyTypeObject *tp, champ_node *root, Py_ssize_t len, Py_uhash_t acc, int acc_valid)
+flat_demote(PyTypeObject *tp, champ_node *root, const champ_entry *skip, Py_ssize_t len,
+            Py_uhash_t acc, int acc_valid)
 {
     champ_entry found[FLAT_MAX];
-    Py_ssize_t n = flat_collect(root, found);
+    Py_ssize_t n = flat_collect(root, skip, found);
     if (n < 0) {
         return NULL;
     }
     assert(n == len);
-    PyObject **values = NULL;
-    if (n) {
-        values = flat_alloc(n);
-        if (values == NULL) {
-            return NULL;
-        }
-        flat_key *keys = flat_block_keys(values, n);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            keys[i].hash = found[i].hash;
-            keys[i].key = Py_NewRef(found[i].key);
-            values[i] = Py_NewRef(found[i].value);
-        }
-    }
-    return flat_version_new(tp, values, NULL, n, acc, acc_valid);
+    return flat_entries_version(tp, found, n, NULL, acc, acc_valid);
 }
 
 /* Start t with the tries of the flat version fd's items and then extra
@@ -388,17 +446,7 @@ flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, int missin
         < 0) {
         return NULL;
     }
-    Py_ssize_t n = fd->len - 1;
-    PyObject **values = NULL;
-    if (n) {
-        values = flat_alloc(n);
-        if (values == NULL) {
-            return NULL;
-        }
-        flat_copy_items(values, n, 0, fd, 0, index);
-        flat_copy_items(values, n, index, fd, index + 1, n + 1);
-    }
-    return flat_version_new(st->frozendict_type, values, NULL, n, acc, acc_valid);
+    return flat_owner_copy_without(st->frozendict_type, fd, index, acc, acc_valid);
 }
 
 champ_node *
@@ -436,11 +484,11 @@ flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len)
         return 0;
     }
     champ_entry found[FLAT_MAX];
-    flat_collect_state cs = {found, 0};
+    flat_collect_state cs = {found, 0, NULL};
     if (champ_foreach(root, flat_collect_entry, &cs) != 0 || cs.count != len) {
         return 0;
     }
-    qsort(found, (size_t)cs.count, sizeof(champ_entry), transient_compare_seq);
+    flat_sort_by_seq(found, cs.count);
     flat_key *keys = fm_flat_keys(fd);
     PyObject **values = fm_flat_values(fd);
     for (Py_ssize_t i = 0; i < len; i++) {
@@ -592,4 +640,215 @@ flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames
         values = fitted;
     }
     return flat_version_new(tp, values, NULL, count, 0, 0);
+}
+
+/* --- a transient in flat mode ------------------------------------------- */
+
+/* Whether t may edit its flat version in place: an exact frozendict that t
+ * holds the only reference to (no sharer, published copy, reader, iterator
+ * or Evolver's cache holds it; frozendicts take no weak references), an
+ * owner when keys change (values_only 0), or a sharer, whose values are its
+ * own, when only values do.  The free-threaded build always copies:
+ * another thread's references may be counted on its side only. */
+static int
+flat_t_editable(fm_state *st, transient *t, int values_only)
+{
+#if FM_FREE_THREADED
+    return 0;
+#else
+    fd_object *fd = t->flat;
+    return Py_REFCNT((PyObject *)fd) == 1 && (fd->owner == NULL || values_only)
+           && Py_IS_TYPE((PyObject *)fd, st->frozendict_type);
+#endif
+}
+
+fm_lookup
+flat_t_find(transient *t, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
+{
+    /* Held across the keys' __eq__ (an edit they make elsewhere copies).
+     * Only a tp_clear of an Evolver (through ctypes) can replace t's items
+     * meanwhile: a key not found is then added to what t holds now, and a
+     * position found means nothing there. */
+    fd_object *fd = (fd_object *)Py_NewRef((PyObject *)t->flat);
+    fm_lookup r = flat_scan(fd, h, key, index);
+    if (r == FM_FOUND && fd != t->flat) {
+        PyErr_SetString(PyExc_RuntimeError, "mapping changed during a lookup");
+        r = FM_ERROR;
+    }
+    Py_DECREF(fd);
+    return r;
+}
+
+PyObject *
+flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid)
+{
+    return flat_owner_copy_without(tp, fd, -1, acc, acc_valid);
+}
+
+int
+flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced)
+{
+    *replaced = NULL;
+    if (flat_t_editable(st, t, values_only)) {
+        return 0;
+    }
+    fd_object *fd = t->flat;
+    PyObject *copy = NULL;
+    fd_object *owner = values_only && !t->shared && fd->len ? flat_share_owner(st, fd) : NULL;
+    if (owner != NULL) {
+        /* Only values change: a sharer of fd's keys (as a set makes). */
+        PyObject **values = flat_copy_values(fd);
+        copy = values != NULL
+                   ? flat_version_new(st->frozendict_type, values, owner, fd->len, 0, 0)
+                   : NULL;
+        if (values == NULL) {
+            Py_DECREF(owner);
+        }
+    }
+    else {
+        copy = flat_owner_copy(st->frozendict_type, fd, 0, 0);
+    }
+    if (copy == NULL) {
+        return -1;
+    }
+    if (t->shared) {
+        /* An Evolver's items: private to it, so out of the GC's reach (the
+         * Evolver's traverse visits them), and never cleared apart from it
+         * (transient_traverse).  Always an owner: a sharer's keys would be
+         * another version's, which a tp_clear could empty. */
+        PyObject_GC_UnTrack(copy);
+    }
+    *replaced = fd;
+    t->flat = fm_as_fd(copy);
+    return 0;
+}
+
+PyObject *
+flat_t_set_at(transient *t, Py_ssize_t index, PyObject *value)
+{
+    fd_object *fd = t->flat;
+    PyObject *old = fd->values[index];
+    fd->values[index] = Py_NewRef(value);
+    FM_STORE_HASH(fd->hash, -1);
+    return old;
+}
+
+int
+flat_t_append(transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
+{
+    fd_object *fd = t->flat;
+    Py_ssize_t n = fd->len;
+    assert(n < FLAT_MAX && t->len == n);
+    PyObject **values =
+        PyMem_Realloc(fd->values, (size_t)(n + 1) * (sizeof(PyObject *) + sizeof(flat_key)));
+    if (values == NULL) {
+        PyErr_NoMemory();
+        return -1; /* the block is as it was */
+    }
+    /* The keys follow the values: move them up by one value's slot. */
+    memmove(values + n + 1, values + n, (size_t)n * sizeof(flat_key));
+    values[n] = Py_NewRef(value);
+    flat_key *keys = flat_block_keys(values, n + 1);
+    keys[n].hash = h;
+    keys[n].key = Py_NewRef(key);
+    fd->values = values;
+    fd->len = n + 1;
+    FM_STORE_HASH(fd->hash, -1);
+    t->len = n + 1;
+    return 0;
+}
+
+void
+flat_t_remove_at(transient *t, Py_ssize_t index, PyObject **old_key, PyObject **old_value)
+{
+    fd_object *fd = t->flat;
+    Py_ssize_t n = fd->len;
+    PyObject **values = fd->values;
+    flat_key *keys = flat_block_keys(values, n);
+    *old_key = keys[index].key;
+    *old_value = values[index];
+    /* values[index + 1:n] down one slot, then the keys after them: every
+     * move goes down, so each memmove reads what is not yet overwritten. */
+    memmove(values + index, values + index + 1, (size_t)(n - 1 - index) * sizeof(PyObject *));
+    flat_key *moved = flat_block_keys(values, n - 1);
+    memmove(moved, keys, (size_t)index * sizeof(flat_key));
+    memmove(moved + index, keys + index + 1, (size_t)(n - 1 - index) * sizeof(flat_key));
+    fd->len = n - 1;
+    t->len = n - 1;
+    FM_STORE_HASH(fd->hash, -1);
+    if (n == 1) {
+        fd->values = NULL; /* the empty flat version holds no block */
+        PyMem_Free(values);
+    }
+}
+
+int
+flat_t_promote(fm_state *st, transient *t, const champ_entry *extra)
+{
+    transient built;
+    if (flat_build_tries(st, &built, t->flat, extra, t->acc, t->acc_valid) < 0) {
+        return -1;
+    }
+    fd_object *fd = t->flat;
+    t->root = built.root;
+    t->order = built.order;
+    t->len = built.len;
+    t->next_seq = built.next_seq;
+    t->flat = NULL;
+    Py_DECREF(fd); /* last: may run finalizers, which see the tries */
+    return 0;
+}
+
+int
+flat_t_same_items(fd_object *fd, transient *t)
+{
+    fd_object *mine = t->flat;
+    if (mine == fd) {
+        return 1;
+    }
+    if (mine->len != fd->len) {
+        return 0;
+    }
+    flat_key *ka = fm_flat_keys(fd), *kb = fm_flat_keys(mine);
+    PyObject **va = fm_flat_values(fd), **vb = fm_flat_values(mine);
+    for (Py_ssize_t i = 0; i < fd->len; i++) {
+        if (ka[i].key != kb[i].key || va[i] != vb[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+PyObject *
+flat_from_entries(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
+                  PyObject *const *values)
+{
+    return flat_entries_version(tp, entries, n, values, 0, 0);
+}
+
+PyObject *
+flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like)
+{
+    fd_object *fd = t->flat;
+    Py_ssize_t n = fd->len;
+    if (like == NULL || like->len != n || n == 0 || !fm_is_flat(like)
+        || (like->owner != NULL && like->owner->len != n)) {
+        return NULL; /* (the last: an owner cleared through ctypes) */
+    }
+    flat_key *mine = fm_flat_keys(fd), *theirs = fm_flat_keys(like);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (mine[i].key != theirs[i].key) {
+            return NULL;
+        }
+    }
+    fd_object *owner = flat_share_owner(st, like);
+    if (owner == NULL) {
+        return NULL;
+    }
+    PyObject **values = flat_copy_values(fd);
+    if (values == NULL) {
+        Py_DECREF(owner);
+        return NULL;
+    }
+    return flat_version_new(st->frozendict_type, values, owner, n, t->acc, t->acc_valid);
 }

@@ -315,8 +315,10 @@
  *
  * 10. Small maps: the flat form (flat.c)
  * --------------------------------------
- * A version is flat exactly when len <= FLAT_MAX (8): no tries, next_seq
- * 0, and fd_object's two trie fields (unions) hold one of two kinds:
+ * A version is flat exactly when len <= FLAT_MAX (8; cfrozenmap.h, equal to
+ * the pure core's flat.py FLAT_MAX; 32 is measured in
+ * docs/notes/memory-of-versions.md): no tries, next_seq 0, and fd_object's
+ * two trie fields (unions) hold one of two kinds:
  *
  *   owner   values -> one PyMem block: len values, then len flat_key
  *           {hash, key}, all owned, in insertion order (NULL when empty);
@@ -354,11 +356,38 @@
  *  - Construction from an exact dict or keywords of at most FLAT_MAX items
  *    fills the block directly (flat_from_dict, flat_from_kwnames).
  *    Iterators walk the held version's block by position (views.c).
- *  - Cold paths go through tries built for the call from the entries:
- *    transient_init_from (Evolver start, |, merges, paths) promotes, diff
- *    walks a key trie built for the walk (flat_key_trie), whose entries
- *    borrow from the held version; every result is published through the
- *    demoting paths, so the invariant holds.
+ *  - A transient has a flat mode (transient_init_flat_from: t->flat, a flat
+ *    version; root and order NULL): | of a flat receiver and the Evolver of a
+ *    flat version edit it with transient_assoc/_put_new/_dissoc and
+ *    transient_remove_at, as they edit tries (the same user calls in the same
+ *    order: the keys' __hash__, the scan's __eq__, the values' __hash__ for
+ *    the accumulator, then a write that runs none), and t promotes
+ *    (flat_t_promote) only when an item more than FLAT_MAX arrives.  The
+ *    write edits t->flat in place while t holds its only reference to an
+ *    exact owner (flat_t_own; else it copies first, as a trie edit copies a
+ *    shared node): | starts from the receiver itself, so its first change
+ *    copies (into a sharer of its keys while only values change), and
+ *    publishes t->flat itself (no change: the receiver).  An Evolver copies
+ *    the source at start into a private owner the GC does not track (the
+ *    Evolver's traverse visits its items: no GC pass or tp_clear of the
+ *    source can empty it apart from the Evolver), reads hold a reference
+ *    across __eq__ (an edit made meanwhile copies), an iteration walks an
+ *    order trie built from a snapshot, and freeze() publishes a copy: a
+ *    sharer of the last version's keys when they are still its very keys
+ *    (flat_t_publish_sharing), else an owner.  A ctypes tp_clear of the
+ *    Evolver during its own edit is caught by checking t->flat after each
+ *    user call (flat_t_find, transient_flat_unchanged).
+ *  - diff of two flat versions pairs entries by position first (identity of
+ *    key and hash at the same position, as ==), then scans b's unmatched
+ *    entries of an equal hash (fd_diff_flat; the pure core's _diff_lists
+ *    order), and builds its three results flat (flat_from_entries).
+ *  - Other cold paths go through tries built for the call from the entries:
+ *    transient_init_from (merges into a new map, paths, - and &) promotes,
+ *    diff of a flat and a trie version walks a key trie built for the walk
+ *    (flat_key_trie), whose entries borrow from the held version; every
+ *    result is published through the demoting paths, so the invariant
+ *    holds.  A delete that leaves FLAT_MAX items demotes straight from the
+ *    version's tries (flat_demote with the entry to skip).
  *  - tp_traverse visits an owner's keys and values, a sharer's values and
  *    its owner.  tp_clear detaches everything (the empty flat version:
  *    values and owner NULL, len 0) before releasing; a cleared version is a
@@ -1075,18 +1104,19 @@ static PyObject *
 fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
 {
     transient t;
-    if (transient_init_from(st, &t, op) < 0) {
+    if (transient_init_flat_from(st, &t, op) < 0) {
         return NULL;
     }
     PyObject *result = NULL;
     /* other is read as dict | other reads it (dict_update_arg). */
     if (merge_into(st, &t, other, NULL, NULL, NULL) == 0) {
-        /* t started from op's roots, which op also holds, so any change
-         * copied a root: the same roots mean every value was already there
-         * (by identity), and the result is op itself. */
+        /* t started from op's roots (or flat version), which op also holds,
+         * so any change copied them: the same ones mean every value was
+         * already there (by identity), and the result is op itself. */
         fd_object *fd = fm_as_fd(op);
-        int changed = fm_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
-                                     : t.root != fd->root || t.order != fd->order;
+        int changed = t.flat != NULL   ? !flat_t_same_items(fd, &t)
+                      : fm_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
+                                       : t.root != fd->root || t.order != fd->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type)
                          : transient_version_exact(st, op);
     }
@@ -1466,6 +1496,9 @@ fd_py_evolve(PyObject *op, PyObject *unused)
 static PyObject *
 fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n, PyObject **values)
 {
+    if (n <= FLAT_MAX) {
+        return flat_from_entries(st->frozendict_type, entries, n, values);
+    }
     transient t;
     if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
         return NULL;
@@ -1495,6 +1528,79 @@ fd_key_trie(fm_state *st, PyObject *op)
     return fm_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
 }
 
+/* What differs from a to b, two flat versions the caller holds, into the
+ * lists as champ_diff gives them (pairs (a's entry, b's entry) in changed;
+ * seqs are positions): a's entries in order, each looked for in b at the
+ * same position by identity first (versions derived from one another keep
+ * their order, as == uses), then among b's unmatched entries of an equal
+ * hash in b's order (b's key == a's key), as the pure core's _diff_lists;
+ * values compared by identity, then !=.  The entries borrow from a and b.
+ * 0 or -1. */
+static int
+fd_diff_flat(fd_object *a, fd_object *b, champ_difflist *added, champ_difflist *removed,
+             champ_difflist *changed)
+{
+    char used[FLAT_MAX] = {0};
+    Py_ssize_t na = a->len, nb = b->len;
+    for (Py_ssize_t i = 0; i < na; i++) {
+        /* Read again each time: __eq__ and != run user code (a and b, which
+         * hold their owners, are held by the caller). */
+        flat_key *ka = fm_flat_keys(a), *kb = fm_flat_keys(b);
+        champ_entry ea = {ka[i].hash, (uint64_t)i, ka[i].key, fm_flat_values(a)[i]};
+        Py_ssize_t j = i;
+        if (i >= nb || used[i] || kb[i].key != ea.key || kb[i].hash != ea.hash) {
+            for (j = 0; j < nb; j++) {
+                kb = fm_flat_keys(b);
+                if (used[j] || kb[j].hash != ea.hash) {
+                    continue;
+                }
+                int eq = champ_keys_equal(kb[j].key, ea.key);
+                if (eq < 0) {
+                    return -1;
+                }
+                if (eq) {
+                    break;
+                }
+            }
+        }
+        if (j == nb) {
+            if (champ_difflist_append(removed, &ea) < 0) {
+                return -1;
+            }
+            continue;
+        }
+        used[j] = 1;
+        kb = fm_flat_keys(b);
+        champ_entry eb = {kb[j].hash, (uint64_t)j, kb[j].key, fm_flat_values(b)[j]};
+        if (ea.value == eb.value) {
+            continue;
+        }
+        Py_INCREF(ea.value);
+        Py_INCREF(eb.value);
+        int ne = PyObject_RichCompareBool(ea.value, eb.value, Py_NE);
+        Py_DECREF(ea.value);
+        Py_DECREF(eb.value);
+        if (ne < 0) {
+            return -1;
+        }
+        if (ne
+            && (champ_difflist_append(changed, &ea) < 0
+                || champ_difflist_append(changed, &eb) < 0)) {
+            return -1;
+        }
+    }
+    for (Py_ssize_t j = 0; j < nb; j++) {
+        if (!used[j]) {
+            champ_entry eb = {fm_flat_keys(b)[j].hash, (uint64_t)j, fm_flat_keys(b)[j].key,
+                              fm_flat_values(b)[j]};
+            if (champ_difflist_append(added, &eb) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static PyObject *
 fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -1506,12 +1612,19 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     champ_node *ra = NULL, *rb = NULL;
     Py_INCREF(op);
     Py_INCREF(other);
-    /* A flat side is walked as a key trie built for the walk (a cold path);
-     * its entries borrow from the version, held here. */
-    ra = fd_key_trie(st, op);
-    rb = ra ? fd_key_trie(st, other) : NULL;
-    if (rb == NULL || champ_diff(ra, rb, &added, &removed, &changed, 0) < 0) {
-        goto done;
+    if (fm_is_flat(fm_as_fd(op)) && fm_is_flat(fm_as_fd(other))) {
+        if (fd_diff_flat(fm_as_fd(op), fm_as_fd(other), &added, &removed, &changed) < 0) {
+            goto done;
+        }
+    }
+    else {
+        /* One flat side is walked as a key trie built for the walk (a cold
+         * path); its entries borrow from the version, held here. */
+        ra = fd_key_trie(st, op);
+        rb = ra ? fd_key_trie(st, other) : NULL;
+        if (rb == NULL || champ_diff(ra, rb, &added, &removed, &changed, 0) < 0) {
+            goto done;
+        }
     }
     if (added.len > 1)
         qsort(added.items, added.len, sizeof(champ_entry), transient_compare_seq);

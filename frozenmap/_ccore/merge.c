@@ -269,6 +269,9 @@ merge_version(fm_state *st, transient *t, fd_object *src)
         }
         return r;
     }
+    if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) { /* src alone outgrows it */
+        return -1;
+    }
     if (src->len * FM_SHARING_WALK_RATIO >= t->len) {
         /* Held across the keys' __eq__ in the walk, whose entries borrow
          * from it (nothing edits t meanwhile: a private builder, or an
@@ -424,6 +427,9 @@ merge_arg(fm_state *st, transient *t, PyObject *arg)
         fd_object *src = (fd_object *)arg;
         if (t->len == 0 && t->next_seq == 0 && !fm_is_flat(src)) {
             /* Adopt the version's roots: O(1), the same items and order. */
+            if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) {
+                return -1;
+            }
             champ_setref(&t->root, champ_newref(src->root));
             Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
             t->len = src->len;

@@ -51,11 +51,18 @@ mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
     }
     evolver_object *ev = fm_as_evolver(mapping);
     order_node *order;
+    PyObject *flat;
     FM_BEGIN_CS(mapping);
-    /* The snapshot's reference makes later edits copy the order path. */
+    /* The snapshot's reference makes later edits copy the order path (or
+     * the flat version, walked as an order trie built for the walk). */
     order = (order_node *)Py_XNewRef(ev->t.order);
+    flat = Py_XNewRef((PyObject *)ev->t.flat);
     *resized = ev->resized;
     FM_END_CS();
+    if (flat != NULL) {
+        order = flat_order(st, fm_as_fd(flat));
+        Py_DECREF(flat);
+    }
     return order;
 }
 

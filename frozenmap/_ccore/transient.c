@@ -27,7 +27,7 @@ transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order, Py_
                       uint64_t next_seq, Py_uhash_t acc, int acc_valid)
 {
     if (len <= FLAT_MAX) {
-        return flat_demote(tp, root, len, acc, acc_valid);
+        return flat_demote(tp, root, NULL, len, acc, acc_valid);
     }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
@@ -64,6 +64,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, 
     }
     t->root = root;
     t->order = (order_node *)Py_XNewRef(order);
+    t->flat = NULL;
     t->len = len;
     t->next_seq = next_seq;
     t->acc = acc;
@@ -86,11 +87,30 @@ transient_init_from(fm_state *st, transient *t, PyObject *version)
                           acc_valid);
 }
 
+int
+transient_init_flat_from(fm_state *st, transient *t, PyObject *version)
+{
+    fd_object *src = fm_as_fd(version);
+    if (!fm_is_flat(src)) {
+        return transient_init_from(st, t, version);
+    }
+    Py_uhash_t acc = 0;
+    int acc_valid = fm_version_acc(src, &acc);
+    transient_init(st, t, NULL, NULL, 0, 0, acc, acc_valid);
+    champ_clear(&t->root); /* flat mode: no tries */
+    /* Shared with the version until the first edit copies it (src is held
+     * by its other owners, so it is never edited in place). */
+    t->flat = (fd_object *)Py_NewRef(version);
+    t->len = src->len;
+    return 0;
+}
+
 void
 transient_clear(transient *t)
 {
     champ_clear(&t->root);
     Py_CLEAR(t->order);
+    Py_CLEAR(t->flat);
 }
 
 int
@@ -98,12 +118,25 @@ transient_traverse(transient *t, visitproc visit, void *arg)
 {
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
     Py_VISIT(t->order);
+    fd_object *fd = t->flat;
+    if (fd != NULL && !PyObject_GC_IsTracked((PyObject *)fd)) {
+        /* An Evolver's private items (flat_t_own): visited here, so that the
+         * GC never clears them apart from the Evolver. */
+        for (Py_ssize_t i = 0; i < fd->len; i++) {
+            Py_VISIT(fm_flat_keys(fd)[i].key);
+            Py_VISIT(fm_flat_values(fd)[i]);
+        }
+    }
+    else {
+        Py_VISIT(fd);
+    }
     return 0;
 }
 
 fm_lookup
 transient_lookup(transient *t, PyObject *key, Py_uhash_t *h, champ_entry **entry)
 {
+    assert(t->flat == NULL); /* tries mode only */
     if (hashing_key_hash_fast(key, h) < 0) {
         return FM_ERROR;
     }
@@ -173,13 +206,91 @@ transient_write_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyO
     return 0;
 }
 
+/* transient_put_new in flat mode: appended, or t promoted with it when it
+ * would outgrow FLAT_MAX. */
+static int
+transient_flat_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                       PyObject *value)
+{
+    if (t->len >= FLAT_MAX) {
+        champ_entry extra = {h, 0, key, value};
+        return flat_t_promote(st, t, &extra);
+    }
+    fd_object *replaced;
+    int r = flat_t_own(st, t, 0, &replaced);
+    if (r == 0) {
+        r = flat_t_append(t, h, key, value);
+    }
+    Py_XDECREF(replaced); /* last: may run finalizers, which see the edit */
+    return r;
+}
+
 int
 transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
     int paused = transient_gc_pause(t);
-    int r = transient_write_new(st, t, h, key, value);
+    int r = t->flat != NULL ? transient_flat_put_new(st, t, h, key, value)
+                            : transient_write_new(st, t, h, key, value);
     transient_gc_resume(paused);
     return r;
+}
+
+/* Whether t still holds the flat items scanned before user code ran (else
+ * RuntimeError: only a tp_clear of an Evolver, through ctypes, replaces
+ * them during one of its edits). */
+static int
+transient_flat_unchanged(transient *t, fd_object *scanned)
+{
+    if (t->flat != scanned) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver cleared during its own edit");
+        return 0;
+    }
+    return 1;
+}
+
+/* transient_assoc_hashed in flat mode: the same steps and user code (the
+ * keys' __eq__ in the scan, then the values' __hash__ for the accumulator),
+ * then the write, which runs none. */
+static fm_edit
+transient_flat_assoc(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
+{
+    Py_ssize_t index;
+    fm_lookup found = flat_t_find(t, h, key, &index);
+    if (found == FM_ERROR) {
+        return FM_EDIT_FAILED;
+    }
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    if (found == FM_MISSING) {
+        if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0
+            || transient_put_new(st, t, h, key, value) < 0) {
+            return FM_EDIT_FAILED;
+        }
+        t->acc = acc;
+        t->acc_valid = acc_valid;
+        return FM_CHANGED;
+    }
+    PyObject *old = fm_flat_values(t->flat)[index];
+    if (old == value) {
+        return FM_UNCHANGED;
+    }
+    Py_INCREF(old); /* alive until the edit is done */
+    fm_edit result = FM_EDIT_FAILED;
+    fd_object *replaced = NULL, *scanned = t->flat;
+    if (hashing_acc_replace(&acc, &acc_valid, h, old, value) == 0
+        && transient_flat_unchanged(t, scanned)) {
+        int paused = transient_gc_pause(t);
+        if (flat_t_own(st, t, 1, &replaced) == 0) {
+            Py_DECREF(flat_t_set_at(t, index, value)); /* old is still held */
+            t->acc = acc;
+            t->acc_valid = acc_valid;
+            result = FM_CHANGED;
+        }
+        transient_gc_resume(paused);
+    }
+    Py_XDECREF(replaced);
+    Py_DECREF(old);
+    return result;
 }
 
 /* transient_assoc for a key whose hash h is known. */
@@ -187,6 +298,9 @@ fm_edit
 transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
+    if (t->flat != NULL) {
+        return transient_flat_assoc(st, t, h, key, value);
+    }
     champ_entry *found;
     int r = champ_find(t->root, h, key, &found);
     if (r < 0) {
@@ -255,6 +369,7 @@ int
 transient_remove_entry(fm_state *st, transient *t, champ_entry *found, PyObject **old_key,
                        PyObject **old_value)
 {
+    assert(t->flat == NULL); /* tries mode only (flat: transient_remove_at) */
     champ_entry old = *found;
     Py_INCREF(old.key);
     Py_INCREF(old.value);
@@ -306,9 +421,65 @@ error:
     return -1;
 }
 
+int
+transient_remove_at(fm_state *st, transient *t, Py_ssize_t index, PyObject **old_key,
+                    PyObject **old_value)
+{
+    if (t->flat == NULL || index >= t->len) {
+        PyErr_SetString(PyExc_RuntimeError, "Evolver cleared during its own edit");
+        return -1;
+    }
+    fd_object *scanned = t->flat;
+    PyObject *key = Py_NewRef(fm_flat_keys(t->flat)[index].key);
+    PyObject *value = Py_NewRef(fm_flat_values(t->flat)[index]);
+    Py_uhash_t h = fm_flat_keys(t->flat)[index].hash;
+    Py_uhash_t acc = t->acc;
+    int acc_valid = t->acc_valid;
+    fd_object *replaced = NULL;
+    int r = hashing_acc_replace(&acc, &acc_valid, h, value, NULL);
+    if (r == 0 && !transient_flat_unchanged(t, scanned)) {
+        r = -1;
+    }
+    if (r == 0) {
+        int paused = transient_gc_pause(t);
+        r = flat_t_own(st, t, 0, &replaced);
+        if (r == 0) {
+            PyObject *k, *v;
+            flat_t_remove_at(t, index, &k, &v);
+            Py_DECREF(k); /* key and value are still held */
+            Py_DECREF(v);
+            t->acc = acc;
+            t->acc_valid = acc_valid;
+        }
+        transient_gc_resume(paused);
+    }
+    Py_XDECREF(replaced);
+    if (r == 0 && old_key != NULL) {
+        *old_key = Py_NewRef(key);
+    }
+    if (r == 0 && old_value != NULL) {
+        *old_value = Py_NewRef(value);
+    }
+    Py_DECREF(key);
+    Py_DECREF(value);
+    return r;
+}
+
 fm_lookup
 transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value)
 {
+    if (t->flat != NULL) {
+        Py_uhash_t fh;
+        Py_ssize_t index;
+        if (hashing_key_hash_fast(key, &fh) < 0) {
+            return FM_ERROR;
+        }
+        fm_lookup r = flat_t_find(t, fh, key, &index);
+        if (r == FM_FOUND && transient_remove_at(st, t, index, NULL, old_value) < 0) {
+            return FM_ERROR;
+        }
+        return r;
+    }
     Py_uhash_t h;
     champ_entry *found;
     fm_lookup r = transient_lookup(t, key, &h, &found);
@@ -324,6 +495,21 @@ transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value
 PyObject *
 transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 {
+    if (t->flat != NULL) {
+        /* t's flat version itself (|'s private builder): the reference
+         * published makes later edits copy it. */
+        fd_object *fd = t->flat;
+        if (t->shared) { /* an Evolver's: its items stay private */
+            return flat_owner_copy(tp, fd, t->acc, t->acc_valid);
+        }
+        if (tp != st->frozendict_type || !Py_IS_TYPE((PyObject *)fd, tp)) {
+            return flat_version_copy(tp, fd);
+        }
+        if (t->acc_valid && FM_LOAD_HASH(fd->hash) == -1) {
+            FM_STORE_HASH(fd->hash, hashing_finalize(t->acc, t->len));
+        }
+        return Py_NewRef((PyObject *)fd);
+    }
     /* The version's references on the roots make later edits copy.  Take
      * them (and copy every field) before allocating the version: the
      * allocation can run the GC, whose finalizers may edit an Evolver. */
@@ -348,12 +534,26 @@ transient_shared_get(PyObject *holder, transient *t, PyObject *key, PyObject **v
      * it changes instead of editing them in place, and nothing this walk
      * reads is released: the key trie's nodes are held by the root, and the
      * keys and values they borrow by the order trie's root. */
-    champ_node *root;
-    order_node *order;
+    champ_node *root = NULL;
+    order_node *order = NULL;
+    fd_object *flat;
     FM_BEGIN_CS(holder);
-    root = champ_newref(t->root);
-    order = (order_node *)Py_XNewRef(t->order);
+    flat = (fd_object *)Py_XNewRef((PyObject *)t->flat);
+    if (flat == NULL) {
+        root = champ_newref(t->root);
+        order = (order_node *)Py_XNewRef(t->order);
+    }
     FM_END_CS();
+    if (flat != NULL) {
+        /* The version held: an edit made meanwhile copies it. */
+        Py_ssize_t index;
+        fm_lookup found = flat_scan(flat, h, key, &index);
+        if (found == FM_FOUND) {
+            *value = Py_NewRef(fm_flat_values(flat)[index]);
+        }
+        Py_DECREF(flat);
+        return found;
+    }
     champ_entry *e;
     fm_lookup r = (fm_lookup)champ_find(root, h, key, &e);
     if (r == FM_FOUND) {
@@ -387,6 +587,10 @@ int
 transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
                        int may_gc)
 {
+    if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) { /* (t is empty) */
+        transient_entries_free(entries, n);
+        return -1;
+    }
     order_node *order = order_build(st, entries, n, may_gc); /* takes the refs */
     if (order == NULL) {
         PyMem_Free(entries);
@@ -432,7 +636,7 @@ transient_version_take(fm_state *st, transient *t)
 {
     PyTypeObject *tp = st->frozendict_type;
     if (t->len <= FLAT_MAX) {
-        return flat_demote(tp, t->root, t->len, t->acc, t->acc_valid);
+        return flat_demote(tp, t->root, NULL, t->len, t->acc, t->acc_valid);
     }
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
@@ -553,6 +757,12 @@ transient_version_without(PyObject *op, PyObject *key, int missing_ok)
     }
     champ_entry old = *found;
     if (hashing_acc_replace(&t.acc, &t.acc_valid, old.hash, old.value, NULL) < 0) {
+        goto done;
+    }
+    if (t.len - 1 <= FLAT_MAX) {
+        /* Demoted straight from op's tries (t holds them), no path copied. */
+        result =
+            flat_demote(st->frozendict_type, t.root, found, t.len - 1, t.acc, t.acc_valid);
         goto done;
     }
     champ_node *root = champ_remove_path(&path, found);
