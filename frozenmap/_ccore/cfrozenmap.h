@@ -852,7 +852,7 @@ typedef struct {
 
 /* A version holds at most FLAT_MAX items flat (no tries), more in the two
  * tries.  FLAT_MAX in the pure core (flat.py). */
-#define FLAT_MAX 8
+#define FLAT_MAX 32
 
 /* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
  * (fm_is_flat), next_seq then 0 and one of two kinds:

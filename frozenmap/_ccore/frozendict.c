@@ -20,7 +20,7 @@
  *        | hash      |
  *        +-----------+
  *
- * (A version of at most FLAT_MAX = 8 items holds no tries at all: see 10.)
+ * (A version of at most FLAT_MAX = 32 items holds no tries at all: see 10.)
  *
  * 1. How a key finds its entry: the key trie
  * ------------------------------------------
@@ -315,8 +315,8 @@
  *
  * 10. Small maps: the flat form (flat.c)
  * --------------------------------------
- * A version is flat exactly when len <= FLAT_MAX (8; cfrozenmap.h, equal to
- * the pure core's flat.py FLAT_MAX; 32 is measured in
+ * A version is flat exactly when len <= FLAT_MAX (32; cfrozenmap.h, equal
+ * to the pure core's flat.py FLAT_MAX; why 32 and not 8, with the numbers:
  * docs/notes/memory-of-versions.md): no tries, next_seq 0, and fd_object's
  * two trie fields (unions) hold one of two kinds:
  *

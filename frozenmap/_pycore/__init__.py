@@ -11,7 +11,7 @@ with the long version):
 - ``ordertrie``: a path-compressed radix trie (leaves of 8, inner nodes of 16) maps each key's ``seq`` (a
   counter that only grows) to ``(key, value)``; walking it in order is
   insertion order.  Removal really removes, with no tombstones.
-- ``flat``: a version of at most ``FLAT_MAX`` = 8 keys holds neither trie:
+- ``flat``: a version of at most ``FLAT_MAX`` = 32 keys holds neither trie:
   its stored hashes and its ``(key, value)`` pairs, two tuples in insertion
   order, scanned by a lookup; one key more promotes it to the tries, a
   derivation leaving 32 keys demotes it back.

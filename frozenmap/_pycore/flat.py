@@ -2,12 +2,14 @@
 
 A frozendict is *flat* exactly when it holds ``FLAT_MAX`` keys or fewer:
 every path that makes one (the constructor, ``set``, ``delete``, ``|``,
-``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 8 keys
-and the two tries at >= 9.  A flat version holds, in insertion order, the
+``-``, ``&``, ``freeze()``, unpickling, ...) yields the flat form at <= 32 keys
+and the two tries at >= 33.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
-same below 9 entries).  32 would meet the memory goal up to 32 keys too
-(docs/notes/memory-of-versions.md); both cores must agree on the limit.  In
+same below 9 entries).  32, not 8: a version derived from a map of 9-32 keys
+then costs its values only (the memory goal of issue 23; the numbers, and
+what a lookup at 17-32 keys pays in this core, in
+docs/notes/memory-of-versions.md); both cores must agree on the limit.  In
 this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
@@ -85,7 +87,7 @@ __all__ = [
     "flat_dump",
 ]
 
-FLAT_MAX = 8
+FLAT_MAX = 32
 """The most keys a flat frozendict holds; one more and it holds the tries."""
 
 Hashes = Tuple[int, ...]

@@ -5,7 +5,7 @@ A version holds the key-trie root (``keytrie``), the order-trie root
 cached hash and the XOR accumulator behind it (``hashing``).  Nothing reachable
 from a version is ever changed, so versions are safe to share between threads,
 and every derivation shares all but O(log n) nodes with its source.  A
-version of at most ``FLAT_MAX`` = 8 keys holds no tries (``flat``): ``_root``
+version of at most ``FLAT_MAX`` = 32 keys holds no tries (``flat``): ``_root``
 is the tuple of its stored hashes and ``_order`` the tuple of its
 ``(key, value)`` pairs, in insertion order; every method tests ``_len``
 first.
