@@ -82,5 +82,12 @@ if ! grep -q '^core: python (the C core is for CPython; this is PyPy)' <<<"$repo
 fi
 
 say "pytest (pure core, hypothesis profile $HYPOTHESIS_PROFILE, limit ${LIMIT}s)"
-(cd "$ROOT" && run_limited "$V: pytest" "$LIMIT" "$VENV/bin/pytest" -p no:cacheprovider -q -rs tests) \
+# Without pytest's unraisable-exception plugin: on PyPy an object's finalizer
+# runs at a later collection, in whichever test is running then, and the
+# hostile-types search makes objects whose repr raises, which the plugin
+# reprs ("Failed to process unraisable exception": 2 runs in 12 of
+# test_lying_types.py failed so, on main as on the branch).  The CPython runs
+# keep the plugin, where finalizers run when the last reference goes.
+(cd "$ROOT" && run_limited "$V: pytest" "$LIMIT" "$VENV/bin/pytest" -p no:cacheprovider \
+    -p no:unraisableexception -q -rs tests) \
     || exit 1
