@@ -22,7 +22,8 @@ C core keeps one allocation of n values then n (hash, key) pairs, and a
 version made by a value change holds its own values and the keys of the
 version it came from; the functions
 below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names,
-but for ``flat_diff``, this core's own so far.)
+but for ``flat_diff``, whose twin is ``fd_diff_flat`` in ``frozendict.c``
+beside the C core's other diff paths.)
 
 User code: a lookup (``flat_find``) visits the entries whose stored hash
 equals the key's, in insertion order, and for each compares identity, then
