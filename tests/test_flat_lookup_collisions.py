@@ -174,3 +174,36 @@ def test_both_scans_of_the_pure_core_agree(find):
     assert find((), (), 5, keys[0]) == -1
     assert flat.flat_find_after(hashes, items, 5, keys[4], 0) == 4
     assert flat.flat_find_after(hashes, items, 5, keys[0], 0) == -1  # only after position 0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_equal_maps_in_one_order_compare_no_keys(core, n):
+    # == pairs the entries at one position first (the same key object under
+    # the same stored hash), as the C core does: no __eq__ on the keys.
+    fd, keys, colliding = _build(core, n, 777)
+    twin = core.frozendict((key, keys.index(key)) for key in keys)
+    CountingKey.reset()
+    assert fd == twin and twin == fd
+    assert CountingKey.eq_calls == 0
+    moved = core.frozendict((key, keys.index(key)) for key in reversed(keys))
+    assert fd == moved  # another order: found by lookups
+    assert fd != twin.set(keys[-1], "other")
+
+
+class ShiftingHash:
+    """A key whose hash is whatever ``value`` says when it is asked."""
+
+    value = 1
+
+    def __hash__(self):
+        return ShiftingHash.value
+
+
+def test_one_key_object_stored_under_two_hashes_is_not_equal(core):
+    key = ShiftingHash()
+    ShiftingHash.value = 1
+    first = core.frozendict([(key, 0)])
+    ShiftingHash.value = 2
+    second = core.frozendict([(key, 0)])
+    assert first != second and second != first
+    assert first == core.frozendict(first) and second == core.frozendict(second)
