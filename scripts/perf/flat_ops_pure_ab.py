@@ -33,7 +33,9 @@ the longest scan), ``hit_mid`` (the middle key), ``hit_first``, ``miss``
 ``set_new`` (at n = FLAT_MAX: the promotion), ``delete`` (the middle key;
 at FLAT_MAX + 1: the demotion), ``iter`` (a walk of ``items()``),
 ``from_dict`` (the constructor on a dict), ``eq`` (against an equal map
-built apart), ``pickle`` (a ``dumps``/``loads`` round trip).  ``--lookups``
+built apart), ``pickle`` (a ``dumps``/``loads`` round trip), ``set_hit``
+and ``new_hit`` (a version made by a value change, or by a new key, then one
+lookup of the last key in it: a fresh version's first lookup).  ``--lookups``
 times the six lookups only, at every size 1-33 unless ``--sizes`` says.
 Results: docs/notes/memory-of-versions.md.
 """
@@ -68,6 +70,8 @@ OPERATIONS = [
     "from_dict",
     "eq",
     "pickle",
+    "set_hit",
+    "new_hit",
 ]
 LOOKUPS = ["hit", "hit_mid", "hit_first", "miss", "in_miss"]
 
@@ -112,6 +116,8 @@ def _cases(fd_type, n):
         "iter": iterate,
         "from_dict": lambda: fd_type(source),
         "eq": lambda: fd == twin,
+        "set_hit": lambda: fd.set(middle, -1)[last],
+        "new_hit": lambda: fd.set("new", 1)[last],
         "pickle": lambda: pickle.loads(pickle.dumps(fd)),
     }
 
