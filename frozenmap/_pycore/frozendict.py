@@ -34,6 +34,7 @@ from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
 from .flat import (
     FLAT_MAX,
+    FLAT_SCAN_IN_C,
     Hashes,
     Items,
     flat_check,
@@ -43,6 +44,7 @@ from .flat import (
     flat_entry,
     flat_equal,
     flat_find,
+    flat_find_after,
     flat_promote,
     flat_with,
     flat_without,
@@ -311,9 +313,21 @@ class frozendict:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
             items = self._order
-            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
-            if i >= 0:
-                return items[i][1]  # type: ignore[index]
+            if FLAT_SCAN_IN_C:  # flat_find, inlined
+                hashes: Any = self._root
+                if h in hashes:
+                    i = hashes.index(h)
+                    item = items[i]  # type: ignore[index]
+                    k = item[0]
+                    if k is key or k == key:
+                        return item[1]
+                    i = flat_find_after(hashes, items, h, key, i)  # type: ignore[arg-type]
+                    if i >= 0:
+                        return items[i][1]  # type: ignore[index]
+            else:
+                i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+                if i >= 0:
+                    return items[i][1]  # type: ignore[index]
         else:
             entry = champ_find(self._root, h, key)
             if entry is not None:
@@ -345,7 +359,18 @@ class frozendict:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
             items = self._order
-            i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
+            if FLAT_SCAN_IN_C:  # flat_find, inlined
+                hashes: Any = self._root
+                if h not in hashes:
+                    return default
+                i = hashes.index(h)
+                item = items[i]  # type: ignore[index]
+                k = item[0]
+                if k is key or k == key:
+                    return item[1]
+                i = flat_find_after(hashes, items, h, key, i)  # type: ignore[arg-type]
+            else:
+                i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
             return default if i < 0 else items[i][1]  # type: ignore[index]
         entry = champ_find(self._root, h, key)
         return default if entry is None else entry[3]
@@ -358,6 +383,15 @@ class frozendict:
         except TypeError as exc:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
+            if FLAT_SCAN_IN_C:  # flat_find, inlined
+                hashes: Any = self._root
+                if h not in hashes:
+                    return False
+                i = hashes.index(h)
+                k = self._order[i][0]  # type: ignore[index]
+                if k is key or k == key:
+                    return True
+                return flat_find_after(hashes, self._order, h, key, i) >= 0  # type: ignore[arg-type]
             return flat_find(self._root, self._order, h, key) >= 0  # type: ignore[arg-type]
         return champ_find(self._root, h, key) is not None
 

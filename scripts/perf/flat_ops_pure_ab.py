@@ -11,6 +11,12 @@ against main at both thresholds::
 
     python scripts/perf/flat_ops_pure_ab.py main:8 main:32 .:8 .:32
 
+The tree ``pmap`` stands for pyrsistent's ``pmap`` (installed beside the
+script's interpreter), timed on the operations it has; the lookups against
+main and pmap per size (issue 23, goal 6)::
+
+    python scripts/perf/flat_ops_pure_ab.py --lookups main . pmap
+
 Every round runs one fresh process per tree, the trees in a rotated order
 (alternating runs on a loaded machine); each process times every operation
 at every size once (the best of ``REPEATS`` loops of ``REPS`` calls, µs
@@ -22,8 +28,15 @@ Operations, on a frozendict ``fd`` of n keys (``k0``..``k{n-1}``, int
 values): ``evolve2`` (``evolve()``, two existing keys set, ``freeze()``),
 ``or2`` (``fd | {k0: new, "new": 1}``: one key replaced, one added),
 ``diff1`` (``fd.diff(fd.set(middle key, new))``), ``hit`` (the last key:
-the longest scan), ``hit_mid`` (the middle key), ``miss``, ``set_old`` (the middle key), ``set_new`` (at n = FLAT_MAX: the
-promotion), ``delete`` (the middle key), ``iter`` (a walk of ``items()``).
+the longest scan), ``hit_mid`` (the middle key), ``hit_first``, ``miss``
+(``get`` with a default), ``in_miss``, ``set_old`` (the middle key),
+``set_new`` (at n = FLAT_MAX: the promotion), ``delete`` (the middle key;
+at FLAT_MAX + 1: the demotion), ``iter`` (a walk of ``items()``),
+``from_dict`` (the constructor on a dict), ``eq`` (against an equal map
+built apart), ``pickle`` (a ``dumps``/``loads`` round trip), ``set_hit``
+and ``new_hit`` (a version made by a value change, or by a new key, then one
+lookup of the last key in it: a fresh version's first lookup).  ``--lookups``
+times the six lookups only, at every size 1-33 unless ``--sizes`` says.
 Results: docs/notes/memory-of-versions.md.
 """
 
@@ -48,11 +61,19 @@ OPERATIONS = [
     "hit",
     "hit_mid",
     "miss",
+    "hit_first",
+    "in_miss",
     "set_old",
     "set_new",
     "delete",
     "iter",
+    "from_dict",
+    "eq",
+    "pickle",
+    "set_hit",
+    "new_hit",
 ]
+LOOKUPS = ["hit", "hit_mid", "hit_first", "miss", "in_miss"]
 
 
 # --- the worker: one tree, one round -----------------------------------------------
@@ -60,11 +81,15 @@ OPERATIONS = [
 
 def _cases(fd_type, n):
     """``{operation: a function of no argument}`` at n keys."""
-    fd = fd_type(("k%d" % i, i) for i in range(n))
+    import pickle
+
+    source = {"k%d" % i: i for i in range(n)}
+    fd = fd_type(source)
     last = "k%d" % (n - 1)
     middle = "k%d" % (n // 2)
     derived = fd.set(middle, -1)
     operand = {"k0": -1, "new": 1}
+    twin = fd_type(dict(source))
 
     def evolve2():
         e = fd.evolve()
@@ -82,11 +107,45 @@ def _cases(fd_type, n):
         "diff1": lambda: fd.diff(derived),
         "hit": lambda: fd[last],
         "hit_mid": lambda: fd[middle],
+        "hit_first": lambda: fd["k0"],
         "miss": lambda: fd.get("absent"),
+        "in_miss": lambda: "absent" in fd,
         "set_old": lambda: fd.set(middle, -1),
         "set_new": lambda: fd.set("new", 1),
         "delete": lambda: fd.delete(middle),
         "iter": iterate,
+        "from_dict": lambda: fd_type(source),
+        "eq": lambda: fd == twin,
+        "set_hit": lambda: fd.set(middle, -1)[last],
+        "new_hit": lambda: fd.set("new", 1)[last],
+        "pickle": lambda: pickle.loads(pickle.dumps(fd)),
+    }
+
+
+def _pmap_cases(n):
+    """``_cases`` for pyrsistent's pmap, on the operations it has."""
+    from pyrsistent import pmap
+
+    source = {"k%d" % i: i for i in range(n)}
+    pm = pmap(source)
+    last = "k%d" % (n - 1)
+    middle = "k%d" % (n // 2)
+
+    def iterate():
+        for _ in pm.items():
+            pass
+
+    return {
+        "hit": lambda: pm[last],
+        "hit_mid": lambda: pm[middle],
+        "hit_first": lambda: pm["k0"],
+        "miss": lambda: pm.get("absent"),
+        "in_miss": lambda: "absent" in pm,
+        "set_old": lambda: pm.set(middle, -1),
+        "set_new": lambda: pm.set("new", 1),
+        "delete": lambda: pm.remove(middle),
+        "iter": iterate,
+        "from_dict": lambda: pmap(source),
     }
 
 
@@ -101,13 +160,24 @@ def _time(fn):
     return best / REPS * 1e6
 
 
-def worker(sizes):
-    import frozenmap
+def worker(sizes, operations):
+    if os.environ.get("FLAT_AB_PMAP"):
+        cases = _pmap_cases
+    else:
+        import frozenmap
 
-    assert frozenmap.IMPLEMENTATION == "python", frozenmap.IMPLEMENTATION
+        assert frozenmap.IMPLEMENTATION == "python", frozenmap.IMPLEMENTATION
+
+        def cases(n):
+            return _cases(frozenmap.frozendict, n)
+
     result = {}
     for n in sizes:
-        for name, fn in _cases(frozenmap.frozendict, n).items():
+        made = cases(n)
+        for name in operations:
+            fn = made.get(name)
+            if fn is None:
+                continue
             fn()  # (warm: first-call costs out of the loop)
             result["%s@%d" % (name, n)] = _time(fn)
     json.dump(result, sys.stdout)
@@ -117,6 +187,8 @@ def worker(sizes):
 
 
 def _prepare(spec, root, index):
+    if spec == "pmap":
+        return None
     tree, _, flat_max = spec.rpartition(":")
     if not tree:
         tree, flat_max = flat_max, ""
@@ -144,14 +216,19 @@ def _prepare(spec, root, index):
     return dest
 
 
-def _run(dest, sizes):
-    env = dict(os.environ, FROZENMAP_PURE_PYTHON="1", PYTHONPATH=dest, PYTHONHASHSEED="0")
+def _run(dest, sizes, operations):
+    env = dict(os.environ, FROZENMAP_PURE_PYTHON="1", PYTHONHASHSEED="0")
+    if dest is None:
+        env["FLAT_AB_PMAP"] = "1"
+    else:
+        env["PYTHONPATH"] = dest
+    command = [sys.executable, os.path.abspath(__file__), "--worker", ",".join(map(str, sizes))]
     out = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--worker", ",".join(map(str, sizes))],
+        command + ["--operations", ",".join(operations)],
         env=env,
         check=True,
         stdout=subprocess.PIPE,
-        cwd=dest,
+        cwd=dest or tempfile.gettempdir(),
     ).stdout
     return json.loads(out)
 
@@ -161,11 +238,16 @@ def main():
     parser.add_argument("trees", nargs="*")
     parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    parser.add_argument("--lookups", action="store_true", help="the lookups only, sizes 1-33")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--operations", default=",".join(OPERATIONS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker([int(n) for n in args.worker.split(",")])
+        worker([int(n) for n in args.worker.split(",")], args.operations.split(","))
         return
+    operations = LOOKUPS if args.lookups else args.operations.split(",")
+    if args.lookups and args.sizes == ",".join(map(str, SIZES)):
+        args.sizes = ",".join(map(str, range(1, 34)))
     sizes = [int(n) for n in args.sizes.split(",")]
     root = tempfile.mkdtemp(prefix="flat-ab-")
     try:
@@ -175,7 +257,7 @@ def main():
             order = list(range(len(dests)))
             order = order[r % len(order) :] + order[: r % len(order)]
             for i in order:
-                runs[i].append(_run(dests[i], sizes))
+                runs[i].append(_run(dests[i], sizes, operations))
             print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
     finally:
         shutil.rmtree(root)
@@ -184,6 +266,9 @@ def main():
     for key in runs[0][0]:
         cells = []
         for i, tree_runs in enumerate(runs):
+            if key not in tree_runs[0]:
+                cells.append("%16s" % "-")
+                continue
             median = statistics.median(run[key] for run in tree_runs)
             if i == 0:
                 cells.append("%16.2f" % median)
