@@ -33,8 +33,10 @@ from .. import _cold, _common
 from .._typeinfo import lookup_special, type_name
 from .evolver import Evolver
 from .flat import (
+    FLAT_INDEX_AFTER,
     FLAT_MAX,
     FLAT_SCAN_IN_C,
+    FLAT_SCAN_MAX,
     Hashes,
     Items,
     flat_check,
@@ -45,6 +47,7 @@ from .flat import (
     flat_equal,
     flat_find,
     flat_find_after,
+    flat_index,
     flat_promote,
     flat_with,
     flat_without,
@@ -193,7 +196,7 @@ class frozendict:
     frozendict({'a': 1, 'b': 2})
     """
 
-    __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc")
+    __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc", "_hindex")
 
     __module__ = "frozenmap"
     __class_getitem__: Any = classmethod(GenericAlias)
@@ -205,6 +208,9 @@ class frozendict:
     _next_seq: int
     _hash: Optional[int]
     _acc: Optional[int]
+    # A flat version of > FLAT_SCAN_MAX keys: how many lookups it had, then
+    # its index (_indexed_find); unset in every other version.
+    _hindex: Union[int, Dict[int, int]]
 
     def __new__(cls, /, *args: Any, **kwargs: Any) -> "frozendict":
         if len(args) > 1:
@@ -247,6 +253,8 @@ class frozendict:
         _set_len(self, length)
         _set_next_seq(self, next_seq)
         _set_acc(self, acc)
+        if FLAT_SCAN_MAX < length <= FLAT_MAX:
+            _set_hindex(self, 0)  # no lookup yet (_indexed_find)
         # A known accumulator is finalised at once (O(1)), so versions derived
         # from one whose hash is known compare unequal by hash without a walk.
         _set_hash(self, None if acc is None else hash_finalize(acc, length))
@@ -313,7 +321,11 @@ class frozendict:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
             items = self._order
-            if FLAT_SCAN_IN_C:  # flat_find, inlined
+            if self._len > FLAT_SCAN_MAX:
+                i = _indexed_find(self, h, key)
+                if i >= 0:
+                    return items[i][1]  # type: ignore[index]
+            elif FLAT_SCAN_IN_C:  # flat_find, inlined
                 hashes: Any = self._root
                 if h in hashes:
                     i = hashes.index(h)
@@ -359,7 +371,9 @@ class frozendict:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
             items = self._order
-            if FLAT_SCAN_IN_C:  # flat_find, inlined
+            if self._len > FLAT_SCAN_MAX:
+                i = _indexed_find(self, h, key)
+            elif FLAT_SCAN_IN_C:  # flat_find, inlined
                 hashes: Any = self._root
                 if h not in hashes:
                     return default
@@ -383,6 +397,8 @@ class frozendict:
         except TypeError as exc:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
+            if self._len > FLAT_SCAN_MAX:
+                return _indexed_find(self, h, key) >= 0
             if FLAT_SCAN_IN_C:  # flat_find, inlined
                 hashes: Any = self._root
                 if h not in hashes:
@@ -1034,6 +1050,13 @@ class frozendict:
             assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
         if self._len <= FLAT_MAX:
             flat_check(self._root, self._order, self._len)
+            index = getattr(self, "_hindex", None)
+            if index is not None:
+                assert self._len > FLAT_SCAN_MAX, "an index on a version of %d keys" % self._len
+                if type(index) is int:
+                    assert 0 <= index <= FLAT_INDEX_AFTER, "a lookup count of %d" % index
+                else:
+                    assert index == flat_index(self._root), "the index is not the hashes'"  # type: ignore[arg-type]
             return
         assert type(self._root) is list, "a version of %d keys is not in tries" % self._len
         count = champ_check(self._root)
@@ -1084,7 +1107,8 @@ register_types(frozendict=frozendict)
 # writes them through the slot descriptors.
 
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
-_set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc = _slot_setters
+_set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc, _set_hindex = _slot_setters
+
 
 # A frozendict value's hash, once known, is trusted when a derivation replaces
 # or deletes it (hashing.hash_is_stable); read through the slot, never an
@@ -1094,6 +1118,36 @@ register_cached_hash(frozendict.__hash__, frozendict.__dict__["_hash"].__get__)
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:
     return pair[0][1]
+
+
+def _indexed_find(version: frozendict, h: int, key: Any) -> int:
+    """``flat_find`` in a flat version of more than FLAT_SCAN_MAX keys.
+
+    Its first FLAT_INDEX_AFTER lookups scan, counted in the slot ``_hindex``
+    (0 from ``_from_parts``: reading an unset slot raises, ~1 us);
+    the next one builds the version's index ``{stored hash: first position}``
+    into that slot (once: the version never changes), and every later lookup
+    takes its first candidate from it, then makes the same user calls in the
+    same order as the scan.  So a version read a few times (a reducer's
+    intermediate states) pays one slot write a lookup and keeps no index; a
+    version read often (a shared configuration) finds any key in O(1).
+    (Setting the slot in ``_from_parts``, or passing an index on to a version
+    made by a value change, cost every set 7-12%.)"""
+    index = version._hindex
+    if type(index) is int:
+        if index < FLAT_INDEX_AFTER:
+            _set_hindex(version, index + 1)
+            return flat_find(version._root, version._order, h, key)  # type: ignore[arg-type]
+        index = flat_index(version._root)  # type: ignore[arg-type]
+        _set_hindex(version, index)
+    i = index.get(h, -1)  # type: ignore[union-attr]
+    if i < 0:
+        return -1
+    items: Any = version._order
+    k = items[i][0]
+    if k is key or k == key:
+        return i
+    return flat_find_after(version._root, items, h, key, i)  # type: ignore[arg-type]
 
 
 def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
