@@ -32,8 +32,8 @@ what lets ``champ_equal`` and ``champ_diff`` compare two versions position by
 position and skip subtrees they share (``is``).
 
 Edits are split in two: ``champ_find`` locates (it may run the keys' ``__eq__``),
-then ``champ_put`` / ``champ_remove`` edit knowing the old entry by identity and
-run no user code, so a failing or re-entrant ``__eq__`` can never leave a
+then ``champ_put`` / ``champ_remove`` edit knowing the old entry (found again by
+its key object and seq, never by the entry object's identity) and run no user code, so a failing or re-entrant ``__eq__`` can never leave a
 half-edited trie.  Nodes whose ``owner`` is the caller's owner token belong to
 one transient (an Evolver or an internal builder) and are edited in place;
 everything else is copied along the path (O(log n) new nodes).  Nodes are never
@@ -69,6 +69,7 @@ __all__ = [
     "champ_identical",
     "champ_diff",
     "champ_entries",
+    "champ_collect",
     "champ_check",
     "champ_node_ids",
     "champ_dump",
@@ -271,6 +272,22 @@ def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
     return None
 
 
+def _is_stored(entry: Entry, old: Optional[Entry]) -> bool:
+    """Whether ``entry`` (as stored) is the one ``old`` describes: the same
+    key object at the same seq.  Entries are told apart by what they hold,
+    never by the entry object's identity, so a layout that builds entries on
+    demand (the nodes of ``keytrie_nx``) keeps the edits' meaning."""
+    return old is not None and entry[2] is old[2] and entry[1] == old[1]
+
+
+def _slot_of(node: CollisionNode, old: Entry) -> int:
+    """The position of the entry ``old`` describes in a collision node, or -1."""
+    for i in range(FIRST, len(node)):
+        if _is_stored(node[i], old):
+            return i
+    return -1
+
+
 def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) -> Optional[Entry]:
     """The entry holding this very key object at order position ``seq``, found
     by identity alone: no ``__eq__`` and no ``__hash__`` runs (the caller gives
@@ -344,11 +361,11 @@ def _collision_put(
     else:
         new = _collision(owner, node[FIRST:])
     if old is not None:
-        for i in range(FIRST, len(new)):
-            if new[i] is old:
-                new[i] = entry
-                return new
-        raise AssertionError("champ_put: old entry not in its collision node")
+        i = _slot_of(new, old)
+        if i < 0:
+            raise AssertionError("champ_put: old entry not in its collision node")
+        new[i] = entry
+        return new
     new.append(entry)  # one step: done, or MemoryError with nothing done
     return new
 
@@ -411,7 +428,7 @@ def _put_at(
             new[0] = bitmap | bit
             new[2] = owner
             new[3] = index
-        elif node[i := node[3][ENTRY + d]] is old:
+        elif _is_stored(node[i := node[3][ENTRY + d]], old):
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -434,6 +451,12 @@ def _put_at(
             if owner is not None and node[2] is owner:
                 node[:] = new  # one step
                 return path[0][0] if path else node
+    return _put_above(path, new, owner)
+
+
+def _put_above(path: Path, new: Node, owner: Optional[object]) -> BitmapNode:
+    """The new root once ``new`` replaces the bottom node of ``path``: stored
+    into the first owned node up the path, or into copies of the nodes above."""
     if owner is None:
         return _copy_path(path, new)
     for k in range(len(path) - 1, -1, -1):
@@ -612,10 +635,10 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
 def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> CollisionNode:
     # Always a new node: the parent may still fail to inline what is left,
     # and the node it holds must then be as it was.
-    for i in range(FIRST, len(node)):
-        if node[i] is old:
-            return _collision(owner, node[FIRST:i] + node[i + 1 :])
-    raise AssertionError("champ_remove: old entry not in its collision node")
+    i = _slot_of(node, old)
+    if i < 0:
+        raise AssertionError("champ_remove: old entry not in its collision node")
+    return _collision(owner, node[FIRST:i] + node[i + 1 :])
 
 
 def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[object]) -> BitmapNode:
@@ -810,6 +833,21 @@ def champ_entries(node: Node) -> Iterator[Entry]:
         yield from champ_entries(node[k])
 
 
+def champ_collect(node: Node, out: List[Entry]) -> None:
+    """Append every entry below ``node`` to ``out``, in trie order
+    (``champ_entries`` as one list, without a generator per node: a flat
+    map's demotion reads them all).  Cost: O(n)."""
+    if type(node) is CollisionNode:
+        for k in range(FIRST, len(node)):
+            out.append(node[k])
+        return
+    d = FIRST + node[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        out.append(node[k])
+    for k in range(len(node) - 1, d - 1, -1):
+        champ_collect(node[k], out)
+
+
 def _same_pair(a: Entry, b: Entry) -> bool:
     """Whether two entries at one position hold equal keys and equal values."""
     ka = a[2]
@@ -968,15 +1006,7 @@ def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> Non
     a_nodes = a[NODEMAP]
     b_nodes = b[NODEMAP]
     if a_nodes == b_nodes and a[DATAMAP] == b[DATAMAP]:
-        # The same digits on both sides (the usual case between versions):
-        # the slots pair up by position, and a shared one is one ``is``.
-        d = FIRST + a[DATAMAP].bit_count()
-        for k in range(FIRST, d):
-            if a[k] is not b[k]:
-                _diff_lists([a[k]], [b[k]], out, by_identity)
-        for k in range(len(a) - 1, d - 1, -1):
-            if a[k] is not b[k]:
-                champ_diff(a[k], b[k], out, by_identity)
+        _diff_same_digits(a, b, out, by_identity)
         return
     a_bits = a[DATAMAP] | a_nodes
     b_bits = b[DATAMAP] | b_nodes
@@ -1001,6 +1031,19 @@ def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> Non
         if len(side_a) == 1 and len(side_b) == 1 and side_a[0] is side_b[0]:
             continue
         _diff_lists(side_a, side_b, out, by_identity)
+
+
+def _diff_same_digits(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity: bool) -> None:
+    """``champ_diff`` of two bitmap nodes with the same digits on both sides
+    (the usual case between versions): the slots pair up by position, and a
+    shared one is one ``is``."""
+    d = FIRST + a[DATAMAP].bit_count()
+    for k in range(FIRST, d):
+        if a[k] is not b[k]:
+            _diff_lists([a[k]], [b[k]], out, by_identity)
+    for k in range(len(a) - 1, d - 1, -1):
+        if a[k] is not b[k]:
+            champ_diff(a[k], b[k], out, by_identity)
 
 
 def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
@@ -1039,11 +1082,7 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     nodemap = node[NODEMAP]
     assert datamap & nodemap == 0, "digit both inline and child"
     assert datamap < (1 << 32) and nodemap < (1 << 32), "bitmap over 32 bits"
-    assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
-        "bitmaps/payload mismatch"
-    )
-    index = node[INDEX]
-    assert type(index) is bytes and index == _index_of(datamap, nodemap), "index off the bitmaps"
+    _check_layout(node, datamap, nodemap)
     entries, children = _split(node)
     digits = []
     for e in entries:
@@ -1072,6 +1111,15 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
         assert total >= 2, "non-root node with %d entries (must be inlined)" % total
         assert has_bitmap_child or len(hashes) >= 2, "non-root bitmap node over a single hash"
     return total
+
+
+def _check_layout(node: BitmapNode, datamap: int, nodemap: int) -> None:
+    """Assert that a bitmap node's length and index agree with its bitmaps."""
+    assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
+        "bitmaps/payload mismatch"
+    )
+    index = node[INDEX]
+    assert type(index) is bytes and index == _index_of(datamap, nodemap), "index off the bitmaps"
 
 
 def champ_node_ids(node: Node, out: List[int]) -> None:
