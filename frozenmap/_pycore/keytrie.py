@@ -46,11 +46,17 @@ reachable from nowhere until the new root is returned, so an ``__eq__`` that
 fails or re-enters there leaves no trace either; the rare shapes go the
 general way above.
 
+On PyPy the bitmap nodes hold their entries' fields flat and no index (the
+"nx" layout at the end of this module, chosen at import): same shapes, same
+API, entries handed out as tuples built on demand.
+
 Mirrors ``frozenmap/_ccore/keytrie.c``.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 __all__ = [
@@ -1143,3 +1149,493 @@ def champ_dump(node: Node, indent: int = 0) -> List[str]:
     for child in children:
         lines += champ_dump(child, indent + 1)
     return lines
+
+
+# --- PyPy: entries flat in the node, no index ("nx") ----------------------------
+#
+# On PyPy a bitmap node holds its entries' fields in place of entry tuples and
+# is walked by its bitmaps: ``[datamap, nodemap, owner, _NO_INDEX, h0, s0, k0,
+# v0, ..., children in reverse digit order]``, the entry of the digit with bit
+# ``bit`` at ``4 + 4 * popcount(datamap & (bit - 1))``, the child at ``-1 -
+# popcount(nodemap & (bit - 1))`` as above.  A lookup then loads no tuple and
+# no index (at n = 100,000 on PyPy: lookup 0.53x, set 0.66x, delete 0.60x of
+# the key trie's time with tuples and index; on CPython the bitmap walk in
+# bytecode makes lookups 1.7-2x slower, so CPython keeps the layout above:
+# docs/notes/pypy.md, session 7).  Collision nodes, the shapes and the API are
+# the same: readers get entries as ``(hash, seq, key, value)`` tuples built
+# on demand, and edits find an old entry by its key object and seq
+# (``_is_stored``).  The functions below replace their namesakes above; the
+# rest (``champ_put``, ``champ_remove``, the collision nodes, ``champ_dump``
+# through ``_split``, ...) is shared.  ``FROZENMAP_KEYTRIE_NX=1`` selects this
+# layout on CPython too (to run the suite over it), ``=0`` the other on PyPy.
+
+_NX = (
+    os.environ.get("FROZENMAP_KEYTRIE_NX", "1" if sys.implementation.name == "pypy" else "0") == "1"
+)
+"""Whether the key trie's bitmap nodes use the flat layout (PyPy)."""
+
+
+def _nx_split(node: BitmapNode) -> Tuple[List[Entry], List[Node]]:
+    d = FIRST + 4 * node[DATAMAP].bit_count()
+    return [(node[i], node[i + 1], node[i + 2], node[i + 3]) for i in range(FIRST, d, 4)], node[
+        : d - 1 : -1
+    ]
+
+
+def _nx_champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
+    # (the first four levels written out, as above)
+    node = root
+    bit = 1 << (h & 31)
+    nm = node[1]
+    if nm & bit:
+        node = node[-1 - (nm & (bit - 1)).bit_count()]
+        bit = 1 << ((h >> 5) & 31)
+        nm = node[1]
+        if nm & bit:
+            node = node[-1 - (nm & (bit - 1)).bit_count()]
+            bit = 1 << ((h >> 10) & 31)
+            nm = node[1]
+            if nm & bit:
+                node = node[-1 - (nm & (bit - 1)).bit_count()]
+                bit = 1 << ((h >> 15) & 31)
+                nm = node[1]
+                if nm & bit:
+                    node, bit = _nx_walk_below(node[-1 - (nm & (bit - 1)).bit_count()], h)
+    dm = node[0]
+    if dm & bit:
+        j = 4 + 4 * (dm & (bit - 1)).bit_count()
+        if node[j] == h:
+            k = node[j + 2]
+            if k is key or k == key:
+                return (h, node[j + 1], k, node[j + 3])
+        return None
+    if type(node) is CollisionNode:
+        return _collision_find(node, h, key)
+    return None
+
+
+def _nx_walk_below(node: Node, h: int) -> Tuple[Node, int]:
+    """``_walk_below`` by the bitmaps: the node and the bit of ``h``'s digit there."""
+    shift = 20
+    while True:
+        bit = 1 << ((h >> shift) & 31)
+        nm = node[1]
+        if not nm & bit:
+            return node, bit
+        node = node[-1 - (nm & (bit - 1)).bit_count()]
+        shift += 5
+
+
+def _nx_champ_find_stored(
+    root: BitmapNode, h: Optional[int], key: Any, seq: int
+) -> Optional[Entry]:
+    if h is None:
+        for entry in champ_entries(root):
+            if entry[2] is key and entry[1] == seq:
+                return entry
+        return None
+    node = root
+    while True:
+        bit = 1 << (h & 31)
+        nm = node[1]
+        if not nm & bit:
+            break
+        node = node[-1 - (nm & (bit - 1)).bit_count()]
+        h >>= 5
+    dm = node[0]
+    if dm & bit:
+        j = 4 + 4 * (dm & (bit - 1)).bit_count()
+        if node[j + 2] is key and node[j + 1] == seq:
+            return (node[j], seq, key, node[j + 3])
+        return None
+    if type(node) is CollisionNode:
+        for entry in node[FIRST:]:
+            if entry[2] is key and entry[1] == seq:
+                return entry  # type: ignore[no-any-return]
+    return None
+
+
+def _nx_pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
+    if a[0] == b[0]:
+        return _collision(owner, [a, b])
+    da = (a[0] >> shift) & DIGIT_MASK
+    db = (b[0] >> shift) & DIGIT_MASK
+    if da == db:
+        return [0, 1 << da, owner, _NO_INDEX, _pair_subtree(a, b, shift + BITS, owner)]
+    if da < db:
+        return [(1 << da) | (1 << db), 0, owner, _NO_INDEX, *a, *b]
+    return [(1 << da) | (1 << db), 0, owner, _NO_INDEX, *b, *a]
+
+
+def _nx_split_collision(
+    coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
+) -> Node:
+    dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
+    de = (entry[0] >> shift) & DIGIT_MASK
+    if dc == de:
+        return [0, 1 << dc, owner, _NO_INDEX, _split_collision(coll, entry, shift + BITS, owner)]
+    return [1 << de, 1 << dc, owner, _NO_INDEX, *entry, coll]
+
+
+def _nx_descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
+    while True:
+        bit = 1 << ((h >> shift) & 31)
+        nm = node[1]
+        if not nm & bit:
+            return node, shift
+        j = -1 - (nm & (bit - 1)).bit_count()
+        path.append((node, j))
+        node = node[j]
+        shift += BITS
+
+
+def _nx_put_at(
+    path: Path,
+    node: Node,
+    shift: int,
+    entry: Entry,
+    old: Optional[Entry],
+    owner: Optional[object],
+) -> BitmapNode:
+    if type(node) is CollisionNode:
+        new = _collision_put(node, shift, entry, old, owner)
+        if new is node:
+            return path[0][0]
+        return _put_above(path, new, owner)
+    bit = 1 << ((entry[0] >> shift) & 31)
+    bitmap = node[0]
+    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
+    owned = owner is not None and node[2] is owner
+    if not bitmap & bit:
+        new = node if owned else node[:]
+        new[i:i] = entry  # one step, then stores
+        new[0] = bitmap | bit
+    elif old is not None and node[i + 2] is old[2] and node[i + 1] == old[1]:
+        new = node if owned else node[:]
+        new[i : i + 4] = entry
+    else:
+        # The entry gives way to a child (built before anything is stored).
+        child = _pair_subtree(tuple(node[i : i + 4]), entry, shift + BITS, owner)
+        nodemap = node[1] | bit
+        new = node[:]
+        del new[i : i + 4]
+        new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
+        new[0] = bitmap ^ bit
+        new[1] = nodemap
+        if owned:
+            node[:] = new  # one step
+            new = node
+    if new is node:
+        return path[0][0] if path else node
+    new[2] = owner
+    return _put_above(path, new, owner)
+
+
+def _nx_champ_set_copying(
+    root: BitmapNode, h: int, key: Any, value: Any, seq: int
+) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+    new = top = root[:]
+    new[2] = None
+    hh = h
+    shift = 0
+    while True:
+        bit = 1 << (hh & 31)
+        nm = new[1]
+        if not nm & bit:
+            break
+        j = -1 - (nm & (bit - 1)).bit_count()
+        child = new[j][:]
+        child[2] = None
+        new[j] = child
+        new = child
+        hh >>= 5
+        shift += 5
+    bitmap = new[0]
+    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
+    if not bitmap & bit:
+        if not bitmap and not nm and len(new) > 4:
+            return _set_in_collision(root, h, key, value, seq)
+        new[i:i] = (h, seq, key, value)
+        new[0] = bitmap | bit
+        return top, None
+    if new[i] == h:
+        k = new[i + 2]
+        if k is key or k == key:
+            old = (h, new[i + 1], k, new[i + 3])
+            if value is old[3]:
+                return None, old
+            new[i + 3] = value
+            return top, old
+    child = _pair_subtree(tuple(new[i : i + 4]), (h, seq, key, value), shift + BITS, None)
+    del new[i : i + 4]
+    nodemap = nm | bit
+    new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
+    new[0] = bitmap ^ bit
+    new[1] = nodemap
+    return top, None
+
+
+def _nx_build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
+    buckets: List[Optional[List[Entry]]] = [None] * 32
+    for entry in entries:
+        d = (entry[0] >> shift) & 31
+        bucket = buckets[d]
+        if bucket is None:
+            buckets[d] = [entry]
+        else:
+            bucket.append(entry)
+    node: BitmapNode = [0, 0, owner, _NO_INDEX]
+    children: List[Node] = []
+    datamap = nodemap = 0
+    for d in range(32):
+        bucket = buckets[d]
+        if bucket is None:
+            continue
+        buckets[d] = None
+        if len(bucket) == 1:
+            datamap |= 1 << d
+            node += bucket[0]
+            continue
+        nodemap |= 1 << d
+        if len(bucket) == 2:
+            children.append(_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
+            continue
+        h = bucket[0][0]
+        for entry in bucket:
+            if entry[0] != h:
+                children.append(_build(bucket, shift + BITS, owner))
+                break
+        else:
+            children.append(_collision(owner, bucket))
+    for child in reversed(children):
+        node.append(child)
+    node[0] = datamap
+    node[1] = nodemap
+    return node
+
+
+def _nx_champ_delete_copying(
+    root: BitmapNode, h: int, key: Any
+) -> Optional[Tuple[BitmapNode, Entry]]:
+    new = top = root[:]
+    new[2] = None
+    up: Optional[Node] = None
+    up_j = up_bit = 0
+    hh = h
+    while True:
+        bit = 1 << (hh & 31)
+        nm = new[1]
+        if not nm & bit:
+            break
+        j = -1 - (nm & (bit - 1)).bit_count()
+        child = new[j][:]
+        child[2] = None
+        new[j] = child
+        up = new
+        up_j = j
+        up_bit = bit
+        new = child
+        hh >>= 5
+    bitmap = new[0]
+    if not bitmap & bit:
+        if not bitmap and not nm and len(new) > 4:
+            return _delete_general(root, h, key, None)  # (a collision node)
+        return None
+    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
+    if new[i] != h:
+        return None
+    k = new[i + 2]
+    if not (k is key or k == key):
+        return None
+    old = (h, new[i + 1], k, new[i + 3])
+    del new[i : i + 4]
+    new[0] = bitmap ^ bit
+    if up is None:
+        return top, old
+    if len(new) == 5:  # no entry left, one child: a lone collision node moves up
+        return _delete_general(root, h, key, old) if type(new[4]) is CollisionNode else (top, old)
+    if len(new) != 8 or nm:
+        return top, old
+    # One entry left and no children: the parent's copy takes it inline.
+    bitmap = up[0] | up_bit
+    e = 4 + 4 * (bitmap & (up_bit - 1)).bit_count()
+    del up[up_j]
+    up[e:e] = new[4:8]
+    up[0] = bitmap
+    up[1] ^= up_bit
+    if len(up) == 8 and not up[1] and up is not top:
+        return _delete_general(root, h, key, old)  # the parent is left with one entry
+    return top, old
+
+
+def _nx_remove_at(
+    path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
+) -> BitmapNode:
+    new: Node
+    if type(node) is CollisionNode:
+        new = _collision_remove(node, old, owner)  # (never the root)
+    else:
+        bit = 1 << ((old[0] >> shift) & 31)
+        i = 4 + 4 * (node[0] & (bit - 1)).bit_count()
+        bitmap = node[0] ^ bit
+        if not path and owner is not None and node[2] is owner:
+            del node[i : i + 4]  # one step, then a store
+            node[0] = bitmap
+            return node
+        new = node[:]  # below the root: always a new node
+        del new[i : i + 4]
+        new[0] = bitmap
+        new[2] = owner
+        if not path:
+            return new
+    base = shift - BITS * len(path)  # the shift of path[0]'s node
+    for k in range(len(path) - 1, -1, -1):
+        single: Any = None  # the one entry left (its four fields), to inline
+        if type(new) is CollisionNode:
+            if len(new) == 5:
+                single = new[4]  # (the tuple: list() of it leaks it on a MemoryError, < 3.13)
+        elif len(new) == 8 and not new[1]:
+            single = new[4:8]
+        elif len(new) == 5 and type(new[4]) is CollisionNode:
+            new = new[4]  # a lone collision node moves up
+        parent, j = path[k]
+        if single is not None:
+            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
+            bitmap = parent[0] | bit
+            e = 4 + 4 * (bitmap & (bit - 1)).bit_count()
+            rebuilt = parent[:]
+            del rebuilt[j]
+            rebuilt[e:e] = single
+            rebuilt[0] = bitmap
+            rebuilt[1] ^= bit
+            rebuilt[2] = owner
+            if not k and owner is not None and parent[2] is owner:
+                parent[:] = rebuilt  # one step
+                return parent
+            new = rebuilt
+            continue
+        if k and type(new) is CollisionNode and len(parent) == 5 and not parent[0]:
+            continue  # the parent would hold only it: it moves up again
+        return _put_above(path[: k + 1], new, owner)
+    return new
+
+
+def _nx_champ_entries(node: Node) -> Iterator[Entry]:
+    if type(node) is CollisionNode:
+        yield from node[FIRST:]
+        return
+    d = FIRST + 4 * node[DATAMAP].bit_count()
+    for i in range(FIRST, d, 4):
+        yield (node[i], node[i + 1], node[i + 2], node[i + 3])
+    for k in range(len(node) - 1, d - 1, -1):
+        yield from champ_entries(node[k])
+
+
+def _nx_champ_collect(node: Node, out: List[Entry]) -> None:
+    if type(node) is CollisionNode:
+        for k in range(FIRST, len(node)):
+            out.append(node[k])
+        return
+    d = FIRST + 4 * node[DATAMAP].bit_count()
+    for i in range(FIRST, d, 4):
+        out.append((node[i], node[i + 1], node[i + 2], node[i + 3]))
+    for k in range(len(node) - 1, d - 1, -1):
+        champ_collect(node[k], out)
+
+
+def _nx_champ_equal(a: Node, b: Node) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if type(a) is CollisionNode:
+        if a[FIRST][0] != b[FIRST][0] or len(a) != len(b):
+            return False
+        return _collision_equal(a[FIRST:], b[FIRST:])
+    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
+        return False
+    d = FIRST + 4 * a[DATAMAP].bit_count()
+    for i in range(FIRST, d, 4):
+        if a[i] != b[i]:
+            return False
+        ka = a[i + 2]
+        kb = b[i + 2]
+        if not (ka is kb or ka == kb):
+            return False
+        va = a[i + 3]
+        vb = b[i + 3]
+        if not (va is vb or va == vb):
+            return False
+    for k in range(len(a) - 1, d - 1, -1):
+        if not champ_equal(a[k], b[k]):
+            return False
+    return True
+
+
+def _nx_champ_identical(a: Node, b: Node) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or len(a) != len(b):
+        return False
+    if type(a) is CollisionNode:
+        for ea, eb in zip(a[FIRST:], b[FIRST:]):
+            if ea is not eb and (ea[1] != eb[1] or ea[2] is not eb[2] or ea[3] is not eb[3]):
+                return False
+        return True
+    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
+        return False
+    d = FIRST + 4 * a[DATAMAP].bit_count()
+    for i in range(FIRST, d, 4):
+        if a[i + 2] is not b[i + 2] or a[i + 3] is not b[i + 3] or a[i + 1] != b[i + 1]:
+            return False
+    return all(champ_identical(a[k], b[k]) for k in range(d, len(a)))
+
+
+def _nx_diff_same_digits(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity: bool) -> None:
+    """``champ_diff`` of two bitmap nodes with the same bitmaps."""
+    d = FIRST + 4 * a[DATAMAP].bit_count()
+    for i in range(FIRST, d, 4):
+        if a[i + 2] is not b[i + 2] or a[i + 3] is not b[i + 3] or a[i] != b[i]:
+            _diff_lists([tuple(a[i : i + 4])], [tuple(b[i : i + 4])], out, by_identity)
+    for k in range(len(a) - 1, d - 1, -1):
+        if a[k] is not b[k]:
+            champ_diff(a[k], b[k], out, by_identity)
+
+
+def _nx_subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
+    if node[DATAMAP] & bit:
+        i = FIRST + 4 * (node[DATAMAP] & (bit - 1)).bit_count()
+        return [(node[i], node[i + 1], node[i + 2], node[i + 3])]
+    if node[NODEMAP] & bit:
+        return list(champ_entries(node[-1 - (node[NODEMAP] & (bit - 1)).bit_count()]))
+    return []
+
+
+def _nx_check_layout(node: BitmapNode, datamap: int, nodemap: int) -> None:
+    assert FIRST + 4 * datamap.bit_count() + nodemap.bit_count() == len(node), (
+        "bitmaps/payload mismatch"
+    )
+    assert node[INDEX] is _NO_INDEX, "a flat-entry node with an index"
+    for i in range(FIRST, FIRST + 4 * datamap.bit_count(), 4):
+        assert type(node[i]) is int and type(node[i + 1]) is int, "malformed entry"
+
+
+if _NX:
+    _split = _nx_split  # noqa: F811
+    champ_find = _nx_champ_find  # noqa: F811
+    champ_find_stored = _nx_champ_find_stored  # noqa: F811
+    _pair_subtree = _nx_pair_subtree  # noqa: F811
+    _split_collision = _nx_split_collision  # noqa: F811
+    _descend = _nx_descend  # noqa: F811
+    _put_at = _nx_put_at  # noqa: F811
+    champ_set_copying = _nx_champ_set_copying  # noqa: F811
+    _build = _nx_build  # noqa: F811
+    champ_delete_copying = _nx_champ_delete_copying  # noqa: F811
+    _remove_at = _nx_remove_at  # noqa: F811
+    champ_entries = _nx_champ_entries  # noqa: F811
+    champ_collect = _nx_champ_collect  # noqa: F811
+    champ_equal = _nx_champ_equal  # noqa: F811
+    champ_identical = _nx_champ_identical  # noqa: F811
+    _diff_same_digits = _nx_diff_same_digits  # noqa: F811
+    _subtree_entries = _nx_subtree_entries  # noqa: F811
+    _check_layout = _nx_check_layout  # noqa: F811
