@@ -273,8 +273,8 @@ MUTANTS: List[Mutant] = [
       "    if owner is not None and node[OWNER] is owner:\n        new = node",
       "    if node[OWNER] is owner:\n        new = node", "transient"),
     M("collision-remove-in-place", "keytrie",
-      "            return _collision(owner, node[FIRST:i] + node[i + 1 :])",
-      "            del node[i]\n            return node", "transient"),
+      "    return _collision(owner, node[FIRST:i] + node[i + 1 :])",
+      "    del node[i]\n    return node", "transient"),
     # --- keytrie: equality, diff, identity -----------------------------------------------
     M("same-pair-no-hash-check", "keytrie",
       "if a[0] != b[0] or not (ka is kb or ka == kb):", "if not (ka is kb or ka == kb):",

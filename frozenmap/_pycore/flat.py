@@ -59,14 +59,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .hashing import MASK
 from .keytrie import (
-    DATAMAP,
-    FIRST,
     BitmapNode,
-    CollisionNode,
     DiffOut,
     Entry,
     _diff_lists,
     champ_build,
+    champ_collect,
 )
 from .ordertrie import OrderNode, order_build, order_items
 
@@ -224,7 +222,7 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
     the order trie's items as they are, and the stored hashes beside them
     (the key trie's entries sorted by seq).  Runs no user code."""
     entries: List[Entry] = []
-    _collect_entries(root, entries)
+    champ_collect(root, entries)
     entries.sort(key=_seq_of)
     hashes: List[int] = []
     for entry in entries:
@@ -239,20 +237,6 @@ def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, I
 
 _seq_of = itemgetter(1)
 """An entry's seq (the sort key into insertion order)."""
-
-
-def _collect_entries(node: BitmapNode, out: List[Entry]) -> None:
-    """Append every entry below ``node`` to ``out`` (``champ_entries`` as
-    one list, without a generator per node: a demotion reads them all)."""
-    if type(node) is CollisionNode:
-        for k in range(FIRST, len(node)):
-            out.append(node[k])
-        return
-    d = FIRST + node[DATAMAP].bit_count()
-    for k in range(FIRST, d):
-        out.append(node[k])
-    for k in range(len(node) - 1, d - 1, -1):
-        _collect_entries(node[k], out)
 
 
 def flat_entries(hashes: Hashes, items: Items) -> List[Entry]:

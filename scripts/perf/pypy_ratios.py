@@ -10,7 +10,9 @@ Libraries: ``py`` (frozenmap's pure core), ``immutables``, ``pyrsistent``
 ``pypy_floor.py``; ``floortuple`` has no edits; ``floorordered`` and
 ``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
 benchmark's memory per item (PyPy: live-heap growth between full
-collections), not a time.
+collections), not a time.  The ops ``evolve_set`` and ``evolve_delete``
+(``py`` and ``base`` only, not run by default) time the sample's edits made
+through one evolver, ``freeze()`` included, per edit.
 
 Each round times every (operation, library) pair once, in turn, so that the
 machine's load drifts over all of them alike; the table gives the median of
@@ -142,6 +144,22 @@ def _op_delete(make, setter, deleter, m, w):
     return len(w["deletes"])
 
 
+def _op_evolve_set(make, setter, deleter, m, w):
+    e = m.evolve()
+    for k, v in w["updates"]:
+        e[k] = v
+    e.freeze()
+    return len(w["updates"])
+
+
+def _op_evolve_delete(make, setter, deleter, m, w):
+    e = m.evolve()
+    for k in w["deletes"]:
+        del e[k]
+    e.freeze()
+    return len(w["deletes"])
+
+
 def _mem_per_item(make, data):
     """The benchmark's memory per item (on PyPy: live-heap growth between full
     collections), after one warm-up build."""
@@ -158,7 +176,12 @@ OPS = {
     "set_existing": _op_set_existing,
     "set_new": _op_set_new,
     "delete": _op_delete,
+    "evolve_set": _op_evolve_set,
+    "evolve_delete": _op_evolve_delete,
 }
+EVOLVER_OPS = ("evolve_set", "evolve_delete")
+"""Not in the default ``--ops``: a batch of edits through one evolver (the
+transient's ``champ_put`` / ``champ_remove``), for ``py`` and ``base`` only."""
 
 
 def _workload(n):
@@ -203,7 +226,7 @@ def main(argv=None):
     p.add_argument("--sizes", default="1000,100000")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--target", type=float, default=0.2)
-    p.add_argument("--ops", default=",".join(OPS))
+    p.add_argument("--ops", default=",".join(op for op in OPS if op not in EVOLVER_OPS))
     p.add_argument("--libs", default="py,immutables,dict")
     p.add_argument("--baseline", metavar="DIR")
     args = p.parse_args(argv)
@@ -223,7 +246,9 @@ def main(argv=None):
                     if op == "mem":
                         times[op, name].append(_mem_per_item(make, w["data"]))
                         continue
-                    if setter is None and op in ("set_existing", "set_new", "delete"):
+                    if (setter is None and op in ("set_existing", "set_new", "delete")) or (
+                        op in EVOLVER_OPS and name not in ("py", "base")
+                    ):
                         times[op, name].append(float("nan"))
                         continue
                     m = w["data"] if op == "construct" else maps[name]
