@@ -576,7 +576,7 @@ MUTANTS: List[Mutant] = [
     M("flat-with-moves-last", "flat",
       "    return items[:i] + ((items[i][0], value),) + items[i + 1 :]",
       "    return items[:i] + items[i + 1 :] + ((items[i][0], value),)", "flat form"),
-    M("flat-promote-seq", "flat",
+    M("flat-promote-seq", "keytrie",
       "        entries.append((hashes[seq], seq, item[0], item[1]))",
       "        entries.append((hashes[seq], seq + 1, item[0], item[1]))", "off-by-one"),
     M("flat-demote-trie-order", "flat",

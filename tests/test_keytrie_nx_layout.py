@@ -4,8 +4,10 @@ gives: the same answers, the same ``_dump()`` (the C core's), and versions
 that pass ``_check()``.  One workload runs in two fresh interpreters, one per
 layout (``FROZENMAP_KEYTRIE_NX``), and their outputs are compared line by
 line: every version's dump after sets, deletes, evolver edits, merges, diffs
-and equality, over keys whose hashes collide in full and in part (ints and
-keys with a chosen hash: the same in every process, on PyPy too)."""
+and equality, and of a map built afresh from each kept version's items (PyPy's
+build reads the hash and item columns), over keys whose hashes collide in full
+and in part (ints and keys with a chosen hash: the same in every process, on
+PyPy too)."""
 
 import os
 import subprocess
@@ -57,7 +59,10 @@ for step in range(2000):
         out.append(m._dump())
 for a, b in zip(versions, versions[1:]):
     out.append(repr(a.diff(b)))
-    out.append(repr((a == b, a == frozendict(dict(a)), len(a - b), len(a & b))))
+    built = frozendict(dict(a))  # a fresh build (PyPy's: from the columns)
+    built._check()
+    out.append(built._dump())
+    out.append(repr((a == b, a == built, len(a - b), len(a & b))))
     out.append(repr([m.get(k, None) for k in pool[::7]]))
 print("\n".join(out))
 """

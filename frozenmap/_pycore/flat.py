@@ -63,7 +63,7 @@ from .keytrie import (
     DiffOut,
     Entry,
     _diff_lists,
-    champ_build,
+    champ_build_items,
     champ_collect,
 )
 from .ordertrie import OrderNode, order_build, order_items
@@ -208,10 +208,7 @@ def flat_promote(
     """
     if owner is None:
         owner = object()
-    entries: List[Entry] = []
-    for seq, item in enumerate(items):
-        entries.append((hashes[seq], seq, item[0], item[1]))
-    root = champ_build(entries, owner)
+    root = champ_build_items(hashes, items, owner)
     # (the tuple as it is: list(items) leaks it when its allocation fails,
     # on CPython < 3.13)
     return root, order_build(items, owner)

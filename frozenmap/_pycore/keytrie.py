@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 __all__ = [
     "Entry",
@@ -67,6 +67,7 @@ __all__ = [
     "champ_find",
     "champ_put",
     "champ_build",
+    "champ_build_items",
     "champ_set_copying",
     "champ_build",
     "champ_remove",
@@ -582,6 +583,24 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     if not entries:
         return EMPTY_ROOT
     return _build(entries, 0, owner)
+
+
+def champ_build_items(
+    hashes: Sequence[int], items: Sequence[Tuple[Any, Any]], owner: Optional[object]
+) -> BitmapNode:
+    """``champ_build`` of the entries ``(hashes[i], i, key, value)`` for
+    ``items[i] == (key, value)``: the seq is the position, as in a fresh
+    builder (``load_items``) and a flat map's promotion.  This layout stores
+    the entries, so they are made here; a list ``hashes`` is emptied once
+    read (the build's peak: the entries hold the hashes).  PyPy's layout
+    builds from the two columns without them (``_nx_champ_build_items``).
+    Runs no user code."""
+    entries: List[Entry] = []
+    for seq, item in enumerate(items):  # (a loop: see flat_promote)
+        entries.append((hashes[seq], seq, item[0], item[1]))
+    if type(hashes) is list:
+        del hashes[:]
+    return champ_build(entries, owner)
 
 
 def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
@@ -1420,6 +1439,84 @@ def _nx_build(entries: List[Entry], shift: int, owner: Optional[object]) -> Bitm
     return node
 
 
+def _nx_champ_build_items(
+    hashes: Sequence[int], items: Sequence[Tuple[Any, Any]], owner: Optional[object]
+) -> BitmapNode:
+    if not items:
+        return EMPTY_ROOT
+    return _nx_build_columns(range(len(items)), hashes, items, 0, owner)
+
+
+def _nx_build_columns(
+    where: Iterable[int],
+    hashes: Sequence[int],
+    items: Sequence[Tuple[Any, Any]],
+    shift: int,
+    owner: Optional[object],
+) -> BitmapNode:
+    """``_nx_build`` of the entries at the positions ``where`` (ascending),
+    read from the columns: no entry tuple is made for an item stored inline,
+    the buckets hold positions (a list of ints is unboxed on PyPy), and each
+    node is allocated at its final size rather than grown by appends (on
+    PyPy at n = 100,000, among kept maps as in the benchmark: the whole
+    construction 0.62x the time of entries and appends, docs/notes/pypy.md,
+    session 8)."""
+    buckets: List[Optional[List[int]]] = [None] * 32
+    for i in where:
+        d = (hashes[i] >> shift) & 31
+        bucket = buckets[d]
+        if bucket is None:
+            buckets[d] = [i]
+        else:
+            bucket.append(i)
+    datamap = nodemap = 0
+    for d in range(32):
+        bucket = buckets[d]
+        if bucket is not None:
+            if len(bucket) == 1:
+                datamap |= 1 << d
+            else:
+                nodemap |= 1 << d
+    node: BitmapNode = [None] * (FIRST + 4 * datamap.bit_count() + nodemap.bit_count())
+    node[0] = datamap
+    node[1] = nodemap
+    node[2] = owner
+    node[3] = _NO_INDEX
+    at = FIRST  # the next entry's slot
+    below = len(node) - 1  # the next child's (children in reverse digit order)
+    for d in range(32):
+        bucket = buckets[d]
+        if bucket is None:
+            continue
+        buckets[d] = None
+        i = bucket[0]
+        if len(bucket) == 1:
+            key, value = items[i]
+            node[at] = hashes[i]
+            node[at + 1] = i
+            node[at + 2] = key
+            node[at + 3] = value
+            at += 4
+            continue
+        if len(bucket) == 2:
+            j = bucket[1]
+            ki, vi = items[i]
+            kj, vj = items[j]
+            node[below] = _pair_subtree(
+                (hashes[i], i, ki, vi), (hashes[j], j, kj, vj), shift + BITS, owner
+            )
+        else:
+            h = hashes[i]
+            for i in bucket:
+                if hashes[i] != h:
+                    node[below] = _nx_build_columns(bucket, hashes, items, shift + BITS, owner)
+                    break
+            else:
+                node[below] = _collision(owner, [(h, i, *items[i]) for i in bucket])
+        below -= 1
+    return node
+
+
 def _nx_champ_delete_copying(
     root: BitmapNode, h: int, key: Any
 ) -> Optional[Tuple[BitmapNode, Entry]]:
@@ -1636,6 +1733,7 @@ if _NX:
     _put_at = _nx_put_at  # noqa: F811
     champ_set_copying = _nx_champ_set_copying  # noqa: F811
     _build = _nx_build  # noqa: F811
+    champ_build_items = _nx_champ_build_items  # noqa: F811
     champ_delete_copying = _nx_champ_delete_copying  # noqa: F811
     _remove_at = _nx_remove_at  # noqa: F811
     champ_entries = _nx_champ_entries  # noqa: F811

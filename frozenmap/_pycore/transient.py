@@ -58,7 +58,7 @@ from .hashing import acc_replace, key_hash
 from .keytrie import (
     EMPTY_ROOT,
     Entry,
-    champ_build,
+    champ_build_items,
     champ_entries,
     champ_find,
     champ_put,
@@ -343,9 +343,7 @@ def load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
     if len(items) <= FLAT_MAX:
         t._set_flat(tuple(hashes), tuple(items), len(items), None)
         return
-    entries = [(h, seq, key, value) for seq, ((key, value), h) in enumerate(zip(items, hashes))]
-    del hashes  # (the build's peak: the entries hold the hashes now)
-    t.root = champ_build(entries, t.owner)
+    t.root = champ_build_items(hashes, items, t.owner)
     t.order = order_build(items, t.owner)
     t.length = t.next_seq = len(items)
     t.acc = None  # unknown until someone hashes the result
