@@ -338,6 +338,175 @@ class FloorOrdered:
         self.order = [tuple(flat[i : i + 32]) for i in range(0, len(flat), 32)]
 
 
+# --- the ordered floor, with edits ---------------------------------------------
+
+
+def _oset(node: Node, shift: int, h: int, key: Any, value: Any, seq: int) -> Tuple[Node, Any]:
+    """``_set`` for ``OrderedFloorMap``'s key trie, whose payloads are
+    ``(seq, value)``: (the copy, the old payload or _MISSING).  A new key
+    takes ``seq``; a present one keeps its own."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                old = node[i + 1]
+                new = _Collision(node)
+                new[i + 1] = (old[0], value)
+                return new, old
+        new = _Collision(node)
+        new.append(key)
+        new.append((seq, value))
+        return new, _MISSING
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if k is key or k == key:
+            old = node[i + 1]
+            new = node[:]
+            new[i + 1] = (old[0], value)
+            return new, old
+        child = _pair(k, node[i + 1], hash(k), key, (seq, value), h, shift + 5)
+        new = node[:]
+        del new[i : i + 2]
+        nm = ((bm >> 32) & LOW) | bit
+        new.insert(len(new) - _bits_below(nm & (bit - 1)), child)
+        new[0] = (bm ^ bit) | _NODE_BIT[d]
+        return new, _MISSING
+    nm = (bm >> 32) & LOW
+    if nm & bit:
+        j = len(node) - 1 - _bits_below(nm & (bit - 1))
+        sub, old = _oset(node[j], shift + 5, h, key, value, seq)
+        new = node[:]
+        new[j] = sub
+        return new, old
+    i = 2 * _bits_below(bm & (bit - 1)) + 1
+    new = node[:i]
+    new.append(key)
+    new.append((seq, value))
+    new += node[i:]
+    new[0] = bm | bit
+    return new, _MISSING
+
+
+def _odelete(node: Node, shift: int, h: int, key: Any) -> Any:
+    """``_delete`` that also returns what it removed: (the copy, the
+    removed payload), or None if the key is absent."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            if k is key or k == key:
+                new = _Collision(node)
+                del new[i : i + 2]
+                return new, node[i + 1]
+        return None
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        k = node[i]
+        if not (k is key or k == key):
+            return None
+        new = node[:]
+        del new[i : i + 2]
+        new[0] = bm ^ bit
+        return new, node[i + 1]
+    nm = (bm >> 32) & LOW
+    if not nm & bit:
+        return None
+    j = len(node) - 1 - _bits_below(nm & (bit - 1))
+    found = _odelete(node[j], shift + 5, h, key)
+    if found is None:
+        return None
+    sub, old = found
+    if len(sub) == 2 if shift == MAX_SHIFT else (len(sub) == 3 and not sub[0] >> 32):
+        k, v = sub[-2], sub[-1]
+        data = (bm & LOW) | bit
+        i = 2 * _bits_below(data & (bit - 1)) + 1
+        new = node[:]
+        del new[j]
+        new.insert(i, v)
+        new.insert(i, k)
+        new[0] = bm ^ _NODE_BIT[d] | bit
+        return new, old
+    new = node[:]
+    new[j] = sub
+    return new, old
+
+
+class OrderedFloorMap:
+    """The floor with insertion order and edits: what an ordered map with
+    O(log n) lookups, edits and positional access pays at least.  The key
+    trie is the floor's, mapping each key to ``(seq, value)`` (one walk per
+    lookup); the order index is frozenmap's own order trie
+    (``ordertrie.py``: seq -> ``(key, value)``, so iteration reads it alone).
+    A set copies both paths (the value is in both), a delete removes from
+    both.  No stored hashes, no accumulator, no owner fields."""
+
+    __slots__ = ("_keys", "_order", "_next")
+
+    def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
+        from frozenmap._pycore.ordertrie import order_build
+
+        items = list((data if type(data) is dict else dict(data)).items())
+        root: Node = [0]
+        for seq, (key, value) in enumerate(items):
+            _insert(root, 0, hash(key), key, (seq, value))
+        self._keys = root
+        self._order = order_build(items, None)
+        self._next = len(items)
+
+    @classmethod
+    def _make(cls, keys: Node, order: Any, next_seq: int) -> OrderedFloorMap:
+        m = cls.__new__(cls)
+        m._keys = keys
+        m._order = order
+        m._next = next_seq
+        return m
+
+    def __len__(self) -> int:
+        from frozenmap._pycore.ordertrie import order_size
+
+        return order_size(self._order)
+
+    def __getitem__(self, key: Any) -> Any:
+        payload = _find(self._keys, 0, hash(key), key)
+        if payload is _MISSING:
+            raise KeyError(key)
+        return payload[1]
+
+    def __contains__(self, key: Any) -> bool:
+        return _find(self._keys, 0, hash(key), key) is not _MISSING
+
+    def items(self) -> List[Tuple[Any, Any]]:
+        from frozenmap._pycore.ordertrie import order_items
+
+        return list(order_items(self._order))
+
+    def set(self, key: Any, value: Any) -> OrderedFloorMap:
+        from frozenmap._pycore import ordertrie as ot
+
+        seq = self._next
+        keys, old = _oset(self._keys, 0, hash(key), key, value, seq)
+        if old is _MISSING:
+            order = ot.order_insert_copying(self._order, seq, (key, value))
+            return OrderedFloorMap._make(keys, order, seq + 1)
+        order = ot.order_replace_copying(self._order, old[0], (key, value))
+        return OrderedFloorMap._make(keys, order, seq)
+
+    def delete(self, key: Any) -> OrderedFloorMap:
+        from frozenmap._pycore import ordertrie as ot
+
+        found = _odelete(self._keys, 0, hash(key), key)
+        if found is None:
+            raise KeyError(key)
+        keys, old = found
+        return OrderedFloorMap._make(keys, ot.order_remove_copying(self._order, old[0]), self._next)
+
+
 def check(m: FloorMap, model: Dict[Any, Any]) -> None:
     """Assert ``m`` holds ``model``'s items, in canonical shape."""
     assert len(m) == len(model)
@@ -392,6 +561,22 @@ def _selftest() -> None:
             if step % 500 == 0:
                 check(m, model)
         check(m, model)
+    for pool in (["k%d" % i for i in range(3000)], [Clash(i) for i in range(60)]):
+        model = dict.fromkeys(pool[:100], 0)
+        om = OrderedFloorMap(model)
+        for step in range(4000):
+            k = rng.choice(pool)
+            if rng.random() < 0.4 and k in model:
+                om = om.delete(k)
+                del model[k]
+            else:
+                v = object()
+                om = om.set(k, v)
+                model[k] = v
+            if step % 500 == 0:
+                assert om.items() == list(model.items()) and len(om) == len(model)
+                assert all(om[k] is v for k, v in model.items())
+        assert om.items() == list(model.items())
 
 
 def main() -> None:

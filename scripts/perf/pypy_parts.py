@@ -7,7 +7,8 @@ Times, on ``pypy_ratios.py``'s workload (keys ``"key%d"``, 1,000 sampled keys,
 fixed seed), each part of the derivations apart: the whole ``set`` of an
 existing key and ``delete``; the key trie's one-walk copies
 (``champ_set_copying``, ``champ_delete_copying``) and the order trie's
-(``order_replace_copying``, ``order_remove_copying``); ``champ_find`` alone
+(``order_replace_copying``, ``order_remove_copying``), and both copies in
+sequence (``set_tries``, ``delete_tries``); ``champ_find`` alone
 (the walk, no copy); ``bare_copy``, the key-trie walk copying each node on
 the path and nothing else (what any path copy of this layout pays); and the
 same operations of the floor prototype (``pypy_floor.py``) and of immutables'
@@ -52,9 +53,15 @@ def _parts(n):
         for h, _, _ in triples:
             new = root[:]
             while True:
-                j = new[3][h & 31]
-                if not j:
-                    break
+                if kt._NX:  # PyPy's layout: children by the nodemap
+                    bit = 1 << (h & 31)
+                    if not new[1] & bit:
+                        break
+                    j = -1 - (new[1] & (bit - 1)).bit_count()
+                else:
+                    j = new[3][h & 31]
+                    if not j:
+                        break
                 child = new[j][:]
                 child[2] = None
                 new[j] = child
@@ -70,6 +77,17 @@ def _parts(n):
 
         return run
 
+    def set_tries():
+        # the two path copies of a set, in sequence, as fd.set makes them
+        for (h, k, v), (s, _) in zip(triples, seqs):
+            kt.champ_set_copying(root, h, k, v, 0)
+            ot.order_replace_copying(order, s, (k, v))
+
+    def delete_tries():
+        for (h, k, _), (s, _) in zip(triples, seqs):
+            kt.champ_delete_copying(root, h, k)
+            ot.order_remove_copying(order, s)
+
     updates = [(k, v) for _, k, v in triples]
     alone = [(k,) for k in sample]
     parts = {
@@ -79,6 +97,8 @@ def _parts(n):
         "champ_delete": each(kt.champ_delete_copying, [(root, h, k) for h, k, _ in triples]),
         "order_replace": each(ot.order_replace_copying, [(order, s, it) for s, it in seqs]),
         "order_remove": each(ot.order_remove_copying, [(order, s) for s, _ in seqs]),
+        "set_tries": set_tries,
+        "delete_tries": delete_tries,
         "find": each(kt.champ_find, [(root, h, k) for h, k, _ in triples]),
         "bare_copy": bare_copy,
         "floor_set": each(floor.set, updates),

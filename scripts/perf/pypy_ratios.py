@@ -6,7 +6,7 @@ Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
 
 Libraries: ``py`` (frozenmap's pure core), ``immutables``, ``pyrsistent``
 (``pmap``), ``frozendict`` (the PyPI package), ``dict`` (copied per edit),
-``floor`` and ``floortuple`` (the lower-bound prototypes of
+``floor``, ``orderedfloor`` and ``floortuple`` (the lower-bound prototypes of
 ``pypy_floor.py``; ``floortuple`` has no edits; ``floorordered`` and
 ``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
 benchmark's memory per item (PyPy: live-heap growth between full
@@ -74,6 +74,10 @@ def _libs(names, baseline=None):
             from pypy_floor import FloorMap
 
             out[name] = (FloorMap, FloorMap.set, FloorMap.delete)
+        elif name == "orderedfloor":
+            from pypy_floor import OrderedFloorMap
+
+            out[name] = (OrderedFloorMap, OrderedFloorMap.set, OrderedFloorMap.delete)
         elif name in ("floorordered", "floororderedtuple"):
             from pypy_floor import FloorOrdered
 
