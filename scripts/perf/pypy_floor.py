@@ -16,7 +16,11 @@ must (insertion order, a cached hash, diff and equality by shared
 subtrees), so what it cannot reach no ordered design can.  Equal full hashes
 go into a ``_Collision`` list ``[k0, v0, ...]`` below the last digit.
 ``FloorTupleMap`` is the same trie with tuple nodes, ``FloorOrdered`` the
-least an insertion-ordered map adds (memory only).
+least an insertion-ordered map adds (memory only), and ``OrderedFloorMap``
+the floor with order and edits: its key trie maps each key to
+``(seq, value)`` and frozenmap's own order trie maps seq -> ``(key, value)``
+(what an ordered map with O(log n) edits, positional access and iteration
+from one index pays at least; ``pypy_ratios.py --libs orderedfloor``).
 
 Only what the goal measures is here: construction from a dict, ``m[k]``,
 ``k in m``, ``set``, ``delete`` and ``len``.  The walks are recursive (no
@@ -26,7 +30,7 @@ compiles a loop apart and calls it (docs/notes/pypy.md, second session).
 The timing harness is ``pypy_ratios.py``'s (every pair in turn per round,
 median of the rounds, CPU time); ``mem`` is the benchmark's memory per item
 (``frozenmap.bench.operations._traced``: on PyPy the growth of the live heap
-between full collections).  Results: docs/notes/pypy.md, session 5.
+between full collections).  Results: docs/notes/pypy.md, sessions 5 and 8.
 """
 
 from __future__ import annotations
