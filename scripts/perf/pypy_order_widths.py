@@ -20,7 +20,6 @@ import os
 import random
 import statistics
 import sys
-import time
 import types
 from typing import Any, Callable, Dict, Tuple
 
@@ -28,6 +27,9 @@ SOURCE = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "..", "frozenmap", "_pycore", "ordertrie.py"
 )
 GEOMETRIES = [(3, 4), (4, 4), (3, 5), (4, 5), (5, 5)]
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pypy_parts import _time  # noqa: E402  (the same timing loop)
 
 
 def variant(text: str, leaf_bits: int, inner_bits: int) -> types.ModuleType:
@@ -78,20 +80,9 @@ def main() -> None:
         runs[geometry, "remove"] = remove
         runs[geometry, "get"] = get
     times: Dict[Tuple[Tuple[int, int], str], list] = {key: [] for key in runs}
-    for run in runs.values():
-        for _ in range(5):  # warm-up (JIT)
-            run()
     for _ in range(7):
         for key, run in runs.items():
-            count = 0
-            start = time.process_time()
-            while True:
-                run()
-                count += 1
-                elapsed = time.process_time() - start
-                if elapsed > 0.1:
-                    break
-            times[key].append(elapsed / count / len(seqs))
+            times[key].append(_time(run, 0.1) / len(seqs))  # (warm-up included)
     print(sys.version.replace("\n", " "))
     print("n = %d, median of 7 rounds, per seq; (leaf bits, inner bits)" % n)
     for op in ("replace", "remove", "get"):
