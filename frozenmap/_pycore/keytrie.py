@@ -1461,6 +1461,8 @@ def _nx_build_columns(
     PyPy at n = 100,000, among kept maps as in the benchmark: the whole
     construction 0.62x the time of entries and appends, docs/notes/pypy.md,
     session 8)."""
+    if len(where) <= _FEW:  # type: ignore[arg-type]
+        return _nx_build_few(where, hashes, items, shift, owner)  # type: ignore[arg-type]
     buckets: List[Optional[List[int]]] = [None] * 32
     for i in where:
         d = (hashes[i] >> shift) & 31
@@ -1512,9 +1514,93 @@ def _nx_build_columns(
                     node[below] = _nx_build_columns(bucket, hashes, items, shift + BITS, owner)
                     break
             else:
-                node[below] = _collision(owner, [(h, i, *items[i]) for i in bucket])
+                node[below] = _collision(owner, _column_entries(bucket, h, items))
         below -= 1
     return node
+
+
+_FEW = 16
+"""Up to this many positions, ``_nx_build_columns`` places them without
+buckets (``_nx_build_few``): at n = 100,000 most calls are near the leaves,
+with 3-10 positions each."""
+
+
+def _nx_build_few(
+    where: List[int],
+    hashes: Sequence[int],
+    items: Sequence[Tuple[Any, Any]],
+    shift: int,
+    owner: Optional[object],
+) -> BitmapNode:
+    """``_nx_build_columns`` for a few positions: no 32-slot bucket array
+    and no bucket lists.  The digits are read once; a digit seen once is an
+    inline entry, placed at its slot by the popcount of the datamap below
+    it; a digit seen more often is a child, placed from the end by the
+    nodemap's."""
+    digits: List[int] = []
+    seen = twice = 0
+    for i in where:
+        d = (hashes[i] >> shift) & 31
+        digits.append(d)
+        bit = 1 << d
+        if seen & bit:
+            twice |= bit
+        seen |= bit
+    datamap = seen & ~twice
+    nodemap = twice
+    node: BitmapNode = [None] * (FIRST + 4 * datamap.bit_count() + nodemap.bit_count())
+    node[0] = datamap
+    node[1] = nodemap
+    node[2] = owner
+    node[3] = _NO_INDEX
+    last = len(node) - 1
+    for t in range(len(where)):
+        bit = 1 << digits[t]
+        if datamap & bit:
+            i = where[t]
+            at = FIRST + 4 * (datamap & (bit - 1)).bit_count()
+            key, value = items[i]
+            node[at] = hashes[i]
+            node[at + 1] = i
+            node[at + 2] = key
+            node[at + 3] = value
+        elif nodemap & bit:
+            # the digit's first position: its child, from all its positions
+            below: List[int] = []
+            for u in range(t, len(where)):
+                if digits[u] == digits[t]:
+                    below.append(where[u])
+            nodemap ^= bit  # (done: a later position of this digit skips it)
+            slot = last - (twice & (bit - 1)).bit_count()
+            i = below[0]
+            if len(below) == 2:
+                j = below[1]
+                ki, vi = items[i]
+                kj, vj = items[j]
+                node[slot] = _pair_subtree(
+                    (hashes[i], i, ki, vi), (hashes[j], j, kj, vj), shift + BITS, owner
+                )
+                continue
+            h = hashes[i]
+            for i in below:
+                if hashes[i] != h:
+                    node[slot] = _nx_build_few(below, hashes, items, shift + BITS, owner)
+                    break
+            else:
+                node[slot] = _collision(owner, _column_entries(below, h, items))
+    return node
+
+
+def _column_entries(where: List[int], h: int, items: Sequence[Tuple[Any, Any]]) -> List[Entry]:
+    """The entries of a collision node, from the columns.  (Loops, not
+    comprehensions, in these builds: CPython 3.11 leaks a comprehension's
+    closure, and with it ``items``, when an allocation fails in it; the
+    layout runs there when forced, for tests.)"""
+    entries: List[Entry] = []
+    for i in where:
+        key, value = items[i]
+        entries.append((h, i, key, value))
+    return entries
 
 
 def _nx_champ_delete_copying(
