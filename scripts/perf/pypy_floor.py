@@ -441,6 +441,63 @@ def _odelete(node: Node, shift: int, h: int, key: Any) -> Any:
     return new, old
 
 
+def _bulk(where: Any, hashes: List[int], items: List[Tuple[Any, Any]], shift: int) -> Node:
+    """``OrderedFloorMap``'s key trie for the items at the positions
+    ``where`` (seq = position), built top-down: positions bucketed by digit
+    (unboxed int lists on PyPy), each node allocated at its final size, one
+    ``(seq, value)`` tuple per key (the build frozenmap's PyPy layout uses,
+    ``_nx_build_columns``, for this node format)."""
+    if shift > MAX_SHIFT:
+        node = _Collision()
+        for i in where:
+            key, value = items[i]
+            node.append(key)
+            node.append((i, value))
+        return node
+    buckets: List[Any] = [None] * 32
+    for i in where:
+        d = (hashes[i] >> shift) & 31
+        bucket = buckets[d]
+        if bucket is None:
+            buckets[d] = [i]
+        else:
+            bucket.append(i)
+    bm = entries = children = 0
+    for d in range(32):
+        bucket = buckets[d]
+        if bucket is not None:
+            if len(bucket) == 1:
+                bm |= 1 << d
+                entries += 1
+            else:
+                bm |= _NODE_BIT[d]
+                children += 1
+    node: Node = [None] * (1 + 2 * entries + children)
+    node[0] = bm
+    at = 1
+    below = len(node) - 1
+    for d in range(32):
+        bucket = buckets[d]
+        if bucket is None:
+            continue
+        i = bucket[0]
+        if len(bucket) == 1:
+            key, value = items[i]
+            node[at] = key
+            node[at + 1] = (i, value)
+            at += 2
+            continue
+        if len(bucket) == 2:
+            j = bucket[1]
+            ki, vi = items[i]
+            kj, vj = items[j]
+            node[below] = _pair(ki, (i, vi), hashes[i], kj, (j, vj), hashes[j], shift + 5)
+        else:
+            node[below] = _bulk(bucket, hashes, items, shift + 5)
+        below -= 1
+    return node
+
+
 class OrderedFloorMap:
     """The floor with insertion order and edits: what an ordered map with
     O(log n) lookups, edits and positional access pays at least.  The key
@@ -448,17 +505,22 @@ class OrderedFloorMap:
     lookup); the order index is frozenmap's own order trie
     (``ordertrie.py``: seq -> ``(key, value)``, so iteration reads it alone).
     A set copies both paths (the value is in both), a delete removes from
-    both.  No stored hashes, no accumulator, no owner fields."""
+    both.  No stored hashes, no accumulator, no owner fields.  Built in bulk
+    (``_bulk``), or with ``bulk=False`` by inserting the keys one by one."""
 
     __slots__ = ("_keys", "_order", "_next")
 
-    def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, data: Mapping[Any, Any] = (), bulk: bool = True) -> None:  # type: ignore[assignment]
         from frozenmap._pycore.ordertrie import order_build
 
         items = list((data if type(data) is dict else dict(data)).items())
-        root: Node = [0]
-        for seq, (key, value) in enumerate(items):
-            _insert(root, 0, hash(key), key, (seq, value))
+        if bulk:
+            hashes = [hash(key) for key, _ in items]
+            root = _bulk(range(len(items)), hashes, items, 0) if items else [0]
+        else:
+            root = [0]
+            for seq, (key, value) in enumerate(items):
+                _insert(root, 0, hash(key), key, (seq, value))
         self._keys = root
         self._order = order_build(items, None)
         self._next = len(items)
@@ -568,6 +630,7 @@ def _selftest() -> None:
     for pool in (["k%d" % i for i in range(3000)], [Clash(i) for i in range(60)]):
         model = dict.fromkeys(pool[:100], 0)
         om = OrderedFloorMap(model)
+        assert om._keys == OrderedFloorMap(model, bulk=False)._keys, "the two builds differ"
         for step in range(4000):
             k = rng.choice(pool)
             if rng.random() < 0.4 and k in model:

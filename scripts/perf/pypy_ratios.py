@@ -78,6 +78,11 @@ def _libs(names, baseline=None):
             from pypy_floor import OrderedFloorMap
 
             out[name] = (OrderedFloorMap, OrderedFloorMap.set, OrderedFloorMap.delete)
+        elif name == "orderedfloorinsert":
+            from pypy_floor import OrderedFloorMap
+
+            insert = lambda data: OrderedFloorMap(data, bulk=False)  # noqa: E731
+            out[name] = (insert, OrderedFloorMap.set, OrderedFloorMap.delete)
         elif name in ("floorordered", "floororderedtuple"):
             from pypy_floor import FloorOrdered
 
