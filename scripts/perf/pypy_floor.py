@@ -20,7 +20,10 @@ least an insertion-ordered map adds (memory only), and ``OrderedFloorMap``
 the floor with order and edits: its key trie maps each key to
 ``(seq, value)`` and frozenmap's own order trie maps seq -> ``(key, value)``
 (what an ordered map with O(log n) edits, positional access and iteration
-from one index pays at least; ``pypy_ratios.py --libs orderedfloor``).
+from one index pays at least; ``pypy_ratios.py --libs orderedfloor``);
+``OrderedFloorHashed`` also stores each key's hash and compares it first,
+as frozenmap's contract requires (lookups and memory only,
+``--libs orderedfloorhashed``).
 
 Only what the goal measures is here: construction from a dict, ``m[k]``,
 ``k in m``, ``set``, ``delete`` and ``len``.  The walks are recursive (no
@@ -573,6 +576,63 @@ class OrderedFloorMap:
         return OrderedFloorMap._make(keys, ot.order_remove_copying(self._order, old[0]), self._next)
 
 
+def _hfind(node: Node, shift: int, h: int, key: Any) -> Any:
+    """``_find`` for payloads ``(hash, seq, value)``: the stored hash is
+    compared before the key, as frozenmap's contract wants (no key's
+    ``__hash__`` runs again; a changed hash misses)."""
+    if shift > MAX_SHIFT:
+        for i in range(0, len(node), 2):
+            k = node[i]
+            payload = node[i + 1]
+            if payload[0] == h and (k is key or k == key):
+                return payload
+        return _MISSING
+    bm = node[0]
+    d = (h >> shift) & 31
+    bit = 1 << d
+    if bm & bit:
+        i = 2 * _bits_below(bm & (bit - 1)) + 1
+        payload = node[i + 1]
+        if payload[0] == h:
+            k = node[i]
+            if k is key or k == key:
+                return payload
+        return _MISSING
+    nm = (bm >> 32) & LOW
+    if nm & bit:
+        return _hfind(node[-1 - _bits_below(nm & (bit - 1))], shift + 5, h, key)
+    return _MISSING
+
+
+class OrderedFloorHashed(OrderedFloorMap):
+    """``OrderedFloorMap`` storing each key's hash, ``(hash, seq, value)``,
+    and comparing it first: the floor's lookup under frozenmap's contract.
+    Lookups and memory only (built by insertion; no edits)."""
+
+    __slots__ = ()
+
+    def __init__(self, data: Mapping[Any, Any] = ()) -> None:  # type: ignore[assignment]
+        from frozenmap._pycore.ordertrie import order_build
+
+        items = list((data if type(data) is dict else dict(data)).items())
+        root: Node = [0]
+        for seq, (key, value) in enumerate(items):
+            h = hash(key)
+            _insert(root, 0, h, key, (h, seq, value))
+        self._keys = root
+        self._order = order_build(items, None)
+        self._next = len(items)
+
+    def __getitem__(self, key: Any) -> Any:
+        payload = _hfind(self._keys, 0, hash(key), key)
+        if payload is _MISSING:
+            raise KeyError(key)
+        return payload[2]
+
+    def __contains__(self, key: Any) -> bool:
+        return _hfind(self._keys, 0, hash(key), key) is not _MISSING
+
+
 def check(m: FloorMap, model: Dict[Any, Any]) -> None:
     """Assert ``m`` holds ``model``'s items, in canonical shape."""
     assert len(m) == len(model)
@@ -644,6 +704,8 @@ def _selftest() -> None:
                 assert om.items() == list(model.items()) and len(om) == len(model)
                 assert all(om[k] is v for k, v in model.items())
         assert om.items() == list(model.items())
+        hm = OrderedFloorHashed(model)
+        assert all(hm[k] is v for k, v in model.items()) and len(hm) == len(model)
 
 
 def main() -> None:

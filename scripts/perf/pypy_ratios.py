@@ -6,9 +6,10 @@ Usage: python scripts/perf/pypy_ratios.py [--sizes 1000,100000] [--rounds 7]
 
 Libraries: ``py`` (frozenmap's pure core), ``immutables``, ``pyrsistent``
 (``pmap``), ``frozendict`` (the PyPI package), ``dict`` (copied per edit),
-``floor``, ``orderedfloor`` and ``floortuple`` (the lower-bound prototypes of
-``pypy_floor.py``; ``floortuple`` has no edits; ``floorordered`` and
-``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
+``floor``, ``orderedfloor`` (``orderedfloorinsert``: built one key at a
+time), ``orderedfloorhashed`` and ``floortuple`` (the lower-bound prototypes
+of ``pypy_floor.py``; ``floortuple`` and ``orderedfloorhashed`` have no
+edits; ``floorordered`` and ``floororderedtuple`` are for ``mem`` only).  The op ``mem`` is the
 benchmark's memory per item (PyPy: live-heap growth between full
 collections), not a time.  The ops ``evolve_set`` and ``evolve_delete``
 (``py`` and ``base`` only, not run by default) time the sample's edits made
@@ -78,6 +79,10 @@ def _libs(names, baseline=None):
             from pypy_floor import OrderedFloorMap
 
             out[name] = (OrderedFloorMap, OrderedFloorMap.set, OrderedFloorMap.delete)
+        elif name == "orderedfloorhashed":
+            from pypy_floor import OrderedFloorHashed
+
+            out[name] = (OrderedFloorHashed, None, None)
         elif name == "orderedfloorinsert":
             from pypy_floor import OrderedFloorMap
 
