@@ -1396,47 +1396,17 @@ def _nx_champ_set_copying(
     return top, None
 
 
-def _nx_build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
-    buckets: List[Optional[List[Entry]]] = [None] * 32
+def _nx_champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
+    if not entries:
+        return EMPTY_ROOT
+    hashes: List[int] = []
+    seqs: List[int] = []
+    items: List[Tuple[Any, Any]] = []
     for entry in entries:
-        d = (entry[0] >> shift) & 31
-        bucket = buckets[d]
-        if bucket is None:
-            buckets[d] = [entry]
-        else:
-            bucket.append(entry)
-    node: BitmapNode = [0, 0, owner, _NO_INDEX]
-    children: List[Node] = []
-    datamap = nodemap = 0
-    for d in range(32):
-        bucket = buckets[d]
-        if bucket is None:
-            continue
-        buckets[d] = None
-        if len(bucket) == 1:
-            datamap |= 1 << d
-            entry = bucket[0]  # (four appends: 0.85x the time of ``+=`` on PyPy)
-            node.append(entry[0])
-            node.append(entry[1])
-            node.append(entry[2])
-            node.append(entry[3])
-            continue
-        nodemap |= 1 << d
-        if len(bucket) == 2:
-            children.append(_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
-            continue
-        h = bucket[0][0]
-        for entry in bucket:
-            if entry[0] != h:
-                children.append(_build(bucket, shift + BITS, owner))
-                break
-        else:
-            children.append(_collision(owner, bucket))
-    for child in reversed(children):
-        node.append(child)
-    node[0] = datamap
-    node[1] = nodemap
-    return node
+        hashes.append(entry[0])
+        seqs.append(entry[1])
+        items.append((entry[2], entry[3]))
+    return _nx_build_columns(range(len(entries)), hashes, items, 0, owner, seqs)
 
 
 def _nx_champ_build_items(
@@ -1453,16 +1423,20 @@ def _nx_build_columns(
     items: Sequence[Tuple[Any, Any]],
     shift: int,
     owner: Optional[object],
+    seqs: Optional[Sequence[int]] = None,
 ) -> BitmapNode:
-    """``_nx_build`` of the entries at the positions ``where`` (ascending),
-    read from the columns: no entry tuple is made for an item stored inline,
+    """The bitmap node at ``shift`` holding the entries at the positions
+    ``where`` (ascending), read from the columns: the entry at position i is
+    ``(hashes[i], seq, *items[i])``, its seq ``seqs[i]``, or i itself when
+    ``seqs`` is None (a fresh build).  No entry tuple is made for an item
+    stored inline,
     the buckets hold positions (a list of ints is unboxed on PyPy), and each
     node is allocated at its final size rather than grown by appends (on
     PyPy at n = 100,000, among kept maps as in the benchmark: the whole
     construction 0.62x the time of entries and appends, docs/notes/pypy.md,
     session 8)."""
     if len(where) <= _FEW:  # type: ignore[arg-type]
-        return _nx_build_few(where, hashes, items, shift, owner)  # type: ignore[arg-type]
+        return _nx_build_few(where, hashes, items, shift, owner, seqs)  # type: ignore[arg-type]
     buckets: List[Optional[List[int]]] = [None] * 32
     for i in where:
         d = (hashes[i] >> shift) & 31
@@ -1491,30 +1465,16 @@ def _nx_build_columns(
         if bucket is None:
             continue
         buckets[d] = None
-        i = bucket[0]
         if len(bucket) == 1:
+            i = bucket[0]
             key, value = items[i]
             node[at] = hashes[i]
-            node[at + 1] = i
+            node[at + 1] = i if seqs is None else seqs[i]
             node[at + 2] = key
             node[at + 3] = value
             at += 4
             continue
-        if len(bucket) == 2:
-            j = bucket[1]
-            ki, vi = items[i]
-            kj, vj = items[j]
-            node[below] = _pair_subtree(
-                (hashes[i], i, ki, vi), (hashes[j], j, kj, vj), shift + BITS, owner
-            )
-        else:
-            h = hashes[i]
-            for i in bucket:
-                if hashes[i] != h:
-                    node[below] = _nx_build_columns(bucket, hashes, items, shift + BITS, owner)
-                    break
-            else:
-                node[below] = _collision(owner, _column_entries(bucket, h, items))
+        node[below] = _column_child(bucket, hashes, items, shift + BITS, owner, seqs)
         below -= 1
     return node
 
@@ -1531,6 +1491,7 @@ def _nx_build_few(
     items: Sequence[Tuple[Any, Any]],
     shift: int,
     owner: Optional[object],
+    seqs: Optional[Sequence[int]],
 ) -> BitmapNode:
     """``_nx_build_columns`` for a few positions: no 32-slot bucket array
     and no bucket lists.  The digits are read once; a digit seen once is an
@@ -1561,7 +1522,7 @@ def _nx_build_few(
             at = FIRST + 4 * (datamap & (bit - 1)).bit_count()
             key, value = items[i]
             node[at] = hashes[i]
-            node[at + 1] = i
+            node[at + 1] = i if seqs is None else seqs[i]
             node[at + 2] = key
             node[at + 3] = value
         elif nodemap & bit:
@@ -1572,35 +1533,39 @@ def _nx_build_few(
                     below.append(where[u])
             nodemap ^= bit  # (done: a later position of this digit skips it)
             slot = last - (twice & (bit - 1)).bit_count()
-            i = below[0]
-            if len(below) == 2:
-                j = below[1]
-                ki, vi = items[i]
-                kj, vj = items[j]
-                node[slot] = _pair_subtree(
-                    (hashes[i], i, ki, vi), (hashes[j], j, kj, vj), shift + BITS, owner
-                )
-                continue
-            h = hashes[i]
-            for i in below:
-                if hashes[i] != h:
-                    node[slot] = _nx_build_few(below, hashes, items, shift + BITS, owner)
-                    break
-            else:
-                node[slot] = _collision(owner, _column_entries(below, h, items))
+            node[slot] = _column_child(below, hashes, items, shift + BITS, owner, seqs)
     return node
 
 
-def _column_entries(where: List[int], h: int, items: Sequence[Tuple[Any, Any]]) -> List[Entry]:
-    """The entries of a collision node, from the columns.  (Loops, not
-    comprehensions, in these builds: CPython 3.11 leaks a comprehension's
-    closure, and with it ``items``, when an allocation fails in it; the
-    layout runs there when forced, for tests.)"""
+def _column_child(
+    where: List[int],
+    hashes: Sequence[int],
+    items: Sequence[Tuple[Any, Any]],
+    shift: int,
+    owner: Optional[object],
+    seqs: Optional[Sequence[int]],
+) -> Node:
+    """The node at ``shift`` holding two or more positions (ascending): a
+    pair's subtree, a bitmap node, or a collision node when every hash is
+    equal.  (Loops, not comprehensions, in these builds: CPython 3.11 leaks a
+    comprehension's closure, and with it ``items``, when an allocation fails
+    in it; the layout runs there when forced, for tests.)"""
+    i = where[0]
+    if len(where) == 2:
+        j = where[1]
+        ki, vi = items[i]
+        kj, vj = items[j]
+        si, sj = (i, j) if seqs is None else (seqs[i], seqs[j])
+        return _pair_subtree((hashes[i], si, ki, vi), (hashes[j], sj, kj, vj), shift, owner)
+    h = hashes[i]
+    for i in where:
+        if hashes[i] != h:
+            return _nx_build_columns(where, hashes, items, shift, owner, seqs)
     entries: List[Entry] = []
     for i in where:
         key, value = items[i]
-        entries.append((h, i, key, value))
-    return entries
+        entries.append((h, i if seqs is None else seqs[i], key, value))
+    return _collision(owner, entries)
 
 
 def _nx_champ_delete_copying(
@@ -1818,7 +1783,7 @@ if _NX:
     _descend = _nx_descend  # noqa: F811
     _put_at = _nx_put_at  # noqa: F811
     champ_set_copying = _nx_champ_set_copying  # noqa: F811
-    _build = _nx_build  # noqa: F811
+    champ_build = _nx_champ_build  # noqa: F811
     champ_build_items = _nx_champ_build_items  # noqa: F811
     champ_delete_copying = _nx_champ_delete_copying  # noqa: F811
     _remove_at = _nx_remove_at  # noqa: F811
