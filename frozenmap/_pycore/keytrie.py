@@ -1429,12 +1429,11 @@ def _nx_build_columns(
     ``where`` (ascending), read from the columns: the entry at position i is
     ``(hashes[i], seq, *items[i])``, its seq ``seqs[i]``, or i itself when
     ``seqs`` is None (a fresh build).  No entry tuple is made for an item
-    stored inline,
-    the buckets hold positions (a list of ints is unboxed on PyPy), and each
-    node is allocated at its final size rather than grown by appends (on
-    PyPy at n = 100,000, among kept maps as in the benchmark: the whole
-    construction 0.62x the time of entries and appends, docs/notes/pypy.md,
-    session 8)."""
+    stored inline, the buckets hold positions (a list of ints is unboxed on
+    PyPy), and each node is allocated at its final size rather than grown by
+    appends (on PyPy at n = 100,000, among kept maps as in the benchmark: the
+    whole construction 0.62x the time of entries and appends,
+    docs/notes/pypy.md, session 8)."""
     if len(where) <= _FEW:  # type: ignore[arg-type]
         return _nx_build_few(where, hashes, items, shift, owner, seqs)  # type: ignore[arg-type]
     buckets: List[Optional[List[int]]] = [None] * 32
