@@ -418,3 +418,28 @@ def test_evolver_edits_freeze_to_the_right_form(fcore):
     assert not is_flat(ev2.freeze())
     del ev2["x"]
     assert is_flat(ev2.freeze()) and ev2.freeze() == fcore.frozendict(items(FLAT_MAX))
+
+
+@pytest.mark.parametrize("extra", [0, FLAT_MAX])
+def test_one_key_object_stored_twice_under_two_hashes_is_a_legal_map(core, extra):
+    """A key whose hash changed between two insertions is stored twice, as
+    dict stores it; ``_check()`` accepts that map in either form (flat, and
+    in tries past FLAT_MAX), and both entries are there."""
+
+    class Shifty:
+        def __init__(self):
+            self.h = 1
+
+        def __hash__(self):
+            return self.h
+
+    key = Shifty()
+    fd = core.frozendict([("x%d" % i, i) for i in range(extra)] + [(key, "first")])
+    model = dict(fd)
+    key.h = 2
+    twice = fd.set(key, "second")
+    model[key] = "second"  # dict stores it twice as well
+    twice._check()
+    assert len(twice) == len(model) == extra + 2
+    assert list(twice.values()) == list(model.values())
+    assert [k is key for k in twice] == [k is key for k in model]

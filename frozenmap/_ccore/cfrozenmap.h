@@ -175,6 +175,9 @@ void fm_set_key_error(PyObject *key);
 /* The part of tp_name after its last dot: a static type's __name__ (no
  * attribute lookup, so a metaclass cannot make it anything but text). */
 const char *fm_tp_name_tail(PyTypeObject *tp);
+/* getattr(obj, name, None) as Python spells it (only AttributeError means
+ * none): 1 and *out (new ref), 0 and *out NULL, or -1. */
+int fm_getattr_optional(PyObject *obj, PyObject *name, PyObject **out);
 /* The fully qualified name as %T prints it ("module.Qualname", just
  * "Qualname" for builtins, __main__, or a type whose own __module__ is
  * missing or not a str).  New ref or NULL. */
@@ -627,6 +630,14 @@ typedef struct {
 } champ_difflist;
 int champ_diff(champ_node *a, champ_node *b, champ_difflist *added, champ_difflist *removed,
                champ_difflist *changed, int by_identity);
+/* champ_diff of two entry lists a[0:na] and b[0:nb], matched by hash, then
+ * key (a's key == b's key is asked as b_key == a_key, like a lookup of a's
+ * key in b: b's entries of that hash in order, identity then __eq__ on
+ * each), the values of a match then compared (by identity alone with
+ * by_identity).  b's leftovers are added in b's order.  0 or -1. */
+int champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
+                     champ_difflist *added, champ_difflist *removed, champ_difflist *changed,
+                     int by_identity);
 void champ_difflist_free(champ_difflist *l);
 /* Append a copy of *e: 0, or -1 with MemoryError. */
 int champ_difflist_append(champ_difflist *l, const champ_entry *e);
@@ -850,27 +861,76 @@ typedef struct {
     PyObject *key;
 } flat_key;
 
+/* A flat version's keys: a block that the versions made from one another by
+ * value changes share.  Not a Python object and never seen by the GC: every
+ * version (or builder) holding the block counts once in rc and holds its
+ * own strong reference to each key in it, which its tp_traverse visits and
+ * its tp_clear releases; the block itself keeps only the memory.  So no
+ * version's tp_clear empties what another reads, and a version keeps no
+ * other version's values alive.  Atomic counts when free-threaded. */
+typedef struct {
+    Py_ssize_t rc;
+    flat_key keys[]; /* as many as the holders' len (room for more is harmless) */
+} flat_keys;
+
+flat_keys *flat_keys_new(Py_ssize_t n); /* rc 1, keys unset; NULL: MemoryError */
+
+#if FM_FREE_THREADED
+static inline void
+flat_keys_incref(flat_keys *k)
+{
+    __atomic_fetch_add(&k->rc, 1, __ATOMIC_RELAXED);
+}
+static inline void
+flat_keys_decref(flat_keys *k)
+{
+    if (__atomic_sub_fetch(&k->rc, 1, __ATOMIC_ACQ_REL) == 0) {
+        PyMem_Free(k);
+    }
+}
+static inline Py_ssize_t
+flat_keys_count(flat_keys *k)
+{
+    return __atomic_load_n(&k->rc, __ATOMIC_ACQUIRE);
+}
+#else
+static inline void
+flat_keys_incref(flat_keys *k)
+{
+    k->rc++;
+}
+static inline void
+flat_keys_decref(flat_keys *k)
+{
+    if (--k->rc == 0) {
+        PyMem_Free(k);
+    }
+}
+static inline Py_ssize_t
+flat_keys_count(flat_keys *k)
+{
+    return k->rc;
+}
+#endif
+
 /* A version holds at most FLAT_MAX items flat (no tries), more in the two
  * tries.  FLAT_MAX in the pure core (flat.py). */
 #define FLAT_MAX 32
 
 /* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
- * (fm_is_flat), next_seq then 0 and one of two kinds:
- *  - an owner (owner NULL): values points to one PyMem block of len values
- *    followed by len flat_keys, all owned (NULL when empty);
- *  - a sharer (owner set, a strong reference to an owner, never to a
- *    sharer): values points to its own PyMem block of len values; the hashes
- *    and keys are its owner's (a set of an existing key makes one).
- * Read them only through fm_flat_keys / fm_flat_values. */
+ * (fm_is_flat): next_seq then 0, values its own PyMem array of len values
+ * and keys a key block (flat_keys, perhaps shared with the versions it was
+ * made from or made into by value changes), both NULL when empty.  Read
+ * them only through fm_flat_keys / fm_flat_values. */
 typedef struct fd_object {
     PyObject_HEAD
     union {
         champ_node *root;  /* key trie (never NULL) when not flat */
-        PyObject **values; /* the values when flat (then the keys of an owner) */
+        PyObject **values; /* the values when flat */
     };
     union {
-        order_node *order;       /* order trie when not flat */
-        struct fd_object *owner; /* flat: whose keys it shares, or NULL */
+        order_node *order; /* order trie when not flat */
+        flat_keys *keys;   /* flat: the key block */
     };
     Py_ssize_t len;
     uint64_t next_seq;
@@ -952,21 +1012,12 @@ fm_flat_values(const fd_object *fd)
     return fd->values;
 }
 
-flat_key *flat_orphan_keys(void);
-
-/* The hashes and keys of a flat version, in insertion order: its own, or
- * its owner's (len of them; NULL when empty).  The GC clears an owner only
- * together with its sharers (they hold it), but tp_clear called on a live
- * owner (ctypes) leaves a sharer whose keys are gone: it then reads len
- * placeholder keys (None, hash 0) rather than freed memory. */
+/* The hashes and keys of a flat version, in insertion order (len of them;
+ * NULL when empty), from its key block, which the version holds. */
 static inline flat_key *
 fm_flat_keys(const fd_object *fd)
 {
-    const fd_object *o = fd->owner != NULL ? fd->owner : fd;
-    if (FM_UNLIKELY(o->len != fd->len)) {
-        return flat_orphan_keys();
-    }
-    return o->values == NULL ? NULL : (flat_key *)(o->values + o->len);
+    return fd->keys == NULL ? NULL : fd->keys->keys;
 }
 
 /* The object as a frozendict / an Evolver (the caller knows it is one). */
@@ -1011,9 +1062,10 @@ typedef enum {
 static inline fm_lookup
 flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
 {
-    /* The caller holds fd, which holds its owner; neither's keys change
-     * (tp_clear only runs on unreachable objects), so they stay valid
-     * across __eq__. */
+    /* The caller holds fd, which holds its key block and a reference to
+     * every key in it, so they stay valid across __eq__.  (Only a tp_clear
+     * called through ctypes could empty a version someone holds: the scan
+     * reads the length and the keys again after each call.) */
     Py_ssize_t n = fd->len;
     flat_key *keys = fm_flat_keys(fd);
     for (Py_ssize_t i = fm_flat_next_hash(keys, n, 0, h); i < n;
@@ -1026,7 +1078,8 @@ flat_scan(fd_object *fd, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
             *index = i;
             return FM_FOUND;
         }
-        keys = fm_flat_keys(fd); /* placeholders if the owner was cleared (ctypes) */
+        n = fd->len;
+        keys = fm_flat_keys(fd);
     }
     return FM_MISSING;
 }
@@ -1051,10 +1104,10 @@ fm_version_acc(fd_object *fd, Py_uhash_t *acc)
 PyObject *transient_version_new(PyTypeObject *tp, champ_node *root, order_node *order,
                                 Py_ssize_t len, uint64_t next_seq, Py_uhash_t acc,
                                 int acc_valid);
-/* A merge with, or a - b / a & b of, a frozendict operand walks the two key
- * tries together (champ_diff, skipping shared subtrees) when the operand
- * holds at least 1/FM_SHARING_WALK_RATIO as many entries as the other map;
- * see merge_version (merge.c).  SHARING_WALK_RATIO in the pure core. */
+/* An operation on two versions walks their key tries together (champ_diff,
+ * skipping shared subtrees) when the operand holds at least
+ * 1/FM_SHARING_WALK_RATIO as many entries as the other side: see
+ * mapping_pair_path (reads.c).  SHARING_WALK_RATIO in the pure core. */
 #define FM_SHARING_WALK_RATIO 4
 /* qsort order of champ_entry copies by seq (insertion order). */
 int transient_compare_seq(const void *x, const void *y);
@@ -1093,6 +1146,9 @@ int transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 /* Remove key: FM_FOUND removed (old value into *old_value as a new ref if
  * not NULL), FM_MISSING absent, FM_ERROR (the transient unchanged). */
 fm_lookup transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value);
+/* transient_dissoc for a key whose hash h is known (a stored key). */
+fm_lookup transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                                  PyObject **old_value);
 /* Remove the entry found by transient_lookup: 0 or -1 (unchanged on
  * error).  The old key and value are returned as new refs if the out
  * pointers are not NULL. */
@@ -1147,6 +1203,23 @@ PyObject *mapping_repr(fm_state *st, PyObject *mapping, PyObject *name);
 /* Whether obj counts as a dict or frozendict (any core, the builtin). */
 int mapping_is_anydict(fm_state *st, PyObject *obj);
 
+/* How an operation reads two versions of this core (mapping_pair_path):
+ * the one choice every operation on two maps makes, and the guarantees
+ * every path keeps, are written beside mapping_pair_path in reads.c. */
+typedef enum {
+    FM_PAIR_FLAT = 0,    /* both flat: entries paired by position first */
+    FM_PAIR_WALK = 1,    /* the two key tries walked together (champ_diff) */
+    FM_PAIR_ENTRIES = 2, /* b's entries one by one, in b's order, stored hashes */
+} fm_pair_path;
+/* The path for a (a_len entries, flat or in tries: a version or a
+ * transient) and b, a frozendict of this core (any subclass) read from
+ * its own storage.  O(1). */
+fm_pair_path mapping_pair_path(Py_ssize_t a_len, int a_flat, fd_object *b);
+/* The entries of b (a frozendict) in insertion order, with their stored
+ * hashes (a flat version's positions for seqs): into out, whose entries
+ * borrow from b (held by the caller).  0 or -1 (MemoryError). */
+int mapping_entries_in_order(fd_object *b, champ_difflist *out);
+
 /* Positions, read from a version (an Evolver's methods read its freeze()). */
 typedef enum { FM_POSITION_KEY, FM_POSITION_VALUE, FM_POSITION_ITEM } fm_position;
 /* The key, value or (key, value) at position index of v: new ref, or NULL
@@ -1179,21 +1252,20 @@ int merge_into(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
 /* ------------------------------------------------------------------------ */
 /* flat.c: versions of at most FLAT_MAX items, one array in insertion order */
 
-/* Release a flat version's block values of n items (an owner's when owner
- * is NULL, else a sharer's) and its owner, and free the block (the caller
- * detached them from any object first: the releases can run finalizers). */
-void flat_release(PyObject **values, fd_object *owner, Py_ssize_t n);
+/* Release a flat version's parts (the caller detached them from any object
+ * first: the releases can run finalizers): its n values and its references
+ * to the n keys of the block keys, then its count in the block. */
+void flat_release(PyObject **values, flat_keys *keys, Py_ssize_t n);
 /* Make the flat version fd the empty one, then release what it held
  * (tp_clear). */
 void flat_clear(fd_object *fd);
-/* A new flat version of type tp holding the block values of n items and
- * owner (NULL: values is an owner's block; both stolen, also on failure;
- * NULL when n == 0).  New ref or NULL. */
-PyObject *flat_version_new(PyTypeObject *tp, PyObject **values, fd_object *owner, Py_ssize_t n,
+/* A new flat version of type tp holding the n values and the key block
+ * keys, with a reference to each of its keys (all stolen, also on failure;
+ * both NULL when n == 0).  New ref or NULL. */
+PyObject *flat_version_new(PyTypeObject *tp, PyObject **values, flat_keys *keys, Py_ssize_t n,
                            Py_uhash_t acc, int acc_valid);
 /* A flat version of type tp with the items of the flat version fd (new
- * references; sharing fd's keys when fd's owner is an exact frozendict).
- * New ref or NULL. */
+ * references; fd's key block shared).  New ref or NULL. */
 PyObject *flat_version_copy(PyTypeObject *tp, fd_object *fd);
 /* frozendict(d) of an exact dict d of at most FLAT_MAX items, and
  * frozendict(**kw) of at most FLAT_MAX keywords (a vectorcall's names and
@@ -1229,26 +1301,22 @@ int flat_same_items(fd_object *fd, champ_node *root, Py_ssize_t len);
  * NULL. */
 PyObject *flat_from_entries(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
                             PyObject *const *values);
-/* A new owner of type tp with fd's items (a flat version), its hash from
- * acc when acc_valid.  New ref or NULL. */
-PyObject *flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid);
+/* A new version of type tp with fd's items (a flat version; its key block
+ * shared), its hash from acc when acc_valid.  New ref or NULL. */
+PyObject *flat_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid);
 /* A transient in flat mode (t->flat set; see transient).  Find key (hash h)
  * in t's items, holding them across the keys' __eq__: FM_FOUND and *index,
  * FM_MISSING (t may then be in either mode: an Evolver cleared meanwhile),
  * or FM_ERROR (also when found in items replaced meanwhile). */
 fm_lookup flat_t_find(transient *t, Py_uhash_t h, PyObject *key, Py_ssize_t *index);
 /* Make t->flat editable in place (flat_t_editable: t holds the only
- * reference to an exact owner, or a sharer when values_only), else copy its
- * items first (into a sharer of the same keys when values_only and t is not
- * an Evolver's): 0, or -1 (MemoryError, t unchanged).  *replaced gets the
+ * reference to it, and to its key block when keys change), else copy its
+ * items first (the values only, beside the same key block, when
+ * values_only): 0, or -1 (MemoryError, t unchanged).  *replaced gets the
  * version replaced (the caller releases it when its edit is done: that can
  * run finalizers), or NULL.  No user code runs, but the copy allocates a GC
  * object. */
 int flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced);
-/* An Evolver's freeze(): a new exact sharer of like's keys (a flat version
- * of the exact type) with t's values, when t's keys are like's very keys in
- * order; else NULL, with an error set only on failure (MemoryError). */
-PyObject *flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like);
 /* Edits of an editable t->flat (flat_t_own first; none runs user code).
  * set_at returns the value replaced (the caller's reference to release);
  * append adds an item at the end (len < FLAT_MAX): 0, or -1 with

@@ -115,10 +115,11 @@ evolver_start(fm_state *st, evolver_object *self, PyObject *source)
     }
     t.shared = 1;
     if (t.flat != NULL) {
-        /* Its own copy of a flat version's items, which neither a GC pass
-         * nor a tp_clear of the source can empty (flat_t_own). */
+        /* Its own copy of a flat version's values, beside the source's key
+         * block (flat_t_own), which neither a GC pass nor a tp_clear of the
+         * source can empty: it holds its own references to the keys. */
         fd_object *replaced;
-        if (flat_t_own(st, &t, 0, &replaced) < 0) {
+        if (flat_t_own(st, &t, 1, &replaced) < 0) {
             transient_clear(&t);
             return -1;
         }
@@ -769,12 +770,9 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         if (r == NULL) {
             uint64_t edits = self->edits;
             int busy = self->busy;
-            /* Only values changed since the version the edits started
-             * from: a sharer of its keys, as a set makes. */
-            r = self->t.flat != NULL ? flat_t_publish_sharing(st, &self->t, origin) : NULL;
-            if (r == NULL && !PyErr_Occurred()) {
-                r = transient_publish(st, &self->t, st->frozendict_type);
-            }
+            /* (flat: a copy of the values beside the evolver's key block,
+             * which later edits of the keys then copy first) */
+            r = transient_publish(st, &self->t, st->frozendict_type);
             /* Cache it unless a finalizer run by the allocation edited or
              * froze the evolver meanwhile. */
             if (r != NULL && !busy && self->edits == edits && self->frozen == NULL) {

@@ -1,137 +1,132 @@
-/* flat.c -- small versions as one flat array (mirrors
- * frozenmap/_pycore/flat.py function by function).
+/* flat.c -- small versions as flat arrays (mirrors frozenmap/_pycore/flat.py
+ * function by function).
  *
- * A version of at most FLAT_MAX items holds no tries: an owner holds one
- * PyMem block of its values then its (hash, key) pairs in insertion order;
- * a version made from it by a value change (a sharer) holds its own values
- * and a reference to the owner, whose keys it reads.  A lookup scans the
- * stored hashes in order (flat_scan, cfrozenmap.h) and, on an equal hash,
- * tries identity, then the stored key's __eq__ (held across the call, as
- * champ_keys_equal does): one __eq__ per entry with an equal hash, the same
- * calls a trie's bitmap node makes.  A version is flat exactly when its
- * length is at most FLAT_MAX (fm_is_flat): a set that makes one item more
- * promotes (both tries built bottom-up from the entries, seqs 0..k-1 in
- * order), a delete that leaves FLAT_MAX demotes.  Seqs are never
- * observable, so the renumbering is invisible.  See "10. Small maps: the
- * flat form" in the essay at the top of frozendict.c.
+ * A version of at most FLAT_MAX items holds no tries: its own array of
+ * values and a key block of (hash, key) pairs in insertion order, which the
+ * versions made from one another by value changes share (each holding its
+ * own reference to every key in it, so none depends on another's state).
+ * A lookup scans the stored hashes in order (flat_scan, cfrozenmap.h) and,
+ * on an equal hash, tries identity, then the stored key's __eq__ (held
+ * across the call, as champ_keys_equal does): one __eq__ per entry with an
+ * equal hash, the same calls a trie's bitmap node makes.  A version is flat
+ * exactly when its length is at most FLAT_MAX (fm_is_flat): a set that
+ * makes one item more promotes (both tries built bottom-up from the
+ * entries, seqs 0..k-1 in order), a delete that leaves FLAT_MAX demotes.
+ * Seqs are never observable, so the renumbering is invisible.  See "10.
+ * Small maps: the flat form" in the essay at the top of frozendict.c.
  */
 #include "cfrozenmap.h"
 
-flat_key *
-flat_orphan_keys(void)
+/* --- the key block ------------------------------------------------------ */
+
+flat_keys *
+flat_keys_new(Py_ssize_t n)
 {
-    /* Refilled on each call with the same words (any thread may call). */
-    static flat_key placeholders[FLAT_MAX];
-    for (Py_ssize_t i = 0; i < FLAT_MAX; i++) {
-        placeholders[i] = (flat_key){0, Py_None};
+    assert(n > 0 && n <= FLAT_MAX);
+    flat_keys *block = PyMem_Malloc(offsetof(flat_keys, keys) + (size_t)n * sizeof(flat_key));
+    if (block == NULL) {
+        PyErr_NoMemory();
+        return NULL;
     }
-    return placeholders;
+    block->rc = 1;
+    return block;
 }
 
-/* An owner's block for n items (n > 0): n values, then n flat_keys; or
- * NULL with MemoryError. */
+/* A values array for n items (n > 0), or NULL with MemoryError. */
 static PyObject **
-flat_alloc(Py_ssize_t n)
+flat_values_new(Py_ssize_t n)
 {
-    PyObject **values = PyMem_Malloc((size_t)n * (sizeof(PyObject *) + sizeof(flat_key)));
+    PyObject **values = PyMem_Malloc((size_t)n * sizeof(PyObject *));
     if (values == NULL) {
         PyErr_NoMemory();
     }
     return values;
 }
 
-/* The keys of an owner's block of n items. */
-static inline flat_key *
-flat_block_keys(PyObject **values, Py_ssize_t n)
+/* A new block of n keys and a new values array (both NULL, with
+ * MemoryError, on failure): what a version of n new items holds. */
+static int
+flat_parts_new(Py_ssize_t n, flat_keys **keys, PyObject ***values)
 {
-    return (flat_key *)(values + n);
+    *keys = flat_keys_new(n);
+    *values = *keys != NULL ? flat_values_new(n) : NULL;
+    if (*values == NULL) {
+        if (*keys != NULL) {
+            PyMem_Free(*keys);
+            *keys = NULL;
+        }
+        return -1;
+    }
+    return 0;
 }
 
 void
-flat_release(PyObject **values, fd_object *owner, Py_ssize_t n)
+flat_release(PyObject **values, flat_keys *keys, Py_ssize_t n)
 {
-    if (values != NULL) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Py_DECREF(values[i]);
-        }
-        if (owner == NULL) {
-            flat_key *keys = flat_block_keys(values, n);
-            for (Py_ssize_t i = 0; i < n; i++) {
-                Py_DECREF(keys[i].key);
-            }
-        }
-        PyMem_Free(values);
-    }
-    Py_XDECREF(owner);
-}
-
-/* Release the first got items of an owner's block made for n items and
- * free it (a construction that failed part way). */
-static void
-flat_release_partial(PyObject **values, Py_ssize_t n, Py_ssize_t got)
-{
-    flat_key *keys = flat_block_keys(values, n);
-    for (Py_ssize_t i = 0; i < got; i++) {
+    /* The keys are read from the block while this holder still counts in
+     * it: no other holder's release can free it meanwhile. */
+    for (Py_ssize_t i = 0; i < n; i++) {
         Py_DECREF(values[i]);
-        Py_DECREF(keys[i].key);
+        Py_DECREF(keys->keys[i].key);
     }
     PyMem_Free(values);
+    if (keys != NULL) {
+        flat_keys_decref(keys);
+    }
+}
+
+/* Release the first got items of a new version's parts made for n items
+ * and free them (a construction that failed part way). */
+static void
+flat_release_partial(PyObject **values, flat_keys *keys, Py_ssize_t got)
+{
+    for (Py_ssize_t i = 0; i < got; i++) {
+        Py_DECREF(values[i]);
+        Py_DECREF(keys->keys[i].key);
+    }
+    PyMem_Free(values);
+    PyMem_Free(keys); /* a new block: no other holder */
 }
 
 void
 flat_clear(fd_object *fd)
 {
     PyObject **values = fd->values;
-    fd_object *owner = fd->owner;
+    flat_keys *keys = fd->keys;
     Py_ssize_t len = fd->len;
     fd->values = NULL;
-    fd->owner = NULL;
+    fd->keys = NULL;
     fd->len = 0;
     FM_STORE_HASH(fd->hash, -1);
-    flat_release(values, owner, len);
+    flat_release(values, keys, len);
 }
 
 PyObject *
-flat_version_new(PyTypeObject *tp, PyObject **values, fd_object *owner, Py_ssize_t n,
+flat_version_new(PyTypeObject *tp, PyObject **values, flat_keys *keys, Py_ssize_t n,
                  Py_uhash_t acc, int acc_valid)
 {
     fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
     if (self == NULL) {
-        flat_release(values, owner, n);
+        flat_release(values, keys, n);
         return NULL;
     }
-    /* tp_alloc zeroed it: length 0, no block, the empty flat version. */
+    /* tp_alloc zeroed it: length 0, no parts, the empty flat version. */
     self->values = values;
-    self->owner = owner;
+    self->keys = keys;
     self->next_seq = 0;
     self->hash = acc_valid ? hashing_finalize(acc, n) : -1;
     self->len = n;
     return (PyObject *)self;
 }
 
-/* The owner whose keys a version derived from fd by a value change shares
- * (a new reference), or NULL when fd is not of the exact type: a subclass's
- * instance (its __dict__, its finalizer) is never kept alive by another
- * version. */
-static fd_object *
-flat_share_owner(fm_state *st, fd_object *fd)
-{
-    fd_object *owner = fd->owner != NULL ? fd->owner : fd;
-    if (!Py_IS_TYPE((PyObject *)owner, st->frozendict_type)) {
-        return NULL;
-    }
-    return (fd_object *)Py_NewRef((PyObject *)owner);
-}
-
-/* Copies of fd's values (new references) in a sharer's block, or NULL
- * (MemoryError; fd is not empty). */
+/* Copies of fd's values (new references), or NULL (MemoryError; fd is not
+ * empty). */
 static PyObject **
 flat_copy_values(fd_object *fd)
 {
     Py_ssize_t n = fd->len;
-    PyObject **values = PyMem_Malloc((size_t)n * sizeof(PyObject *));
+    PyObject **values = flat_values_new(n);
     if (values == NULL) {
-        PyErr_NoMemory();
         return NULL;
     }
     PyObject **src = fm_flat_values(fd);
@@ -141,78 +136,78 @@ flat_copy_values(fd_object *fd)
     return values;
 }
 
-/* Copy items [lo, hi) of the flat version fd into the owner's block values
- * of n items from position at, taking new references. */
-static void
-flat_copy_items(PyObject **values, Py_ssize_t n, Py_ssize_t at, fd_object *fd, Py_ssize_t lo,
-                Py_ssize_t hi)
+/* fd's key block, shared: a new holder's count in it and a new reference to
+ * each of its keys (fd is not empty). */
+static flat_keys *
+flat_share_keys(fd_object *fd)
 {
-    flat_key *keys = flat_block_keys(values, n);
+    flat_keys *keys = fd->keys;
+    for (Py_ssize_t i = 0; i < fd->len; i++) {
+        Py_INCREF(keys->keys[i].key);
+    }
+    flat_keys_incref(keys);
+    return keys;
+}
+
+/* Copy items [lo, hi) of the flat version fd into new parts from position
+ * at, taking new references. */
+static void
+flat_copy_items(flat_keys *keys, PyObject **values, Py_ssize_t at, fd_object *fd,
+                Py_ssize_t lo, Py_ssize_t hi)
+{
     flat_key *src_keys = fm_flat_keys(fd);
     PyObject **src_values = fm_flat_values(fd);
     for (Py_ssize_t i = lo; i < hi; i++, at++) {
-        keys[at].hash = src_keys[i].hash;
-        keys[at].key = Py_NewRef(src_keys[i].key);
+        keys->keys[at].hash = src_keys[i].hash;
+        keys->keys[at].key = Py_NewRef(src_keys[i].key);
         values[at] = Py_NewRef(src_values[i]);
     }
 }
 
-/* A new owner of type tp with the items of the flat version fd but the one
- * at position skip (-1: none), its hash from acc when acc_valid.  New ref
- * or NULL. */
+/* A new version of type tp with the items of the flat version fd but the
+ * one at position skip (-1: none), in a key block of its own, its hash
+ * from acc when acc_valid.  New ref or NULL. */
 static PyObject *
-flat_owner_copy_without(PyTypeObject *tp, fd_object *fd, Py_ssize_t skip, Py_uhash_t acc,
-                        int acc_valid)
+flat_copy_without(PyTypeObject *tp, fd_object *fd, Py_ssize_t skip, Py_uhash_t acc,
+                  int acc_valid)
 {
     Py_ssize_t len = fd->len, n = len - (skip >= 0);
     PyObject **values = NULL;
+    flat_keys *keys = NULL;
     if (n) {
-        values = flat_alloc(n);
-        if (values == NULL) {
+        if (flat_parts_new(n, &keys, &values) < 0) {
             return NULL;
         }
         if (skip < 0) {
-            flat_copy_items(values, n, 0, fd, 0, len);
+            flat_copy_items(keys, values, 0, fd, 0, len);
         }
         else {
-            flat_copy_items(values, n, 0, fd, 0, skip);
-            flat_copy_items(values, n, skip, fd, skip + 1, len);
+            flat_copy_items(keys, values, 0, fd, 0, skip);
+            flat_copy_items(keys, values, skip, fd, skip + 1, len);
         }
     }
-    return flat_version_new(tp, values, NULL, n, acc, acc_valid);
+    return flat_version_new(tp, values, keys, n, acc, acc_valid);
 }
 
 /* A version of type tp with the items of the flat version fd and the value
- * of position index replaced by value (index -1: none), sharing fd's keys
- * when it can (flat_share_owner), else in a new owner's block.  New ref or
- * NULL. */
+ * of position index replaced by value (index -1: none), sharing fd's key
+ * block.  New ref or NULL. */
 static PyObject *
-flat_with_value(fm_state *st, PyTypeObject *tp, fd_object *fd, Py_ssize_t index,
-                PyObject *value, Py_uhash_t acc, int acc_valid)
+flat_with_value(PyTypeObject *tp, fd_object *fd, Py_ssize_t index, PyObject *value,
+                Py_uhash_t acc, int acc_valid)
 {
     Py_ssize_t n = fd->len;
     if (n == 0) {
         return flat_version_new(tp, NULL, NULL, 0, acc, acc_valid);
     }
-    fd_object *owner = flat_share_owner(st, fd);
-    PyObject **values;
-    if (owner != NULL) {
-        values = flat_copy_values(fd);
-    }
-    else {
-        values = flat_alloc(n);
-        if (values != NULL) {
-            flat_copy_items(values, n, 0, fd, 0, n);
-        }
-    }
+    PyObject **values = flat_copy_values(fd);
     if (values == NULL) {
-        Py_XDECREF(owner);
         return NULL;
     }
     if (index >= 0) {
         Py_SETREF(values[index], Py_NewRef(value)); /* fd still holds the old */
     }
-    return flat_version_new(tp, values, owner, n, acc, acc_valid);
+    return flat_version_new(tp, values, flat_share_keys(fd), n, acc, acc_valid);
 }
 
 PyObject *
@@ -220,7 +215,7 @@ flat_version_copy(PyTypeObject *tp, fd_object *fd)
 {
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(fd, &acc);
-    return flat_with_value(fm_state_of_type(tp), tp, fd, -1, NULL, acc, acc_valid);
+    return flat_with_value(tp, fd, -1, NULL, acc, acc_valid);
 }
 
 typedef struct {
@@ -282,20 +277,19 @@ flat_entries_version(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
                      PyObject *const *values, Py_uhash_t acc, int acc_valid)
 {
     PyObject **block = NULL;
+    flat_keys *keys = NULL;
     if (n) {
         assert(n <= FLAT_MAX);
-        block = flat_alloc(n);
-        if (block == NULL) {
+        if (flat_parts_new(n, &keys, &block) < 0) {
             return NULL;
         }
-        flat_key *keys = flat_block_keys(block, n);
         for (Py_ssize_t i = 0; i < n; i++) {
-            keys[i].hash = entries[i].hash;
-            keys[i].key = Py_NewRef(entries[i].key);
+            keys->keys[i].hash = entries[i].hash;
+            keys->keys[i].key = Py_NewRef(entries[i].key);
             block[i] = Py_NewRef(values != NULL ? values[i] : entries[i].value);
         }
     }
-    return flat_version_new(tp, block, NULL, n, acc, acc_valid);
+    return flat_version_new(tp, block, keys, n, acc, acc_valid);
 }
 
 PyObject *
@@ -395,22 +389,22 @@ flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *val
         if (hashing_acc_replace(&acc, &acc_valid, h, old, value) < 0) {
             return NULL;
         }
-        return flat_with_value(st, st->frozendict_type, fd, index, value, acc, acc_valid);
+        return flat_with_value(st->frozendict_type, fd, index, value, acc, acc_valid);
     }
     if (hashing_acc_replace(&acc, &acc_valid, h, NULL, value) < 0) {
         return NULL;
     }
     if (n < FLAT_MAX) {
-        PyObject **values = flat_alloc(n + 1);
-        if (values == NULL) {
+        PyObject **values;
+        flat_keys *keys;
+        if (flat_parts_new(n + 1, &keys, &values) < 0) {
             return NULL;
         }
-        flat_copy_items(values, n + 1, 0, fd, 0, n);
-        flat_key *keys = flat_block_keys(values, n + 1);
-        keys[n].hash = h;
-        keys[n].key = Py_NewRef(key);
+        flat_copy_items(keys, values, 0, fd, 0, n);
+        keys->keys[n].hash = h;
+        keys->keys[n].key = Py_NewRef(key);
         values[n] = Py_NewRef(value);
-        return flat_version_new(st->frozendict_type, values, NULL, n + 1, acc, acc_valid);
+        return flat_version_new(st->frozendict_type, values, keys, n + 1, acc, acc_valid);
     }
     /* One item more than a flat version holds: promote. */
     transient t;
@@ -446,7 +440,7 @@ flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, int missin
         < 0) {
         return NULL;
     }
-    return flat_owner_copy_without(st->frozendict_type, fd, index, acc, acc_valid);
+    return flat_copy_without(st->frozendict_type, fd, index, acc, acc_valid);
 }
 
 champ_node *
@@ -506,15 +500,12 @@ flat_check(fd_object *fd)
         PyErr_SetString(PyExc_AssertionError, "a flat version with tries");
         return NULL;
     }
-    if ((fd->len == 0) != (fd->values == NULL)) {
+    if ((fd->len == 0) != (fd->values == NULL) || (fd->len == 0) != (fd->keys == NULL)) {
         PyErr_SetString(PyExc_AssertionError, "flat entries do not match the length");
         return NULL;
     }
-    fd_object *owner = fd->owner;
-    if (owner != NULL
-        && (fd->len == 0 || owner->owner != NULL || owner->len != fd->len
-            || !fm_is_flat(owner))) {
-        PyErr_SetString(PyExc_AssertionError, "a flat version sharing keys it cannot");
+    if (fd->keys != NULL && flat_keys_count(fd->keys) < 1) {
+        PyErr_SetString(PyExc_AssertionError, "a flat version's key block is not counted");
         return NULL;
     }
     Py_hash_t h = FM_LOAD_HASH(fd->hash);
@@ -524,11 +515,14 @@ flat_check(fd_object *fd)
         PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
         return NULL;
     }
+    /* One key object may be stored twice (its hash changed between the two
+     * insertions, as dict allows), never twice under one hash: a lookup
+     * would have found the first by identity. */
     flat_key *keys = fm_flat_keys(fd);
     for (Py_ssize_t i = 0; i < fd->len; i++) {
         for (Py_ssize_t j = 0; j < i; j++) {
-            if (keys[i].key == keys[j].key) {
-                PyErr_SetString(PyExc_AssertionError, "a key twice in a flat version");
+            if (keys[i].key == keys[j].key && keys[i].hash == keys[j].hash) {
+                PyErr_Format(PyExc_AssertionError, "key %R twice under one hash", keys[i].key);
                 return NULL;
             }
         }
@@ -541,13 +535,15 @@ flat_dump(fd_object *fd)
 {
     PyObject *text = PyUnicode_FromFormat("frozendict len=%zd flat", fd->len);
     for (Py_ssize_t i = 0; text != NULL && i < fd->len; i++) {
-        /* Read again each time: the reprs run user code (fd, which holds its
-         * owner, is held by the caller). */
-        flat_key *keys = fm_flat_keys(fd);
+        /* The reprs run user code: the key and value are held across them
+         * (fd itself is held by the caller). */
+        flat_key entry = fm_flat_keys(fd)[i];
+        PyObject *key = Py_NewRef(entry.key), *value = Py_NewRef(fm_flat_values(fd)[i]);
         char buf[32];
-        PyOS_snprintf(buf, sizeof(buf), "%llu", (unsigned long long)keys[i].hash);
-        PyObject *line =
-            PyUnicode_FromFormat("\n  (%s, %R, %R)", buf, keys[i].key, fm_flat_values(fd)[i]);
+        PyOS_snprintf(buf, sizeof(buf), "%llu", (unsigned long long)entry.hash);
+        PyObject *line = PyUnicode_FromFormat("\n  (%s, %R, %R)", buf, key, value);
+        Py_DECREF(key);
+        Py_DECREF(value);
         if (line == NULL) {
             Py_CLEAR(text);
             break;
@@ -568,16 +564,16 @@ flat_from_dict(PyTypeObject *tp, PyObject *dict)
         return flat_version_new(tp, NULL, NULL, 0, 0, 0);
     }
     assert(n <= FLAT_MAX);
-    PyObject **values = flat_alloc(n);
-    if (values == NULL) {
+    PyObject **values;
+    flat_keys *keys;
+    if (flat_parts_new(n, &keys, &values) < 0) {
         return NULL;
     }
-    flat_key *keys = flat_block_keys(values, n);
     Py_ssize_t got = 0, pos = 0;
     PyObject *k, *v;
     while (got < n && PyDict_Next(dict, &pos, &k, &v)) {
-        keys[got].hash = 0;
-        keys[got].key = Py_NewRef(k);
+        keys->keys[got].hash = 0;
+        keys->keys[got].key = Py_NewRef(k);
         values[got] = Py_NewRef(v);
         got++;
     }
@@ -586,13 +582,13 @@ flat_from_dict(PyTypeObject *tp, PyObject *dict)
         goto fail;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (hashing_key_hash_fast(keys[i].key, &keys[i].hash) < 0) {
+        if (hashing_key_hash_fast(keys->keys[i].key, &keys->keys[i].hash) < 0) {
             goto fail;
         }
     }
-    return flat_version_new(tp, values, NULL, n, 0, 0);
+    return flat_version_new(tp, values, keys, n, 0, 0);
 fail:
-    flat_release_partial(values, n, got);
+    flat_release_partial(values, keys, got);
     return NULL;
 }
 
@@ -601,55 +597,47 @@ flat_from_kwnames(PyTypeObject *tp, PyObject *const *kwvalues, PyObject *kwnames
 {
     Py_ssize_t n = PyTuple_GET_SIZE(kwnames), count = 0;
     assert(n > 0 && n <= FLAT_MAX);
-    PyObject **values = flat_alloc(n);
-    if (values == NULL) {
+    PyObject **values;
+    flat_keys *keys;
+    if (flat_parts_new(n, &keys, &values) < 0) {
         return NULL;
     }
-    flat_key *keys = flat_block_keys(values, n);
+    flat_key *slots = keys->keys;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         Py_uhash_t h;
         if (hashing_key_hash_fast(name, &h) < 0) { /* a str: no user code */
-            flat_release_partial(values, n, count);
+            flat_release_partial(values, keys, count);
             return NULL;
         }
         Py_ssize_t j = 0;
         while (j < count
-               && !(keys[j].hash == h
-                    && (keys[j].key == name || PyUnicode_Compare(keys[j].key, name) == 0))) {
+               && !(slots[j].hash == h
+                    && (slots[j].key == name || PyUnicode_Compare(slots[j].key, name) == 0))) {
             j++;
         }
         if (j < count) { /* a name given twice (only from C): the last value wins */
             Py_SETREF(values[j], Py_NewRef(kwvalues[i]));
             continue;
         }
-        keys[count].hash = h;
-        keys[count].key = Py_NewRef(name);
+        slots[count].hash = h;
+        slots[count].key = Py_NewRef(name);
         values[count] = Py_NewRef(kwvalues[i]);
         count++;
     }
-    if (count < n) { /* a name given twice: the block holds fewer items */
-        PyObject **fitted = flat_alloc(count);
-        if (fitted == NULL) {
-            flat_release_partial(values, n, count);
-            return NULL;
-        }
-        memcpy(fitted, values, (size_t)count * sizeof(PyObject *));
-        memcpy(flat_block_keys(fitted, count), keys, (size_t)count * sizeof(flat_key));
-        PyMem_Free(values);
-        values = fitted;
-    }
-    return flat_version_new(tp, values, NULL, count, 0, 0);
+    /* (a name given twice: fewer items than the parts have room for, which
+     * is harmless: every holder reads len of them) */
+    return flat_version_new(tp, values, keys, count, 0, 0);
 }
 
 /* --- a transient in flat mode ------------------------------------------- */
 
 /* Whether t may edit its flat version in place: an exact frozendict that t
- * holds the only reference to (no sharer, published copy, reader, iterator
- * or Evolver's cache holds it; frozendicts take no weak references), an
- * owner when keys change (values_only 0), or a sharer, whose values are its
- * own, when only values do.  The free-threaded build always copies:
- * another thread's references may be counted on its side only. */
+ * holds the only reference to (no published copy, reader, iterator or
+ * Evolver's cache holds it; frozendicts take no weak references), and,
+ * when keys change (values_only 0), the only holder of its key block too
+ * (a version sharing the keys reads them).  The free-threaded build always
+ * copies: another thread's references may be counted on its side only. */
 static int
 flat_t_editable(fm_state *st, transient *t, int values_only)
 {
@@ -657,8 +645,8 @@ flat_t_editable(fm_state *st, transient *t, int values_only)
     return 0;
 #else
     fd_object *fd = t->flat;
-    return Py_REFCNT((PyObject *)fd) == 1 && (fd->owner == NULL || values_only)
-           && Py_IS_TYPE((PyObject *)fd, st->frozendict_type);
+    return Py_REFCNT((PyObject *)fd) == 1 && Py_IS_TYPE((PyObject *)fd, st->frozendict_type)
+           && (values_only || fd->keys == NULL || flat_keys_count(fd->keys) == 1);
 #endif
 }
 
@@ -680,9 +668,9 @@ flat_t_find(transient *t, Py_uhash_t h, PyObject *key, Py_ssize_t *index)
 }
 
 PyObject *
-flat_owner_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid)
+flat_copy(PyTypeObject *tp, fd_object *fd, Py_uhash_t acc, int acc_valid)
 {
-    return flat_owner_copy_without(tp, fd, -1, acc, acc_valid);
+    return flat_with_value(tp, fd, -1, NULL, acc, acc_valid);
 }
 
 int
@@ -693,29 +681,17 @@ flat_t_own(fm_state *st, transient *t, int values_only, fd_object **replaced)
         return 0;
     }
     fd_object *fd = t->flat;
-    PyObject *copy = NULL;
-    fd_object *owner = values_only && !t->shared && fd->len ? flat_share_owner(st, fd) : NULL;
-    if (owner != NULL) {
-        /* Only values change: a sharer of fd's keys (as a set makes). */
-        PyObject **values = flat_copy_values(fd);
-        copy = values != NULL
-                   ? flat_version_new(st->frozendict_type, values, owner, fd->len, 0, 0)
-                   : NULL;
-        if (values == NULL) {
-            Py_DECREF(owner);
-        }
-    }
-    else {
-        copy = flat_owner_copy(st->frozendict_type, fd, 0, 0);
-    }
+    /* Only values change: a copy of the values beside the same key block
+     * (as a set makes); else a copy with a block of its own. */
+    PyObject *copy = values_only ? flat_with_value(st->frozendict_type, fd, -1, NULL, 0, 0)
+                                 : flat_copy_without(st->frozendict_type, fd, -1, 0, 0);
     if (copy == NULL) {
         return -1;
     }
     if (t->shared) {
         /* An Evolver's items: private to it, so out of the GC's reach (the
          * Evolver's traverse visits them), and never cleared apart from it
-         * (transient_traverse).  Always an owner: a sharer's keys would be
-         * another version's, which a tp_clear could empty. */
+         * (transient_traverse). */
         PyObject_GC_UnTrack(copy);
     }
     *replaced = fd;
@@ -739,19 +715,27 @@ flat_t_append(transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
     fd_object *fd = t->flat;
     Py_ssize_t n = fd->len;
     assert(n < FLAT_MAX && t->len == n);
-    PyObject **values =
-        PyMem_Realloc(fd->values, (size_t)(n + 1) * (sizeof(PyObject *) + sizeof(flat_key)));
+    /* Grow both parts first (either failure leaves the items as they were:
+     * a part with room for one more is harmless), then write. */
+    PyObject **values = PyMem_Realloc(fd->values, (size_t)(n + 1) * sizeof(PyObject *));
     if (values == NULL) {
         PyErr_NoMemory();
-        return -1; /* the block is as it was */
+        return -1;
     }
-    /* The keys follow the values: move them up by one value's slot. */
-    memmove(values + n + 1, values + n, (size_t)n * sizeof(flat_key));
-    values[n] = Py_NewRef(value);
-    flat_key *keys = flat_block_keys(values, n + 1);
-    keys[n].hash = h;
-    keys[n].key = Py_NewRef(key);
     fd->values = values;
+    flat_keys *keys = n ? PyMem_Realloc(fd->keys, offsetof(flat_keys, keys)
+                                                      + (size_t)(n + 1) * sizeof(flat_key))
+                        : flat_keys_new(1);
+    if (keys == NULL) {
+        if (n) {
+            PyErr_NoMemory();
+        }
+        return -1;
+    }
+    fd->keys = keys;
+    values[n] = Py_NewRef(value);
+    keys->keys[n].hash = h;
+    keys->keys[n].key = Py_NewRef(key);
     fd->len = n + 1;
     FM_STORE_HASH(fd->hash, -1);
     t->len = n + 1;
@@ -764,21 +748,21 @@ flat_t_remove_at(transient *t, Py_ssize_t index, PyObject **old_key, PyObject **
     fd_object *fd = t->flat;
     Py_ssize_t n = fd->len;
     PyObject **values = fd->values;
-    flat_key *keys = flat_block_keys(values, n);
-    *old_key = keys[index].key;
+    flat_keys *keys = fd->keys;
+    *old_key = keys->keys[index].key;
     *old_value = values[index];
-    /* values[index + 1:n] down one slot, then the keys after them: every
-     * move goes down, so each memmove reads what is not yet overwritten. */
     memmove(values + index, values + index + 1, (size_t)(n - 1 - index) * sizeof(PyObject *));
-    flat_key *moved = flat_block_keys(values, n - 1);
-    memmove(moved, keys, (size_t)index * sizeof(flat_key));
-    memmove(moved + index, keys + index + 1, (size_t)(n - 1 - index) * sizeof(flat_key));
+    memmove(keys->keys + index, keys->keys + index + 1,
+            (size_t)(n - 1 - index) * sizeof(flat_key));
     fd->len = n - 1;
     t->len = n - 1;
     FM_STORE_HASH(fd->hash, -1);
     if (n == 1) {
-        fd->values = NULL; /* the empty flat version holds no block */
+        /* the empty flat version holds no parts */
+        fd->values = NULL;
+        fd->keys = NULL;
         PyMem_Free(values);
+        flat_keys_decref(keys); /* its only holder: freed */
     }
 }
 
@@ -824,31 +808,4 @@ flat_from_entries(PyTypeObject *tp, const champ_entry *entries, Py_ssize_t n,
                   PyObject *const *values)
 {
     return flat_entries_version(tp, entries, n, values, 0, 0);
-}
-
-PyObject *
-flat_t_publish_sharing(fm_state *st, transient *t, fd_object *like)
-{
-    fd_object *fd = t->flat;
-    Py_ssize_t n = fd->len;
-    if (like == NULL || like->len != n || n == 0 || !fm_is_flat(like)
-        || (like->owner != NULL && like->owner->len != n)) {
-        return NULL; /* (the last: an owner cleared through ctypes) */
-    }
-    flat_key *mine = fm_flat_keys(fd), *theirs = fm_flat_keys(like);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (mine[i].key != theirs[i].key) {
-            return NULL;
-        }
-    }
-    fd_object *owner = flat_share_owner(st, like);
-    if (owner == NULL) {
-        return NULL;
-    }
-    PyObject **values = flat_copy_values(fd);
-    if (values == NULL) {
-        Py_DECREF(owner);
-        return NULL;
-    }
-    return flat_version_new(st->frozendict_type, values, owner, n, t->acc, t->acc_valid);
 }

@@ -20,7 +20,8 @@
  *        | hash      |
  *        +-----------+
  *
- * (A version of at most FLAT_MAX = 32 items holds no tries at all: see 10.)
+ * (A version of at most FLAT_MAX = 32 items holds no tries at all: see 10;
+ * how two versions are read together: see 11.)
  *
  * 1. How a key finds its entry: the key trie
  * ------------------------------------------
@@ -60,7 +61,7 @@
  * (hamt.c, immutables) pay O(n).  The same walk makes |, -, & and
  * Evolver.update with a related frozendict cost what changed: only the
  * entries it reports go through the builder (merge_version,
- * fd_keys_missing_from).
+ * fd_keys_missing_from; mapping_pair_path chooses the walk, section 11).
  *
  * 2. How insertion order is kept: the order trie
  * ----------------------------------------------
@@ -301,7 +302,8 @@
  *                  transient_version_new and the derivations of a
  *                  version (transient_version_with/_without)
  *     reads.c      the reads both types share: mapping_get/_order/_len,
- *                  mapping_equal, mapping_repr, position_at/_of/_slice
+ *                  mapping_equal, mapping_repr, position_at/_of/_slice,
+ *                  mapping_pair_path (the one choice of path for two maps)
  *     merge.c      merge_into, the one merge (dict.update's reading of
  *                  an operand: merge_version, merge_keys, merge_pairs)
  *     evolver.c    the Evolver type
@@ -317,35 +319,36 @@
  * --------------------------------------
  * A version is flat exactly when len <= FLAT_MAX (32; cfrozenmap.h, equal
  * to the pure core's flat.py FLAT_MAX; why 32 and not 8, with the numbers:
- * docs/notes/memory-of-versions.md): no tries, next_seq 0, and fd_object's
- * two trie fields (unions) hold one of two kinds:
+ * docs/design-decisions.md): no tries, next_seq 0, and fd_object's two
+ * trie fields (unions) hold
  *
- *   owner   values -> one PyMem block: len values, then len flat_key
- *           {hash, key}, all owned, in insertion order (NULL when empty);
- *           owner == NULL
- *   sharer  values -> its own block of len values; owner -> a strong
- *           reference to the owner whose hashes and keys it reads
+ *   values -> its own PyMem array of len values, in insertion order;
+ *   keys   -> a key block (flat_keys): a count of its holders, then len
+ *             flat_key {hash, key} in insertion order.
  *
- * A set of an existing key (and a copy into another type) makes a sharer
- * of the version's owner -- never of a sharer, so there is no chain: the
- * derived version costs the object and 8 B per item (136 B at 8 keys, 328
- * B at 32) instead of 24 B per item.  Only an exact frozendict is an owner
- * (a subclass instance, its __dict__ and finalizer, is never kept alive by
- * another version).  The cost of sharing: an owner's own values stay alive
- * while a sharer of it does.  No seqs: the position is the order.  Every
- * reader goes through fm_flat_keys / fm_flat_values, so no code reads an
- * owner's values for a sharer's.
+ * A set of an existing key (and a copy into another type, and an Evolver's
+ * freeze() after value changes) makes a version that shares the key block
+ * of the version it came from and holds its own values: 72 B and 8 B per
+ * item (136 B at 8 keys, 328 B at 32) instead of 24 B per item.  The block
+ * is not a Python object and the GC never sees it: every version (or
+ * transient) that holds it counts once in it *and* holds its own strong
+ * reference to each key, which its tp_traverse visits and its tp_clear
+ * releases, so the GC's arithmetic is that of a private copy.  Hence no
+ * version's tp_clear can empty what another reads (a weakref callback that
+ * reaches a version during a collection finds its keys whole), and a
+ * version keeps no other version's values alive.  No seqs: the position is
+ * the order.  Every reader goes through fm_flat_keys / fm_flat_values.
  *
  *  - Lookups scan the stored hashes in order, four a step (one branch per
  *    four entries, fm_flat_next_hash); on an equal hash, identity, then the
  *    stored key's __eq__ (held, champ_keys_equal): one __eq__ per entry
  *    with an equal hash, as a trie node makes.  The version is held by the
- *    caller and holds its owner, so the keys stay valid across that call
- *    (section 8).
- *  - set of a new key / delete copy the items into a new owner's block
- *    (flat_with, flat_without); one key past FLAT_MAX promotes (both tries
- *    built bottom-up from the entries and the new one, seqs 0..FLAT_MAX);
- *    every path that publishes tries (transient_version_new,
+ *    caller and holds its block and keys, so they stay valid across that
+ *    call (section 8).
+ *  - set of a new key / delete copy the items into new parts (flat_with,
+ *    flat_without); one key past FLAT_MAX promotes (both tries built
+ *    bottom-up from the entries and the new one, seqs 0..FLAT_MAX); every
+ *    path that publishes tries (transient_version_new,
  *    transient_version_take) demotes when the result has at most FLAT_MAX
  *    items (flat_demote: the key trie's entries sorted by seq).  Seqs are
  *    never observable, so renumbering is not.
@@ -354,8 +357,8 @@
  *    same form, so == compares flat with flat (by position first) or tries
  *    with tries.
  *  - Construction from an exact dict or keywords of at most FLAT_MAX items
- *    fills the block directly (flat_from_dict, flat_from_kwnames).
- *    Iterators walk the held version's block by position (views.c).
+ *    fills the parts directly (flat_from_dict, flat_from_kwnames).
+ *    Iterators walk the held version's arrays by position (views.c).
  *  - A transient has a flat mode (transient_init_flat_from: t->flat, a flat
  *    version; root and order NULL): | of a flat receiver and the Evolver of a
  *    flat version edit it with transient_assoc/_put_new/_dissoc and
@@ -363,39 +366,54 @@
  *    order: the keys' __hash__, the scan's __eq__, the values' __hash__ for
  *    the accumulator, then a write that runs none), and t promotes
  *    (flat_t_promote) only when an item more than FLAT_MAX arrives.  The
- *    write edits t->flat in place while t holds its only reference to an
- *    exact owner (flat_t_own; else it copies first, as a trie edit copies a
- *    shared node): | starts from the receiver itself, so its first change
- *    copies (into a sharer of its keys while only values change), and
- *    publishes t->flat itself (no change: the receiver).  An Evolver copies
- *    the source at start into a private owner the GC does not track (the
- *    Evolver's traverse visits its items: no GC pass or tp_clear of the
- *    source can empty it apart from the Evolver), reads hold a reference
+ *    write edits t->flat in place while t holds its only reference (and,
+ *    when keys change, is the block's only holder: flat_t_own; else it
+ *    copies first, as a trie edit copies a shared node): | starts from the
+ *    receiver itself, so its first change copies (the values only, beside
+ *    the same block, while only values change), and publishes t->flat
+ *    itself (no change: the receiver).  An Evolver starts from a copy of the
+ *    source's values beside its block, in a version the GC does not track
+ *    (the Evolver's traverse visits its items: no GC pass or tp_clear of
+ *    the source can empty it apart from the Evolver); reads hold a reference
  *    across __eq__ (an edit made meanwhile copies), an iteration walks an
- *    order trie built from a snapshot, and freeze() publishes a copy: a
- *    sharer of the last version's keys when they are still its very keys
- *    (flat_t_publish_sharing), else an owner.  A ctypes tp_clear of the
- *    Evolver during its own edit is caught by checking t->flat after each
- *    user call (flat_t_find, transient_flat_unchanged).
- *  - diff of two flat versions pairs entries by position first (identity of
- *    key and hash at the same position, as ==), then scans b's unmatched
- *    entries of an equal hash (fd_diff_flat; the pure core's _diff_lists
- *    order), and builds its three results flat (flat_from_entries).
- *  - Other cold paths go through tries built for the call from the entries:
- *    transient_init_from (merges into a new map, paths, - and &) promotes,
- *    diff of a flat and a trie version walks a key trie built for the walk
- *    (flat_key_trie), whose entries borrow from the held version; every
- *    result is published through the demoting paths, so the invariant
- *    holds.  A delete that leaves FLAT_MAX items demotes straight from the
- *    version's tries (flat_demote with the entry to skip).
- *  - tp_traverse visits an owner's keys and values, a sharer's values and
- *    its owner.  tp_clear detaches everything (the empty flat version:
- *    values and owner NULL, len 0) before releasing; a cleared version is a
- *    valid empty map.  The GC clears an owner only with its sharers (they
- *    hold it); should a live owner be cleared anyway (tp_clear through
- *    ctypes), fm_flat_keys gives its sharers placeholder keys (None) rather
- *    than freed memory.  An iterator over a version cleared with it in one
- *    cycle stops (it checks remaining against the length).
+ *    order trie built from a snapshot, and freeze() publishes a copy of the
+ *    values beside the Evolver's block (so a later key edit copies the
+ *    block first).  A ctypes tp_clear of the Evolver during its own edit is
+ *    caught by checking t->flat after each user call (flat_t_find,
+ *    transient_flat_unchanged).
+ *  - Two flat versions meet on mapping_pair_path's FM_PAIR_FLAT: == and
+ *    diff pair their entries by position first (the same key object under
+ *    the same hash at the same position, or one position further past a
+ *    delete: fd_flat_equal, fd_diff_flat, step for step the pure core's
+ *    flat_equal and flat_diff), then look up the rest.  A flat version
+ *    beside tries meets them on FM_PAIR_WALK (a key trie built for the walk,
+ *    flat_key_trie, whose entries borrow from the held version) or
+ *    FM_PAIR_ENTRIES; see mapping_pair_path (reads.c) for the one choice
+ *    and the guarantees every path keeps.  Every result is published
+ *    through the demoting paths, so the invariant holds.  A delete that
+ *    leaves FLAT_MAX items demotes straight from the version's tries
+ *    (flat_demote with the entry to skip).
+ *  - tp_traverse visits a version's keys and values (its own references).
+ *    tp_clear detaches everything (the empty flat version: values and keys
+ *    NULL, len 0) before releasing its references and its count in the
+ *    block; a cleared version is a valid empty map, and the versions that
+ *    share its block read on unchanged.  An iterator over a version
+ *    cleared with it in one cycle stops (it checks remaining against the
+ *    length).
+ *
+ * 11. Two versions: one choice of path (reads.c: mapping_pair_path)
+ * -----------------------------------------------------------------
+ * Every operation on two versions of this core (==, diff, -, &, |,
+ * Evolver.update, the constructor and |= through the merge, merge_with)
+ * asks mapping_pair_path how to read them, from both operands' forms and
+ * sizes: FM_PAIR_FLAT (both flat: by position first), FM_PAIR_WALK (the
+ * key tries walked together, shared subtrees skipped; an empty builder
+ * takes the operand's tries) or FM_PAIR_ENTRIES (the operand's entries one
+ * by one, in its order).  Every path keeps the tries' guarantees -- stored
+ * keys never hashed again, identity before __eq__ on each entry, values
+ * compared identity first -- and the pure core makes the same choice with
+ * the same function name, so both cores make the same user calls in the
+ * same order (tests/test_transcripts.py compares them).
  *
  * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
  * (2015); CPython's Python/hamt.c, whose essay this one follows.
@@ -513,13 +531,12 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
-        Py_VISIT(s->owner); /* a sharer: the owner holds the keys */
-        flat_key *keys = s->owner == NULL ? fm_flat_keys(s) : NULL;
+        /* Its own references: its values, and one to each key of its block
+         * (every holder of a shared block holds its own). */
+        flat_key *keys = fm_flat_keys(s);
         PyObject **values = fm_flat_values(s);
         for (Py_ssize_t i = 0; i < s->len; i++) {
-            if (keys != NULL) {
-                Py_VISIT(keys[i].key);
-            }
+            Py_VISIT(keys[i].key);
             Py_VISIT(values[i]);
         }
         return 0;
@@ -546,7 +563,7 @@ fd_tp_clear(PyObject *op)
     champ_node *root = s->root;
     order_node *order = s->order;
     s->values = NULL; /* the empty flat version */
-    s->owner = NULL;
+    s->keys = NULL;
     s->len = 0;
     s->next_seq = 0;
     FM_STORE_HASH(s->hash, -1);
@@ -595,15 +612,12 @@ fd_find(PyObject *op, PyObject *key, PyObject **value)
     return r;
 }
 
-/* fd_find's entry, copied into *entry (a flat version's with its position
- * as the seq; key and value borrowed from op). */
+/* The entry of key, whose hash h is known (a stored key), copied into
+ * *entry (a flat version's with its position as the seq; key and value
+ * borrowed from op): FM_FOUND, FM_MISSING or FM_ERROR. */
 static int
-fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
+fd_find_entry_hashed(PyObject *op, Py_uhash_t h, PyObject *key, champ_entry *entry)
 {
-    Py_uhash_t h;
-    if (hashing_key_hash_fast(key, &h) < 0) {
-        return FM_ERROR;
-    }
     fd_object *fd = fm_as_fd(op);
     if (fm_is_flat(fd)) {
         Py_ssize_t i;
@@ -620,6 +634,17 @@ fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
         *entry = *e;
     }
     return r;
+}
+
+/* fd_find's entry, copied into *entry (as fd_find_entry_hashed). */
+static int
+fd_find_entry(PyObject *op, PyObject *key, champ_entry *entry)
+{
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    return fd_find_entry_hashed(op, h, key, entry);
 }
 
 FM_POPCNT_CLONES
@@ -817,8 +842,10 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         }
         Py_INCREF(a);
         Py_INCREF(b);
-        /* Equal lengths: both flat or both tries. */
-        int r = fm_is_flat(a) ? fd_flat_equal(a, b) : champ_equal(a->root, b->root);
+        /* Equal lengths: both flat, or both in tries and walked. */
+        int r = mapping_pair_path(a->len, fm_is_flat(a), b) == FM_PAIR_FLAT
+                    ? fd_flat_equal(a, b)
+                    : champ_equal(a->root, b->root);
         Py_DECREF(a);
         Py_DECREF(b);
         if (r < 0) {
@@ -1266,31 +1293,45 @@ fd_refuse_text_operand(PyObject *a, const char *op, PyObject *keys)
 static PyObject *fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t n,
                                  PyObject **values);
 
-/* Whether a - b and a & b read b's trie (fd_keys_missing_from) rather than
- * its keys one by one: b an exact frozendict at least 1/FM_SHARING_WALK_RATIO
- * of a's size (see transient.c). */
+static int fd_diff_flat(fd_object *a, fd_object *b, champ_difflist *added,
+                        champ_difflist *removed, champ_difflist *changed);
+static champ_node *fd_key_trie(fm_state *st, PyObject *op);
+
+/* Whether a - b and a & b read b's keys from its storage, with the stored
+ * hashes: a frozendict of this core whose type iterates as frozendict does
+ * (one that overrides __iter__ is iterated, as dict's operations iterate a
+ * dict subclass that overrides it). */
 static int
-fd_walks_keys_of(fm_state *st, PyObject *a, PyObject *b)
+fd_keys_from_storage(fm_state *st, PyObject *b)
 {
-    return Py_IS_TYPE(b, st->frozendict_type) && !fm_is_flat(fm_as_fd(a))
-           && !fm_is_flat(fm_as_fd(b))
-           && fm_as_fd(b)->len * FM_SHARING_WALK_RATIO >= fm_as_fd(a)->len;
+    return fm_is_frozendict(st, b) && Py_TYPE(b)->tp_iter == st->frozendict_type->tp_iter;
 }
 
-/* a's entries whose key b lacks, in a's order: champ_diff's removed (keys
- * only, no value compared), which skips the subtrees both tries share, so
- * O(d log n) for versions d edits apart.  The entries borrow from a, which
- * the caller holds (and b, across the keys' __eq__).  0 or -1. */
+/* a's entries whose key b lacks, in a's order, on the path
+ * mapping_pair_path chose (FM_PAIR_FLAT or FM_PAIR_WALK): the removed of
+ * fd_diff_flat or champ_diff (keys only, no value compared), which skip
+ * what both share, so O(d log n) for versions d edits apart.  The entries
+ * borrow from a, which the caller holds (and b, across the keys' __eq__).
+ * 0 or -1. */
 static int
-fd_keys_missing_from(PyObject *a, PyObject *b, champ_difflist *missing)
+fd_keys_missing_from(fm_state *st, PyObject *a, PyObject *b, fm_pair_path path,
+                     champ_difflist *missing)
 {
-    if (champ_diff(fm_as_fd(a)->root, fm_as_fd(b)->root, NULL, missing, NULL, 0) < 0) {
-        return -1;
+    int r;
+    if (path == FM_PAIR_FLAT) {
+        r = fd_diff_flat(fm_as_fd(a), fm_as_fd(b), NULL, missing, NULL);
     }
-    if (missing->len > 1) { /* qsort(NULL, 0, ...) is undefined behaviour */
+    else {
+        champ_node *ra = fd_key_trie(st, a);
+        champ_node *rb = ra != NULL ? fd_key_trie(st, b) : NULL;
+        r = rb != NULL ? champ_diff(ra, rb, NULL, missing, NULL, 0) : -1;
+        champ_xdecref(ra);
+        champ_xdecref(rb);
+    }
+    if (r == 0 && missing->len > 1) { /* qsort(NULL, 0, ...) is undefined behaviour */
         qsort(missing->items, missing->len, sizeof(champ_entry), transient_compare_seq);
     }
-    return 0;
+    return r;
 }
 
 /* a without the entries of `gone` (a's own, none of them the whole of a):
@@ -1322,17 +1363,15 @@ done:
     return result;
 }
 
-/* a - b (subtract 1) or a & b (0) for fd_walks_keys_of, from a's entries
- * whose key b lacks: a - b builds a version of them anew, a & b removes
- * them from a. */
+/* a - b (subtract 1) or a & b (0) on the path FM_PAIR_FLAT or
+ * FM_PAIR_WALK, from a's entries whose key b lacks: a - b builds a version
+ * of them anew, a & b removes them from a.  The caller holds a and b. */
 static PyObject *
-fd_keys_walk(fm_state *st, PyObject *a, PyObject *b, int subtract)
+fd_keys_walk(fm_state *st, PyObject *a, PyObject *b, fm_pair_path path, int subtract)
 {
     champ_difflist missing = {0};
     PyObject *result = NULL;
-    Py_INCREF(a);
-    Py_INCREF(b);
-    if (fd_keys_missing_from(a, b, &missing) < 0) {
+    if (fd_keys_missing_from(st, a, b, path, &missing) < 0) {
         goto done;
     }
     /* a itself when b removes nothing from it: none of b's keys are in a
@@ -1348,8 +1387,35 @@ fd_keys_walk(fm_state *st, PyObject *a, PyObject *b, int subtract)
     }
 done:
     champ_difflist_free(&missing);
-    Py_DECREF(a);
-    Py_DECREF(b);
+    return result;
+}
+
+/* a - b of a frozendict b on FM_PAIR_ENTRIES: b's entries removed from a
+ * transient of a one by one, in b's order, with their stored hashes.  The
+ * caller holds a and b. */
+static PyObject *
+fd_minus_entries(fm_state *st, PyObject *a, PyObject *b)
+{
+    champ_difflist entries = {0};
+    PyObject *result = NULL;
+    transient t;
+    if (transient_init_from(st, &t, a) < 0) {
+        return NULL;
+    }
+    if (mapping_entries_in_order(fm_as_fd(b), &entries) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < entries.len; i++) {
+        champ_entry *e = &entries.items[i];
+        if (transient_dissoc_hashed(st, &t, e->hash, e->key, NULL) == FM_ERROR) {
+            goto done;
+        }
+    }
+    result = t.len == fm_as_fd(a)->len ? transient_version_exact(st, a)
+                                       : transient_publish(st, &t, st->frozendict_type);
+done:
+    champ_difflist_free(&entries);
+    transient_clear(&t);
     return result;
 }
 
@@ -1363,8 +1429,16 @@ fd_tp_subtract(PyObject *a, PyObject *b)
     if (fd_refuse_text_operand(a, "-", b)) {
         return NULL;
     }
-    if (fd_walks_keys_of(st, a, b)) {
-        return fd_keys_walk(st, a, b, 1);
+    if (fd_keys_from_storage(st, b)) {
+        Py_INCREF(a);
+        Py_INCREF(b);
+        fm_pair_path path =
+            mapping_pair_path(fm_as_fd(a)->len, fm_is_flat(fm_as_fd(a)), fm_as_fd(b));
+        PyObject *result = path == FM_PAIR_ENTRIES ? fd_minus_entries(st, a, b)
+                                                   : fd_keys_walk(st, a, b, path, 1);
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return result;
     }
     PyObject *it = fd_iter_or_notimpl(b);
     if (it == NULL) {
@@ -1392,6 +1466,43 @@ fd_tp_subtract(PyObject *a, PyObject *b)
     return result;
 }
 
+/* a & b of the entries found: a's entries, each found for one of b's keys
+ * (in any order, perhaps more than once), into a version of them in a's
+ * order; a itself when they are all of a's.  The caller holds a. */
+static PyObject *
+fd_and_found(fm_state *st, PyObject *a, champ_difflist *found)
+{
+    if (found->len > 1) { /* qsort(NULL, 0, ...) is undefined behaviour */
+        qsort(found->items, found->len, sizeof(champ_entry), transient_compare_seq);
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < found->len; i++) {
+        if (n == 0 || found->items[n - 1].seq != found->items[i].seq) {
+            found->items[n++] = found->items[i];
+        }
+    }
+    if (n == fm_as_fd(a)->len) {
+        return transient_version_exact(st, a);
+    }
+    PyObject *result = NULL;
+    transient t;
+    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        return NULL;
+    }
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        champ_entry *e = &found->items[i];
+        if (transient_put_new(st, &t, e->hash, e->key, e->value) < 0) {
+            break;
+        }
+    }
+    if (i == n) {
+        result = transient_publish(st, &t, st->frozendict_type);
+    }
+    transient_clear(&t);
+    return result;
+}
+
 static PyObject *
 fd_tp_and(PyObject *a, PyObject *b)
 {
@@ -1402,64 +1513,54 @@ fd_tp_and(PyObject *a, PyObject *b)
     if (fd_refuse_text_operand(a, "&", b)) {
         return NULL;
     }
-    if (fd_walks_keys_of(st, a, b)) {
-        return fd_keys_walk(st, a, b, 0);
-    }
-    PyObject *it = fd_iter_or_notimpl(b);
-    if (it == NULL) {
-        return PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
-    }
-    fd_object *self = fm_as_fd(a);
-    Py_INCREF(self);
-    champ_difflist found = {0};
-    PyObject *key, *result = NULL;
-    while ((key = PyIter_Next(it)) != NULL) {
-        champ_entry e;
-        int r = fd_find_entry(a, key, &e);
-        Py_DECREF(key);
-        if (r < 0) {
-            break;
+    PyObject *it = NULL, *key, *result = NULL;
+    champ_difflist found = {0}, entries = {0};
+    Py_INCREF(a);
+    Py_INCREF(b);
+    if (fd_keys_from_storage(st, b)) {
+        fm_pair_path path =
+            mapping_pair_path(fm_as_fd(a)->len, fm_is_flat(fm_as_fd(a)), fm_as_fd(b));
+        if (path != FM_PAIR_ENTRIES) {
+            result = fd_keys_walk(st, a, b, path, 0);
+            goto done;
         }
-        if (r > 0) {
-            if (champ_difflist_append(&found, &e) < 0) {
-                break;
+        /* b's entries in its order, each looked for with its stored hash */
+        if (mapping_entries_in_order(fm_as_fd(b), &entries) < 0) {
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < entries.len; i++) {
+            champ_entry e;
+            int r = fd_find_entry_hashed(a, entries.items[i].hash, entries.items[i].key, &e);
+            if (r < 0 || (r > 0 && champ_difflist_append(&found, &e) < 0)) {
+                goto done;
             }
         }
     }
-    Py_DECREF(it);
-    if (PyErr_Occurred()) {
-        goto done;
-    }
-    if (found.len > 1) /* qsort(NULL, 0, ...) is undefined behaviour */
-        qsort(found.items, found.len, sizeof(champ_entry), transient_compare_seq);
-    Py_ssize_t n = 0;
-    for (Py_ssize_t i = 0; i < found.len; i++) {
-        if (n == 0 || found.items[n - 1].seq != found.items[i].seq) {
-            found.items[n++] = found.items[i];
+    else {
+        it = fd_iter_or_notimpl(b);
+        if (it == NULL) {
+            result = PyErr_Occurred() ? NULL : Py_NewRef(Py_NotImplemented);
+            goto done;
+        }
+        while ((key = PyIter_Next(it)) != NULL) {
+            champ_entry e;
+            int r = fd_find_entry(a, key, &e);
+            Py_DECREF(key);
+            if (r < 0 || (r > 0 && champ_difflist_append(&found, &e) < 0)) {
+                goto done;
+            }
+        }
+        if (PyErr_Occurred()) {
+            goto done;
         }
     }
-    if (n == self->len) {
-        result = transient_version_exact(st, a);
-        goto done;
-    }
-    transient t;
-    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
-        goto done;
-    }
-    Py_ssize_t i;
-    for (i = 0; i < n; i++) {
-        champ_entry *e = &found.items[i];
-        if (transient_put_new(st, &t, e->hash, e->key, e->value) < 0) {
-            break;
-        }
-    }
-    if (i == n) {
-        result = transient_publish(st, &t, st->frozendict_type);
-    }
-    transient_clear(&t);
+    result = fd_and_found(st, a, &found);
 done:
+    Py_XDECREF(it);
     champ_difflist_free(&found);
-    Py_DECREF(self);
+    champ_difflist_free(&entries);
+    Py_DECREF(a);
+    Py_DECREF(b);
     return result;
 }
 
@@ -1528,77 +1629,167 @@ fd_key_trie(fm_state *st, PyObject *op)
     return fm_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
 }
 
+/* The entry at position i of the flat version fd (its position for the
+ * seq; key and value borrowed from fd). */
+static inline champ_entry
+fd_flat_entry(fd_object *fd, Py_ssize_t i)
+{
+    flat_key k = fm_flat_keys(fd)[i];
+    return (champ_entry){k.hash, (uint64_t)i, k.key, fm_flat_values(fd)[i]};
+}
+
+/* Whether the flat versions a and b hold the same key object under the
+ * same stored hash at positions i and j. */
+static inline int
+fd_flat_same_key(fd_object *a, Py_ssize_t i, fd_object *b, Py_ssize_t j)
+{
+    flat_key ka = fm_flat_keys(a)[i], kb = fm_flat_keys(b)[j];
+    return ka.key == kb.key && ka.hash == kb.hash;
+}
+
+/* Whether the flat version fd holds this very key object under the stored
+ * hash h at position i. */
+static inline int
+fd_flat_keys_at_hash(fd_object *fd, Py_ssize_t i, Py_uhash_t h, PyObject *key)
+{
+    flat_key k = fm_flat_keys(fd)[i];
+    return k.key == key && k.hash == h;
+}
+
+/* Append (unless changed is NULL) the pair of entries of one key, a's at i
+ * and b's at j, when their values differ: old is not new and old != new.
+ * 0 or -1. */
+static int
+fd_flat_value_change(fd_object *a, Py_ssize_t i, fd_object *b, Py_ssize_t j,
+                     champ_difflist *changed)
+{
+    if (changed == NULL) {
+        return 0;
+    }
+    champ_entry ea = fd_flat_entry(a, i), eb = fd_flat_entry(b, j);
+    if (ea.value == eb.value) {
+        return 0;
+    }
+    Py_INCREF(ea.value);
+    Py_INCREF(eb.value);
+    int ne = PyObject_RichCompareBool(ea.value, eb.value, Py_NE);
+    Py_DECREF(ea.value);
+    Py_DECREF(eb.value);
+    if (ne > 0
+        && (champ_difflist_append(changed, &ea) < 0
+            || champ_difflist_append(changed, &eb) < 0)) {
+        return -1;
+    }
+    return ne < 0 ? -1 : 0;
+}
+
 /* What differs from a to b, two flat versions the caller holds, into the
  * lists as champ_diff gives them (pairs (a's entry, b's entry) in changed;
- * seqs are positions): a's entries in order, each looked for in b at the
- * same position by identity first (versions derived from one another keep
- * their order, as == uses), then among b's unmatched entries of an equal
- * hash in b's order (b's key == a's key), as the pure core's _diff_lists;
- * values compared by identity, then !=.  The entries borrow from a and b.
- * 0 or -1. */
+ * seqs are positions; a list given as NULL is not wanted).  Mirrors the
+ * pure core's flat_diff step for step, so both make the same user calls.
+ *
+ * Positions first: versions derived from one another hold the same key
+ * objects at the same positions, shifted by one past a delete (a new key
+ * goes last).  Positions where both hold the same key and value objects
+ * are skipped (no user code); where the same key object sits under the same
+ * stored hash, the values are compared (old is not new and old != new);
+ * one side's entry whose key the other side holds one position further is
+ * left over, the walk going on from there.  The entries left over are
+ * matched by hash, then key (champ_diff_lists, the keys' __eq__).  The
+ * entries borrow from a and b.  0 or -1. */
 static int
 fd_diff_flat(fd_object *a, fd_object *b, champ_difflist *added, champ_difflist *removed,
              champ_difflist *changed)
 {
-    char used[FLAT_MAX] = {0};
-    Py_ssize_t na = a->len, nb = b->len;
-    for (Py_ssize_t i = 0; i < na; i++) {
-        /* Read again each time: __eq__ and != run user code (a and b, which
-         * hold their owners, are held by the caller). */
-        flat_key *ka = fm_flat_keys(a), *kb = fm_flat_keys(b);
-        champ_entry ea = {ka[i].hash, (uint64_t)i, ka[i].key, fm_flat_values(a)[i]};
-        Py_ssize_t j = i;
-        if (i >= nb || used[i] || kb[i].key != ea.key || kb[i].hash != ea.hash) {
-            for (j = 0; j < nb; j++) {
-                kb = fm_flat_keys(b);
-                if (used[j] || kb[j].hash != ea.hash) {
-                    continue;
+    champ_difflist loose_a = {0}, loose_b = {0};
+    Py_ssize_t la = a->len, lb = b->len, i = 0, j = 0;
+    int r = -1;
+    int same_hashes = la == lb;
+    for (Py_ssize_t p = 0; same_hashes && p < la; p++) {
+        same_hashes = fm_flat_keys(a)[p].hash == fm_flat_keys(b)[p].hash;
+    }
+    if (same_hashes) {
+        /* The same stored hashes at every position (a value changed, or
+         * none: versions that share their keys): only the items can differ. */
+        for (Py_ssize_t p = 0; p < la; p++) {
+            if (fd_flat_same_key(a, p, b, p)) {
+                if (fd_flat_value_change(a, p, b, p, changed) < 0) {
+                    goto done;
                 }
-                int eq = champ_keys_equal(kb[j].key, ea.key);
-                if (eq < 0) {
-                    return -1;
-                }
-                if (eq) {
-                    break;
+            }
+            else {
+                champ_entry ea = fd_flat_entry(a, p), eb = fd_flat_entry(b, p);
+                if (champ_difflist_append(&loose_a, &ea) < 0
+                    || champ_difflist_append(&loose_b, &eb) < 0) {
+                    goto done;
                 }
             }
         }
-        if (j == nb) {
-            if (champ_difflist_append(removed, &ea) < 0) {
-                return -1;
+        i = j = la;
+    }
+    while (i < la && j < lb) {
+        int shifted = 0;
+        Py_ssize_t span = la - i < lb - j ? la - i : lb - j;
+        for (Py_ssize_t k = 0; k < span; k++) {
+            Py_ssize_t p = i + k, q = j + k;
+            if (fd_flat_same_key(a, p, b, q)) {
+                /* one key, its value perhaps replaced (nothing to do when
+                 * the value is the same object too) */
+                if (fd_flat_value_change(a, p, b, q, changed) < 0) {
+                    goto done;
+                }
+                continue;
             }
-            continue;
+            champ_entry ea = fd_flat_entry(a, p), eb = fd_flat_entry(b, q);
+            if (p + 1 < la && fd_flat_keys_at_hash(a, p + 1, eb.hash, eb.key)) {
+                if (champ_difflist_append(&loose_a, &ea) < 0) { /* gone from b */
+                    goto done;
+                }
+                i = p + 1;
+                j = q;
+                shifted = 1;
+                break;
+            }
+            if (q + 1 < lb && fd_flat_keys_at_hash(b, q + 1, ea.hash, ea.key)) {
+                if (champ_difflist_append(&loose_b, &eb) < 0) { /* not in a */
+                    goto done;
+                }
+                i = p;
+                j = q + 1;
+                shifted = 1;
+                break;
+            }
+            if (champ_difflist_append(&loose_a, &ea) < 0
+                || champ_difflist_append(&loose_b, &eb) < 0) {
+                goto done;
+            }
         }
-        used[j] = 1;
-        kb = fm_flat_keys(b);
-        champ_entry eb = {kb[j].hash, (uint64_t)j, kb[j].key, fm_flat_values(b)[j]};
-        if (ea.value == eb.value) {
-            continue;
-        }
-        Py_INCREF(ea.value);
-        Py_INCREF(eb.value);
-        int ne = PyObject_RichCompareBool(ea.value, eb.value, Py_NE);
-        Py_DECREF(ea.value);
-        Py_DECREF(eb.value);
-        if (ne < 0) {
-            return -1;
-        }
-        if (ne
-            && (champ_difflist_append(changed, &ea) < 0
-                || champ_difflist_append(changed, &eb) < 0)) {
-            return -1;
+        if (!shifted) {
+            i += span;
+            j += span;
         }
     }
-    for (Py_ssize_t j = 0; j < nb; j++) {
-        if (!used[j]) {
-            champ_entry eb = {fm_flat_keys(b)[j].hash, (uint64_t)j, fm_flat_keys(b)[j].key,
-                              fm_flat_values(b)[j]};
-            if (champ_difflist_append(added, &eb) < 0) {
-                return -1;
-            }
+    for (; i < la; i++) {
+        champ_entry ea = fd_flat_entry(a, i);
+        if (champ_difflist_append(&loose_a, &ea) < 0) {
+            goto done;
         }
     }
-    return 0;
+    for (; j < lb; j++) {
+        champ_entry eb = fd_flat_entry(b, j);
+        if (champ_difflist_append(&loose_b, &eb) < 0) {
+            goto done;
+        }
+    }
+    r = 0;
+    if (loose_a.len || loose_b.len) {
+        r = champ_diff_lists(loose_a.items, loose_a.len, loose_b.items, loose_b.len, added,
+                             removed, changed, 0);
+    }
+done:
+    champ_difflist_free(&loose_a);
+    champ_difflist_free(&loose_b);
+    return r;
 }
 
 static PyObject *
@@ -1612,14 +1803,17 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     champ_node *ra = NULL, *rb = NULL;
     Py_INCREF(op);
     Py_INCREF(other);
-    if (fm_is_flat(fm_as_fd(op)) && fm_is_flat(fm_as_fd(other))) {
-        if (fd_diff_flat(fm_as_fd(op), fm_as_fd(other), &added, &removed, &changed) < 0) {
+    fd_object *a = fm_as_fd(op);
+    if (mapping_pair_path(a->len, fm_is_flat(a), fm_as_fd(other)) == FM_PAIR_FLAT) {
+        if (fd_diff_flat(a, fm_as_fd(other), &added, &removed, &changed) < 0) {
             goto done;
         }
     }
     else {
-        /* One flat side is walked as a key trie built for the walk (a cold
-         * path); its entries borrow from the version, held here. */
+        /* diff lists every entry of both sides that differs, so it walks
+         * where another operation would read the operand's entries; a flat
+         * side is walked as a key trie built for the walk, whose entries
+         * borrow from the version, held here. */
         ra = fd_key_trie(st, op);
         rb = ra ? fd_key_trie(st, other) : NULL;
         if (rb == NULL || champ_diff(ra, rb, &added, &removed, &changed, 0) < 0) {
@@ -1720,8 +1914,50 @@ fd_py_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
     return result;
 }
 
-/* fd.merge_with(fn, *others): frozenmap._common.merge_with, shared by both
- * cores (an Evolver edit per key; no speed to gain in C). */
+/* One entry of merge_with: key (hash h) set to value, or to fn(old, value)
+ * when t holds it.  t is merge_with's private builder (no user code can
+ * reach it); key and value are held by the caller.  0 or -1. */
+static int
+fd_merge_entry_with(fm_state *st, transient *t, PyObject *fn, Py_uhash_t h, PyObject *key,
+                    PyObject *value)
+{
+    PyObject *old = NULL;
+    if (t->flat != NULL) {
+        Py_ssize_t index;
+        fm_lookup r = flat_t_find(t, h, key, &index);
+        if (r == FM_ERROR) {
+            return -1;
+        }
+        if (r == FM_FOUND) {
+            old = Py_NewRef(fm_flat_values(t->flat)[index]);
+        }
+    }
+    else {
+        champ_entry *e;
+        int r = champ_find(t->root, h, key, &e);
+        if (r < 0) {
+            return -1;
+        }
+        if (r > 0) {
+            old = Py_NewRef(e->value);
+        }
+    }
+    PyObject *merged =
+        old != NULL ? PyObject_CallFunctionObjArgs(fn, old, value, NULL) : Py_NewRef(value);
+    Py_XDECREF(old);
+    if (merged == NULL) {
+        return -1;
+    }
+    fm_edit r = transient_assoc_hashed(st, t, h, key, merged);
+    Py_DECREF(merged);
+    return r == FM_EDIT_FAILED ? -1 : 0;
+}
+
+/* fd.merge_with(fn, *others): each other merged into a private builder of
+ * fd in turn, a frozendict of this core read from its storage (its entries
+ * in its order, with their stored hashes: mapping_entries_in_order), any
+ * other mapping through items(), each key hashed once.  fd itself (exact)
+ * when nothing changed.  Mirrors merge_with in frozendict.py. */
 static PyObject *
 fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1731,16 +1967,62 @@ fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    PyObject *others = PyTuple_New(nargs - 1);
-    if (others == NULL) {
+    PyObject *fn = args[0], *result = NULL, *items = NULL;
+    champ_difflist entries = {0};
+    fd_object *fd = fm_as_fd(op);
+    transient t;
+    Py_INCREF(op);
+    if (transient_init_flat_from(st, &t, op) < 0) {
+        Py_DECREF(op);
         return NULL;
     }
     for (Py_ssize_t i = 1; i < nargs; i++) {
-        PyTuple_SET_ITEM(others, i - 1, Py_NewRef(args[i]));
+        PyObject *other = args[i];
+        if (fm_is_frozendict(st, other)) {
+            entries.len = 0;
+            if (mapping_entries_in_order(fm_as_fd(other), &entries) < 0) {
+                goto done;
+            }
+            for (Py_ssize_t j = 0; j < entries.len; j++) {
+                champ_entry *e = &entries.items[j];
+                if (fd_merge_entry_with(st, &t, fn, e->hash, e->key, e->value) < 0) {
+                    goto done;
+                }
+            }
+            continue;
+        }
+        /* any other mapping: its items(), read as a list of pairs by
+         * frozenmap._cold.merge_with_items, shared with the pure core */
+        PyObject *reader = fd_cold("merge_with_items");
+        items = reader != NULL ? PyObject_CallOneArg(reader, other) : NULL;
+        Py_XDECREF(reader);
+        if (items == NULL) {
+            goto done;
+        }
+        for (Py_ssize_t j = 0; j < PyList_GET_SIZE(items); j++) {
+            /* (the list is ours alone: its pairs, exact 2-tuples, stay) */
+            PyObject *pair = PyList_GET_ITEM(items, j);
+            PyObject *key = PyTuple_GET_ITEM(pair, 0), *value = PyTuple_GET_ITEM(pair, 1);
+            Py_uhash_t h;
+            if (hashing_key_hash_fast(key, &h) < 0
+                || fd_merge_entry_with(st, &t, fn, h, key, value) < 0) {
+                goto done;
+            }
+        }
+        Py_CLEAR(items);
     }
-    PyObject *result =
-        PyObject_CallMethod(st->common, "merge_with", "OOO", op, args[0], others);
-    Py_DECREF(others);
+    /* fd itself when nothing changed (or changes that cancel out) */
+    int same = t.len == fd->len
+               && (t.flat != NULL   ? flat_t_same_items(fd, &t)
+                   : fm_is_flat(fd) ? flat_same_items(fd, t.root, t.len)
+                                    : champ_identical(fd->root, t.root));
+    result = same ? transient_version_exact(st, op)
+                  : transient_publish(st, &t, st->frozendict_type);
+done:
+    Py_XDECREF(items);
+    champ_difflist_free(&entries);
+    transient_clear(&t);
+    Py_DECREF(op);
     return result;
 }
 
@@ -1823,7 +2105,22 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
     if (out == NULL) {
         return NULL;
     }
-    if (fm_is_flat(fm_as_fd(op))) {
+    fd_object *fd = fm_as_fd(op);
+    if (fm_is_flat(fd)) {
+        /* its key block, then its values (the pure core: its two tuples) */
+        PyObject *ids[2] = {NULL, NULL};
+        if (fd->len) {
+            ids[0] = PyLong_FromVoidPtr(fd->keys);
+            ids[1] = ids[0] ? PyLong_FromVoidPtr(fd->values) : NULL;
+        }
+        for (int i = 0; fd->len && i < 2; i++) {
+            if (ids[i] == NULL || PyList_Append(out, ids[i]) < 0) {
+                Py_CLEAR(out);
+                break;
+            }
+        }
+        Py_XDECREF(ids[0]);
+        Py_XDECREF(ids[1]);
         return out;
     }
     if (champ_node_ids(fm_as_fd(op)->root, out) < 0
@@ -1960,7 +2257,8 @@ static PyMethodDef fd_methods[] = {
     {"_check", fd_py_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
     {"_node_ids", fd_py_node_ids, METH_NOARGS,
-     "Addresses of every key-trie and order-trie node of this version."},
+     "Addresses of every key-trie and order-trie node of this version (of a flat\n"
+     "version: its key block and its values)."},
     {"_dump", fd_py_dump, METH_NOARGS, "A readable dump of both tries."},
     {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},

@@ -1309,11 +1309,7 @@ champ_collect(champ_entry *e, void *arg)
     return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
 }
 
-/* Diff two entry lists matched by hash, then key (a's key == b's key is
- * asked as b_key == a_key, like a lookup of a's key in b).  Entries of one
- * hash are adjacent in trie order, so b's leftovers come out grouped by hash
- * in b's order, as in the pure core. */
-static int
+int
 champ_diff_lists(champ_entry *a, Py_ssize_t na, champ_entry *b, Py_ssize_t nb,
                  champ_difflist *added, champ_difflist *removed, champ_difflist *changed,
                  int by_identity)

@@ -189,29 +189,6 @@ merge_items_of(fm_state *st, transient *t, PyObject *base, PyObject *arg)
     return r;
 }
 
-static int
-merge_collect_entry(champ_entry *e, void *arg)
-{
-    return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
-}
-
-/* hasattr(obj, name) as Python spells it: only AttributeError means no. */
-static int
-merge_hasattr(PyObject *obj, PyObject *name, PyObject **out)
-{
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            PyErr_Clear();
-            *out = NULL;
-            return 0;
-        }
-        return -1;
-    }
-    *out = v;
-    return 1;
-}
-
 /* Whether tp iterates as base does (it does not override __iter__): then
  * dict_merge reads it from base's storage.  1, 0 or -1. */
 static int
@@ -232,62 +209,76 @@ merge_default_iter(PyTypeObject *tp, PyObject *base)
 /* Add a version's items in its order with their stored hashes: stored keys
  * are never hashed again (the entries borrow from src, held by the caller).
  *
- * Only the entries that change something are applied: those whose key t
- * lacks and those bringing another value object, found by champ_diff by
- * identity, which skips the subtrees both tries share (the same node holds
- * the very same key and value objects, which applying would leave as they
- * are).  They are applied in src's order, one by one as before, so the
- * result (items, order, which key object stays, the hash accumulator) is
- * what applying every entry gives, in O(d log n) for versions d edits
- * apart.  The walk is taken when src holds at least 1/FM_SHARING_WALK_RATIO
- * of t's entries: it costs at most O(n + k) for n entries in t and k in
- * src, so then never more than reading src's k entries one by one
- * (O(k log n)), which a smaller src still gets (a walk would list a big
- * map's subtrees beside a small operand's entries).  Mirrors
- * _merge_frozendict in transient.py. */
+ * The path is mapping_pair_path's.  FM_PAIR_FLAT and FM_PAIR_ENTRIES apply
+ * every entry of src in its order (those that change nothing leave t as it
+ * was; into a fresh t, without a lookup, as an adoption would).
+ * FM_PAIR_WALK applies only the entries that change something: those whose
+ * key t lacks and those bringing another value object, found by champ_diff
+ * by identity, which skips the subtrees both tries share (the same node
+ * holds the very same key and value objects, which applying would leave as
+ * they are); a t in flat mode is promoted first (src alone outgrows it),
+ * and an empty t takes src's tries in O(1).
+ * They are applied in src's order, one by one as before, so the result
+ * (items, order, which key object stays, the hash accumulator) is what
+ * applying every entry gives, in O(d log n) for versions d edits apart.
+ * Mirrors merge_version in merge.py. */
 static int
 merge_version(fm_state *st, transient *t, fd_object *src)
 {
     champ_difflist entries = {0}, changed = {0};
     int r = 0;
-    if (fm_is_flat(src)) {
-        /* Already in order, with their hashes (src is held by the caller);
-         * into a fresh t they go without a lookup, as an adoption would. */
-        int fresh = t->len == 0 && t->next_seq == 0;
-        for (Py_ssize_t i = 0; r == 0 && i < src->len; i++) {
-            flat_key *e = &fm_flat_keys(src)[i]; /* again each time: user code */
-            PyObject *value = fm_flat_values(src)[i];
+    fm_pair_path path = mapping_pair_path(t->len, t->flat != NULL, src);
+    if (path != FM_PAIR_WALK) {
+        int fresh = t->len == 0 && t->next_seq == 0 && t->flat == NULL;
+        r = mapping_entries_in_order(src, &entries);
+        for (Py_ssize_t i = 0; r == 0 && i < entries.len; i++) {
+            champ_entry *e = &entries.items[i];
             if (fresh) {
-                r = transient_put_new(st, t, e->hash, e->key, value);
+                r = transient_put_new(st, t, e->hash, e->key, e->value);
             }
-            else if (transient_assoc_hashed(st, t, e->hash, e->key, value) == FM_EDIT_FAILED) {
+            else if (transient_assoc_hashed(st, t, e->hash, e->key, e->value)
+                     == FM_EDIT_FAILED) {
                 r = -1;
             }
         }
         if (r == 0 && fresh) {
             t->acc_valid = fm_version_acc(src, &t->acc);
         }
+        champ_difflist_free(&entries);
         return r;
+    }
+    if (t->len == 0) {
+        /* An empty t takes src's tries (what applying every entry in order
+         * would build), in O(1): src's references on the roots make later
+         * edits copy.  Installed first, the old parts released last (an
+         * Evolver's finalizers see the new state). */
+        champ_node *old_root = t->root;
+        order_node *old_order = t->order;
+        fd_object *old_flat = t->flat;
+        t->root = champ_newref(src->root);
+        t->order = (order_node *)Py_XNewRef(src->order);
+        t->flat = NULL;
+        t->len = src->len;
+        t->next_seq = src->next_seq;
+        t->acc_valid = fm_version_acc(src, &t->acc);
+        champ_xdecref(old_root);
+        Py_XDECREF(old_order);
+        Py_XDECREF(old_flat);
+        return 0;
     }
     if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) { /* src alone outgrows it */
         return -1;
     }
-    if (src->len * FM_SHARING_WALK_RATIO >= t->len) {
-        /* Held across the keys' __eq__ in the walk, whose entries borrow
-         * from it (nothing edits t meanwhile: a private builder, or an
-         * Evolver's update(), which holds its roots and refuses edits from
-         * inside). */
-        champ_node *root = champ_newref(t->root);
-        r = champ_diff(root, src->root, &entries, NULL, &changed, 1);
-        /* changed holds pairs (t's entry, src's entry): src's are applied */
-        for (Py_ssize_t i = 1; r == 0 && i < changed.len; i += 2) {
-            r = champ_difflist_append(&entries, &changed.items[i]);
-        }
-        champ_decref(root);
+    /* Held across the keys' __eq__ in the walk, whose entries borrow from
+     * it (nothing edits t meanwhile: a private builder, or an Evolver's
+     * update(), which holds its roots and refuses edits from inside). */
+    champ_node *root = champ_newref(t->root);
+    r = champ_diff(root, src->root, &entries, NULL, &changed, 1);
+    /* changed holds pairs (t's entry, src's entry): src's are applied */
+    for (Py_ssize_t i = 1; r == 0 && i < changed.len; i += 2) {
+        r = champ_difflist_append(&entries, &changed.items[i]);
     }
-    else {
-        r = champ_foreach(src->root, merge_collect_entry, &entries);
-    }
+    champ_decref(root);
     if (r == 0 && entries.len > 1) {
         qsort(entries.items, entries.len, sizeof(champ_entry), transient_compare_seq);
     }
@@ -424,20 +415,7 @@ static int
 merge_arg(fm_state *st, transient *t, PyObject *arg)
 {
     if (fm_is_frozendict(st, arg)) {
-        fd_object *src = (fd_object *)arg;
-        if (t->len == 0 && t->next_seq == 0 && !fm_is_flat(src)) {
-            /* Adopt the version's roots: O(1), the same items and order. */
-            if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) {
-                return -1;
-            }
-            champ_setref(&t->root, champ_newref(src->root));
-            Py_XSETREF(t->order, (order_node *)Py_XNewRef(src->order));
-            t->len = src->len;
-            t->next_seq = src->next_seq;
-            t->acc_valid = fm_version_acc(src, &t->acc);
-            return 0; /* src's references on the roots make edits copy */
-        }
-        return merge_version(st, t, src);
+        return merge_version(st, t, (fd_object *)arg);
     }
     if (PyDict_CheckExact(arg)) {
         if (t->len == 0 && t->next_seq == 0) {
@@ -459,7 +437,7 @@ merge_arg(fm_state *st, transient *t, PyObject *arg)
         }
     }
     PyObject *keys_method;
-    int has = merge_hasattr(arg, st->str_keys, &keys_method);
+    int has = fm_getattr_optional(arg, st->str_keys, &keys_method);
     if (has < 0) {
         return -1;
     }

@@ -53,6 +53,22 @@ fm_tp_name_tail(PyTypeObject *tp)
     return dot != NULL ? dot + 1 : tp->tp_name;
 }
 
+int
+fm_getattr_optional(PyObject *obj, PyObject *name, PyObject **out)
+{
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            PyErr_Clear();
+            *out = NULL;
+            return 0;
+        }
+        return -1;
+    }
+    *out = v;
+    return 1;
+}
+
 PyObject *
 fm_type_fullname(PyTypeObject *tp)
 {

@@ -117,6 +117,77 @@ mapping_is_anydict(fm_state *st, PyObject *obj)
     return 1;
 }
 
+/* --- two versions: the one choice of path --------------------------------- */
+
+/* How an operation reads two versions of this core: a (a version, or a
+ * builder: a_len entries, flat or in tries) and b, a frozendict of this
+ * core (any subclass) that the operation reads from its own storage.  Every
+ * operation on two such maps asks here, and only here: ==, diff, -, &, |,
+ * Evolver.update (and the constructor and |=, through the one merge) and
+ * merge_with.
+ *
+ *  - FM_PAIR_FLAT: both flat.  Entries are paired by position first (the
+ *    same key object under the same stored hash: versions derived from one
+ *    another keep their keys in order), the rest looked up (fd_diff_flat,
+ *    fd_flat_equal); a merge applies b's entries in order.
+ *  - FM_PAIR_ENTRIES: b flat beside tries, or in tries but holding less
+ *    than 1/FM_SHARING_WALK_RATIO of a's entries: b's entries are read one
+ *    by one in b's insertion order (mapping_entries_in_order) and looked up
+ *    in a with their stored hashes.  (diff lists all of both sides anyway:
+ *    it walks here too, over a key trie built for the flat side.)
+ *  - FM_PAIR_WALK: otherwise.  The two key tries are walked together
+ *    (champ_diff, champ_equal), skipping the subtrees they share; a flat a
+ *    takes tries for the walk (a transient is promoted, a version gets a
+ *    key trie built for the call, flat_key_trie).
+ *
+ * Every path keeps the guarantees of the tries: a stored key is never
+ * hashed again (its stored hash is compared, then the key object itself,
+ * then ==); on each entry identity is tried before __eq__, so the keys two
+ * related versions share are matched with no user code; values are
+ * compared identity first (merges: by identity alone); and both cores
+ * choose the same path for the same operands and walk it the same way, so
+ * they make the same user calls (__eq__, and values' __hash__ for the hash
+ * accumulator) in the same order.  Mirrors mapping_pair_path in reads.py. */
+fm_pair_path
+mapping_pair_path(Py_ssize_t a_len, int a_flat, fd_object *b)
+{
+    if (fm_is_flat(b)) {
+        return a_flat ? FM_PAIR_FLAT : FM_PAIR_ENTRIES;
+    }
+    if (b->len * FM_SHARING_WALK_RATIO < a_len) {
+        return FM_PAIR_ENTRIES;
+    }
+    return FM_PAIR_WALK;
+}
+
+static int
+mapping_collect_entry(champ_entry *e, void *arg)
+{
+    return champ_difflist_append((champ_difflist *)arg, e) < 0 ? -1 : 0;
+}
+
+int
+mapping_entries_in_order(fd_object *b, champ_difflist *out)
+{
+    if (fm_is_flat(b)) {
+        flat_key *keys = fm_flat_keys(b);
+        for (Py_ssize_t i = 0; i < b->len; i++) {
+            champ_entry e = {keys[i].hash, (uint64_t)i, keys[i].key, fm_flat_values(b)[i]};
+            if (champ_difflist_append(out, &e) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (champ_foreach(b->root, mapping_collect_entry, out) < 0) {
+        return -1;
+    }
+    if (out->len > 1) {
+        qsort(out->items, out->len, sizeof(champ_entry), transient_compare_seq);
+    }
+    return 0;
+}
+
 /* --- == and repr ------------------------------------------------------------ */
 
 /* The next (key, value) (borrowed) of a walk: the flat version's entry at

@@ -468,21 +468,27 @@ transient_remove_at(fm_state *st, transient *t, Py_ssize_t index, PyObject **old
 fm_lookup
 transient_dissoc(fm_state *st, transient *t, PyObject *key, PyObject **old_value)
 {
+    Py_uhash_t h;
+    if (hashing_key_hash_fast(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    return transient_dissoc_hashed(st, t, h, key, old_value);
+}
+
+fm_lookup
+transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
+                        PyObject **old_value)
+{
     if (t->flat != NULL) {
-        Py_uhash_t fh;
         Py_ssize_t index;
-        if (hashing_key_hash_fast(key, &fh) < 0) {
-            return FM_ERROR;
-        }
-        fm_lookup r = flat_t_find(t, fh, key, &index);
+        fm_lookup r = flat_t_find(t, h, key, &index);
         if (r == FM_FOUND && transient_remove_at(st, t, index, NULL, old_value) < 0) {
             return FM_ERROR;
         }
         return r;
     }
-    Py_uhash_t h;
     champ_entry *found;
-    fm_lookup r = transient_lookup(t, key, &h, &found);
+    fm_lookup r = (fm_lookup)champ_find(t->root, h, key, &found);
     if (r != FM_FOUND) {
         return r;
     }
@@ -500,7 +506,7 @@ transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
          * published makes later edits copy it. */
         fd_object *fd = t->flat;
         if (t->shared) { /* an Evolver's: its items stay private */
-            return flat_owner_copy(tp, fd, t->acc, t->acc_valid);
+            return flat_copy(tp, fd, t->acc, t->acc_valid);
         }
         if (tp != st->frozendict_type || !Py_IS_TYPE((PyObject *)fd, tp)) {
             return flat_version_copy(tp, fd);

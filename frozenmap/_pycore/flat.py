@@ -7,10 +7,9 @@ and the two tries at >= 33.  A flat version holds, in insertion order, the
 stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
 same below 9 entries).  32, not 8: a version derived from a map of 9-32 keys
-then costs its values only (the memory goal of issue 23; the numbers, and
-what a lookup at 17-32 keys pays in this core, in
-docs/notes/memory-of-versions.md); both cores must agree on the limit.  In
-this core the two trie slots of a frozendict hold
+then costs its values only (the numbers, and what a lookup at 17-32 keys
+pays in this core, in docs/design-decisions.md); both cores must agree on
+the limit.  In this core the two trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
 - ``_order``: the tuple of the items ``((k0, v0), (k1, v1), ...)``,
@@ -18,12 +17,12 @@ this core the two trie slots of a frozendict hold
 so a lookup scans the hashes with the interpreter's own ``in`` and
 ``tuple.index`` (ints compared with ints: no user code), iteration is a walk
 of one tuple, and a version with one value replaced shares the hashes.  (The
-C core keeps one allocation of n values then n (hash, key) pairs, and a
-version made by a value change holds its own values and the keys of the
-version it came from; the functions
-below are mirrored by ``frozenmap/_ccore/flat.c`` under the same names,
-but for ``flat_diff``, whose twin is ``fd_diff_flat`` in ``frozendict.c``
-beside the C core's other diff paths.)
+C core keeps an array of the values and a key block of the (hash, key)
+pairs, which a version made by a value change shares; the functions below
+are mirrored by ``frozenmap/_ccore/flat.c`` under the same names, but for
+``flat_diff`` and ``flat_equal``, whose twins are ``fd_diff_flat`` and
+``fd_flat_equal`` in ``frozendict.c`` beside the C core's other paths for
+two versions.)
 
 User code: a lookup (``flat_find``) visits the entries whose stored hash
 equals the key's, in insertion order, and for each compares identity, then
@@ -31,12 +30,14 @@ equals the key's, in insertion order, and for each compares identity, then
 key trie does.  The tuples are never changed, so a key's ``__eq__`` that
 derives, reads or drops versions meanwhile finds everything as it was.
 
-The derivations of many edits work on the tuples too, never on tries built
-for the call: a builder started from a flat version (``|``, ``-``, the
-Evolver) is in *flat mode* (``transient``: each edit makes new tuples, so
-publishing shares them) until it outgrows FLAT_MAX, and ``flat_diff`` pairs
-the entries of two versions by position first (related versions hold the
-same key objects in the same order), with lookups for the rest.
+The derivations of many edits work on the tuples too: a builder started
+from a flat version (``|``, ``-``, the Evolver) is in *flat mode*
+(``transient``: each edit makes new tuples, so publishing shares them) until
+it outgrows FLAT_MAX, and two flat versions meet on ``PAIR_FLAT`` (the one
+choice, ``reads.mapping_pair_path``): ``flat_equal`` and ``flat_diff`` pair
+their entries by position first (related versions hold the same key objects
+in the same order), with lookups for the rest.  A flat version beside tries
+is walked through a key trie built for the call (``flat_key_trie``).
 
 Crossing the threshold: a ``set`` that makes the key FLAT_MAX + 1 builds both
 tries from the entries in order (``flat_promote``, seqs 0..FLAT_MAX; a
@@ -82,6 +83,7 @@ __all__ = [
     "flat_with",
     "flat_without",
     "flat_promote",
+    "flat_key_trie",
     "flat_demote",
     "flat_entries",
     "flat_equal",
@@ -212,6 +214,14 @@ def flat_promote(
     # (the tuple as it is: list(items) leaks it when its allocation fails,
     # on CPython < 3.13)
     return root, order_build(items, owner)
+
+
+def flat_key_trie(hashes: Hashes, items: Items) -> BitmapNode:
+    """A key trie of a flat version's entries (their positions for seqs),
+    for a walk beside another version's tries (``PAIR_WALK``: ``diff``,
+    ``-``, ``&``).  Its nodes carry a fresh owner token: nobody edits them.
+    Runs no user code.  Cost: O(k log k)."""
+    return champ_build_items(hashes, items, object())
 
 
 def flat_demote(root: BitmapNode, order: Optional[OrderNode]) -> Tuple[Hashes, Items]:
@@ -382,9 +392,16 @@ def flat_check(hashes: Any, items: Any, length: int) -> None:
     assert length <= FLAT_MAX, "a flat version of %d keys (FLAT_MAX is %d)" % (length, FLAT_MAX)
     assert len(hashes) == length, "flat version holds %d hashes, len is %d" % (len(hashes), length)
     assert len(items) == length, "flat version holds %d items, len is %d" % (len(items), length)
+    seen = {}
     for h, item in zip(hashes, items):
         assert type(h) is int, "stored hash %r is not an int" % (h,)
         assert type(item) is tuple and len(item) == 2, "item %r is not a pair" % (item,)
+        # One key object may be stored twice (its hash changed between the
+        # two insertions, as dict allows), never twice under one hash: a
+        # lookup would have found the first by identity.
+        stored = (h, id(item[0]))
+        assert stored not in seen, "key %r twice under one hash" % (item[0],)
+        seen[stored] = True
 
 
 def flat_dump(hashes: Hashes, items: Items) -> List[str]:
