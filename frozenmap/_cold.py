@@ -22,7 +22,14 @@ from typing import Any
 from . import _common
 from ._typeinfo import type_dict, type_fullname, type_mro, type_name
 
-__all__ = ["subclass_state", "reconstruct", "deepcopy", "generic_diff", "or_foreign"]
+__all__ = [
+    "subclass_state",
+    "reconstruct",
+    "deepcopy",
+    "generic_diff",
+    "or_foreign",
+    "merge_with_items",
+]
 
 _MISSING: Any = object()
 
@@ -159,3 +166,20 @@ def or_foreign(fd: Any, other: Any, fd_on_left: bool) -> Any:
         dict.update(result, fd)  # PyDict_Update: never a subclass's update
         return result
     return NotImplemented
+
+
+def merge_with_items(other: Any) -> Any:
+    """``merge_with``'s reading of an operand that is not a frozendict of the
+    calling core: its ``items()``, read to the end, as a list of pairs
+    (unpacked as ``for key, value in other.items()`` unpacks them), or a
+    ``TypeError`` for an object without ``items``.  Both cores then merge the
+    pairs in order, each key hashed once."""
+    items = getattr(other, "items", None)
+    if items is None:
+        raise TypeError(
+            "merge_with() arguments must be mappings, not '%s'" % type_name(type(other))
+        )
+    pairs = []
+    for key, value in items():
+        pairs.append((key, value))
+    return pairs

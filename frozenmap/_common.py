@@ -15,7 +15,6 @@ __all__ = [
     "frozendict_types",
     "register_frozendict_type",
     "deepen_diff",
-    "merge_with",
     "ViewSetOps",
     "register_view_types",
 ]
@@ -213,22 +212,6 @@ def deepen_diff(diff: Diff) -> Diff:
     for key, sub in nested:
         e[key] = sub
     return Diff(diff.added, diff.removed, e.freeze())
-
-
-def merge_with(fd: Any, fn: Any, others: Tuple[Any, ...]) -> Any:
-    """``fd.merge_with(fn, *others)`` for both cores: keys already present get
-    ``fn(old, new)``, the others are added, in the order ``|`` gives."""
-    e = fd.evolve()
-    for other in others:
-        items = getattr(other, "items", None)
-        if items is None:
-            raise TypeError(
-                "merge_with() arguments must be mappings, not '%s'" % type(other).__name__
-            )
-        for key, value in items():
-            current = e.get(key, _MISSING)
-            e[key] = value if current is _MISSING else fn(current, value)
-    return e.freeze()
 
 
 def _core_frozendict(core: str) -> Any:

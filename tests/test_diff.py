@@ -195,3 +195,36 @@ def test_diff_against_non_mappings_fails(core):
     fd = core.frozendict(a=1)
     with pytest.raises((TypeError, AttributeError)):
         fd.diff(5)
+
+
+@pytest.mark.parametrize("n", [2, 31, 40])
+def test_an_identical_nan_is_unchanged_between_maps_built_apart(core, n):
+    """Two maps built apart (no shared structure) with the same key objects in
+    the same order and one value object that is not equal to itself: the
+    identity test before ``!=`` keeps it out of ``changed`` on every path
+    (both flat, both in tries, one of each)."""
+    nan = float("nan")
+    keys = ["k%d" % i for i in range(n)]
+    a = core.frozendict([(k, nan if k == "k0" else i) for i, k in enumerate(keys)])
+    b = core.frozendict([(k, nan if k == "k0" else i + (k == "k1")) for i, k in enumerate(keys)])
+    assert dict(a.diff(b).changed) == {"k1": (1, 2)}
+    assert not a.diff(core.frozendict(list(a.items())))  # another build of the same items
+    small = core.frozendict([("k0", nan), ("k1", 2)])
+    assert dict(small.diff(b).changed) == {}
+    assert dict(b.diff(small).changed) == {}
+
+
+@pytest.mark.parametrize(
+    "old, new, truth",
+    [
+        ({"a": 1}, {"a": 2}, True),  # changed only
+        ({}, {"a": 1}, True),  # added only
+        ({"a": 1}, {}, True),  # removed only
+        ({"a": 1}, {"a": 1}, False),
+        ({}, {}, False),
+    ],
+)
+def test_a_diff_is_truthy_when_any_field_holds_something(core, old, new, truth):
+    d = core.frozendict(old).diff(core.frozendict(new))
+    assert bool(d) is truth
+    assert (not d) is (not truth)

@@ -193,3 +193,21 @@ def test_a_small_operand_still_reads_its_entries(fd, small):
     assert list((a | b).items()) == [(i, -i if i < small else i) for i in range(1000)]
     assert list((a - b).items()) == [(i, i) for i in range(small, 1000)]
     assert list((a & b).items()) == [(i, i) for i in range(small)]
+
+
+def test_new_keys_of_a_related_operand_arrive_in_its_order(fd):
+    """The walk lists what b adds in trie order; they are applied in b's
+    insertion order, as the entry-by-entry path applies them (|, and an
+    Evolver's update)."""
+    a = fd({"k%d" % i: i for i in range(40)})
+    b = a
+    for i in reversed(range(30)):  # an order no hash gives
+        b = b.set("n%d" % i, i)
+    b = b.set("k3", "three")
+    expected = dict(a)
+    expected.update(b)
+    e = a.evolve()
+    e.update(b)
+    for merged in (a | b, e.freeze()):
+        assert list(merged.items()) == list(expected.items())
+        merged._check()

@@ -311,3 +311,30 @@ def test_positions_of_versions_shared_with_an_evolver_batch(core):
     expected = [k for k in range(1000) if k % 3] + list(range(2000, 2100))
     assert [out.key_at(i) for i in range(len(expected))] == expected
     assert base.key_at(999) == 999 and base.index(3) == 3
+
+
+def test_slice_reads_each_bound_once(core):
+    """Each bound's ``__index__`` runs once, start first, as list's slicing
+    and the C core's PySlice_Unpack read them."""
+    calls = []
+
+    class Bound:
+        def __init__(self, value):
+            self.value = value
+
+        def __index__(self):
+            calls.append(self.value)
+            return self.value
+
+    fd = core.frozendict(a=1, b=2, c=3, d=4)
+    assert fd.slice(Bound(1), Bound(3)) == {"b": 2, "c": 3}
+    assert calls == [1, 3]
+    del calls[:]
+    assert list(fd.slice(Bound(-2))) == ["c", "d"]
+    assert calls == [-2]
+    with pytest.raises(TypeError) as info:
+        fd.slice(Bound(0), 1.5)
+    assert calls == [-2, 0]
+    with pytest.raises(TypeError) as expected:
+        [][0:1.5]
+    assert str(info.value) == str(expected.value)

@@ -30,7 +30,7 @@ from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple, Union
 
 from .. import _cold, _common
-from .._typeinfo import lookup_special, type_name
+from .._typeinfo import lookup_special, type_lookup, type_name
 from .evolver import Evolver
 from .flat import (
     FLAT_INDEX_AFTER,
@@ -47,7 +47,9 @@ from .flat import (
     flat_equal,
     flat_find,
     flat_find_after,
+    flat_identical,
     flat_index,
+    flat_key_trie,
     flat_promote,
     flat_with,
     flat_without,
@@ -65,7 +67,6 @@ from .hashing import (
 from .keytrie import (
     BitmapNode,
     Entry,
-    _diff_lists,
     champ_check,
     champ_delete_copying,
     champ_diff,
@@ -74,10 +75,11 @@ from .keytrie import (
     champ_equal,
     champ_find,
     champ_find_stored,
+    champ_identical,
     champ_node_ids,
     champ_set_copying,
 )
-from .merge import SHARING_WALK_RATIO, merge_into
+from .merge import merge_into
 from .ordertrie import (
     OrderNode,
     order_check,
@@ -92,7 +94,11 @@ from .ordertrie import (
 )
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .reads import (
+    PAIR_ENTRIES,
+    PAIR_FLAT,
+    entries_in_order,
     is_anydict,
+    mapping_pair_path,
     mapping_equal,
     mapping_repr,
     position_at,
@@ -100,7 +106,7 @@ from .reads import (
     position_slice,
     register_types,
 )
-from .transient import Transient, _seq_of, entries_of, trie_parts
+from .transient import Transient, _seq_of, trie_parts
 from .views import call_error as _call_error
 from .views import (
     mapping_items,
@@ -298,7 +304,10 @@ class frozendict:
     # --- reads ---------------------------------------------------------------------
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        h = key_hash(key)
+        return self._find_hashed(key_hash(key), key)
+
+    def _find_hashed(self, h: int, key: Any) -> Optional[Entry]:
+        """``_lookup`` of a key whose hash is known (a stored key)."""
         if self._len <= FLAT_MAX:
             i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
             return None if i < 0 else flat_entry(self._root, self._order, i)  # type: ignore[arg-type]
@@ -487,7 +496,8 @@ class frozendict:
                 return False
             if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
-            if self._len <= FLAT_MAX:  # (both flat: the lengths are equal)
+            # (equal lengths: both flat, or both in tries and walked)
+            if mapping_pair_path(self._len, self._len <= FLAT_MAX, that) == PAIR_FLAT:
                 return flat_equal(self._root, self._order, that._root, that._order)  # type: ignore[arg-type]
             return champ_equal(self._root, that._root)
         return mapping_equal(self, other)
@@ -767,10 +777,16 @@ class frozendict:
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "-", keys)
-        if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
+        if _keys_from_storage(keys):
+            path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
+            if path == PAIR_ENTRIES:
+                t = self._transient()
+                for entry in entries_in_order(keys):
+                    t._dissoc_hashed(entry[0], entry[2])
+                return self._exact() if t.length == self._len else t._publish(frozendict)
             # What stays: the entries whose key is not in keys (in self's
             # order), listed by a walk that skips the subtrees both share.
-            kept = self._keys_missing_from(keys)
+            kept = self._keys_missing_from(keys, path)
             if len(kept) == self._len:
                 return self._exact()
             return _from_entries([(e[0], e[2], e[3]) for e in kept])
@@ -799,30 +815,37 @@ class frozendict:
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _text_operand_error(self, "&", keys)
-        if type(keys) is frozendict and keys._len * SHARING_WALK_RATIO >= self._len:
-            # self without the entries whose key is not in keys, listed by a
-            # walk that skips the subtrees both share.
-            gone = self._keys_missing_from(keys)
-            if not gone:
-                return self._exact()
-            if self._len <= FLAT_MAX:  # what stays: the positions not gone
-                return _from_entries(_flat_entries_but(self, gone))
-            t = self._transient()
-            for lost in gone:
-                # located again in the transient's current trie (removals
-                # copy nodes), by key identity: no user code runs
-                stored = champ_find_stored(t.root, lost[0], lost[2], lost[1])
-                t._remove_entry(stored)  # type: ignore[arg-type]
-            return t._publish(frozendict)  # type: ignore[no-any-return]
-        try:
-            it = iter(keys)
-        except TypeError:
-            return NotImplemented
         found: Dict[int, Entry] = {}
-        for key in it:
-            entry = frozendict._lookup(self, key)
-            if entry is not None:
-                found[entry[1]] = entry
+        if _keys_from_storage(keys):
+            path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
+            if path != PAIR_ENTRIES:
+                # self without the entries whose key is not in keys, listed
+                # by a walk that skips the subtrees both share.
+                gone = self._keys_missing_from(keys, path)
+                if not gone:
+                    return self._exact()
+                if self._len <= FLAT_MAX:  # what stays: the positions not gone
+                    return _from_entries(_flat_entries_but(self, gone))
+                t = self._transient()
+                for lost in gone:
+                    # located again in the transient's current trie (removals
+                    # copy nodes), by key identity: no user code runs
+                    stored = champ_find_stored(t.root, lost[0], lost[2], lost[1])
+                    t._remove_entry(stored)  # type: ignore[arg-type]
+                return t._publish(frozendict)  # type: ignore[no-any-return]
+            for entry in entries_in_order(keys):
+                mine = self._find_hashed(entry[0], entry[2])
+                if mine is not None:
+                    found[mine[1]] = mine
+        else:
+            try:
+                it = iter(keys)
+            except TypeError:
+                return NotImplemented
+            for key in it:
+                mine = frozendict._lookup(self, key)
+                if mine is not None:
+                    found[mine[1]] = mine
         if len(found) == self._len:
             return self._exact()
         t = Transient()
@@ -831,18 +854,17 @@ class frozendict:
             t._put_new(entry[0], entry[2], entry[3])
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def _keys_missing_from(self, other: "frozendict") -> List[Entry]:
-        """Self's entries whose key ``other`` lacks, in self's order: the
-        ``removed`` of ``champ_diff`` (keys only, no value compared), which
-        skips the subtrees both tries share.  O(d log n) for versions d edits
-        apart (see ``SHARING_WALK_RATIO``)."""
+    def _keys_missing_from(self, other: "frozendict", path: int) -> List[Entry]:
+        """Self's entries whose key ``other`` lacks, in self's order, on the
+        path ``mapping_pair_path`` chose (``PAIR_FLAT`` or ``PAIR_WALK``):
+        the ``removed`` of ``flat_diff`` or ``champ_diff`` (keys only, no
+        value compared), which skip what both share.  O(d log n) for
+        versions d edits apart."""
         missing: List[Entry] = []
-        if self._len <= FLAT_MAX and other._len <= FLAT_MAX:
+        if path == PAIR_FLAT:
             flat_diff(self._root, self._order, other._root, other._order, (None, missing, None))  # type: ignore[arg-type]
-        elif self._len <= FLAT_MAX or other._len <= FLAT_MAX:
-            _diff_lists(entries_of(self), entries_of(other), (None, missing, None), False)
         else:
-            champ_diff(self._root, other._root, (None, missing, None))
+            champ_diff(_key_trie(self), _key_trie(other), (None, missing, None))
         missing.sort(key=_seq_of)
         return missing
 
@@ -1018,7 +1040,23 @@ class frozendict:
         >>> base.merge_with(lambda old, new: old + new, {'hosts': ('b',), 'debug': True})
         frozendict({'retries': 1, 'hosts': ('a', 'b'), 'debug': True})
         """
-        return _common.merge_with(self, fn, others)  # type: ignore[no-any-return]
+        t = self._transient()
+        for other in others:
+            if issubclass(type(other), frozendict):
+                # Read from its storage, as the merge reads one: its entries
+                # in its order, with their stored hashes.
+                for entry in entries_in_order(other):
+                    _merge_entry_with(t, fn, entry[0], entry[2], entry[3])
+                continue
+            for key, value in _cold.merge_with_items(other):
+                _merge_entry_with(t, fn, key_hash(key), key, value)
+        if t.length == self._len and (
+            flat_identical(self._root, self._order, t.root, t.order)  # type: ignore[arg-type]
+            if self._len <= FLAT_MAX
+            else champ_identical(self._root, t.root)
+        ):
+            return self._exact()  # nothing changed (or changes that cancel out)
+        return t._publish(frozendict)  # type: ignore[no-any-return]
 
     def _diff(self, other: Any) -> "_common.Diff":
         if issubclass(type(other), frozendict):
@@ -1026,12 +1064,12 @@ class frozendict:
             removed: List[Entry] = []
             changed: List[Tuple[Entry, Entry]] = []
             out = (added, removed, changed)
-            if self._len <= FLAT_MAX and other._len <= FLAT_MAX:
+            # (diff lists every entry of both sides that differs, so it walks
+            # where another operation would read the operand's entries)
+            if mapping_pair_path(self._len, self._len <= FLAT_MAX, other) == PAIR_FLAT:
                 flat_diff(self._root, self._order, other._root, other._order, out)  # type: ignore[arg-type]
-            elif self._len <= FLAT_MAX or other._len <= FLAT_MAX:
-                _diff_lists(entries_of(self), entries_of(other), out, False)
             else:
-                champ_diff(self._root, other._root, out)
+                champ_diff(_key_trie(self), _key_trie(other), out)
             added.sort(key=_seq_of)
             removed.sort(key=_seq_of)
             changed.sort(key=_first_seq_of)
@@ -1114,6 +1152,31 @@ _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc, _set_hindex
 # or deletes it (hashing.hash_is_stable); read through the slot, never an
 # attribute a subclass could shadow.
 register_cached_hash(frozendict.__hash__, frozendict.__dict__["_hash"].__get__)
+
+
+def _merge_entry_with(t: Transient, fn: Any, h: int, key: Any, value: Any) -> None:
+    """One entry of ``merge_with``: ``key`` (hash ``h``) set to ``value``, or
+    to ``fn(old, value)`` when ``t`` holds it."""
+    found = t._find(h, key)
+    t._assoc_hashed(h, key, value if found is None else fn(found[3], value))
+
+
+def _keys_from_storage(keys: Any) -> bool:
+    """Whether ``-`` and ``&`` read their operand's keys from its storage, with
+    the stored hashes: a frozendict of this core whose class iterates as
+    frozendict does (one that overrides ``__iter__`` is iterated, as dict's
+    operations iterate a dict subclass that overrides it)."""
+    cls = type(keys)
+    return cls is frozendict or (
+        issubclass(cls, frozendict) and type_lookup(cls, "__iter__")[1] is mapping_iter
+    )
+
+
+def _key_trie(version: frozendict) -> BitmapNode:
+    """A version's key trie; a flat version's built for the walk."""
+    if version._len <= FLAT_MAX:
+        return flat_key_trie(version._root, version._order)  # type: ignore[arg-type]
+    return version._root  # type: ignore[return-value]
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:

@@ -26,12 +26,11 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._typeinfo import type_fullname, type_lookup, type_name
-from .flat import FLAT_MAX, flat_entries
-from .keytrie import Entry, champ_diff, champ_entries
-from .reads import foreign_base, frozendict_type
+from .keytrie import Entry, champ_diff
+from .reads import PAIR_WALK, entries_in_order, foreign_base, frozendict_type, mapping_pair_path
 from .transient import Transient, _seq_of, load_items
 
-__all__ = ["merge_into", "SHARING_WALK_RATIO"]
+__all__ = ["merge_into"]
 
 _MISSING: Any = object()
 
@@ -172,37 +171,35 @@ def merge_pairs(t: Transient, arg: Any) -> None:
         t._assoc(element[0], element[1])
 
 
-SHARING_WALK_RATIO = 4
-"""A merge with a frozendict of this core walks the two key tries together
-(``champ_diff``, skipping the subtrees they share) when the operand holds at
-least 1/4 as many entries as the map it is merged into.  The walk costs
-O(d log n) for tries d edits apart and never more than O(n + k) for a map of
-n entries and an operand of k, so with n <= 4k it is never worse than
-reading the operand's k entries one by one (O(k log n)), which a smaller
-operand still gets: a walk would list a big map's subtrees beside a small
-operand's entries."""
-
-
 def merge_version(t: Transient, source: Any) -> None:
     """Add a frozendict's items in its order, with their stored hashes: stored
     keys are never hashed again.
 
-    Only the entries that change something are applied: those whose key
-    ``t`` lacks and those bringing another value object (``champ_diff`` by
-    identity, which skips the subtrees both tries share: the same node
-    object holds the very same key and value objects, which applying would
-    leave as they are).  They are applied in ``source``'s order, one by one
-    as before, so the result (items, order, which key object stays, the
-    hash accumulator) is what applying every entry gives, in O(d log n)
-    for versions d edits apart.  A flat source's entries are all applied,
-    and so are all of a source's into a builder in flat mode (which has no
-    trie to walk beside the source's: it promotes as it outgrows FLAT_MAX).
+    The path is ``mapping_pair_path``'s.  ``PAIR_FLAT`` and ``PAIR_ENTRIES``
+    apply every entry of ``source`` in its order (those that change nothing
+    leave ``t`` as it was).  ``PAIR_WALK`` applies only the entries that
+    change something: those whose key ``t`` lacks and those bringing another
+    value object (``champ_diff`` by identity, which skips the subtrees both
+    tries share: the same node object holds the very same key and value
+    objects, which applying would leave as they are); a builder in flat mode
+    is promoted first (``source`` alone outgrows it), and an empty builder
+    takes the source's tries in O(1).  They are applied in
+    ``source``'s order, one by one as before, so the result (items, order,
+    which key object stays, the hash accumulator) is what applying every
+    entry gives, in O(d log n) for versions d edits apart.
     """
-    if source._len <= FLAT_MAX:
-        # A flat source: its few entries, in order (those that change nothing
-        # leave t as it was).
-        entries = flat_entries(source._root, source._order)
-    elif type(t.root) is not tuple and source._len * SHARING_WALK_RATIO >= t.length:
+    flat = type(t.root) is tuple
+    path = mapping_pair_path(t.length, flat, source)
+    if path != PAIR_WALK:
+        entries = entries_in_order(source)
+    elif not t.length:
+        # An empty builder takes the source's tries (what applying every
+        # entry in order would build), in O(1).
+        t._adopt(source)
+        return
+    else:
+        if flat:
+            t._promote()
         added: List[Entry] = []
         changed: List[Tuple[Entry, Entry]] = []
         # t.root is not edited meanwhile: a private builder, or an Evolver's
@@ -211,9 +208,6 @@ def merge_version(t: Transient, source: Any) -> None:
         entries = added
         for pair in changed:
             entries.append(pair[1])
-    else:
-        entries = list(champ_entries(source._root))
-    if source._len > FLAT_MAX:
         entries.sort(key=_seq_of)
     for entry in entries:
         t._assoc_hashed(entry[0], entry[2], entry[3])

@@ -1,8 +1,10 @@
 """The reads both public types share: ``==``, ``repr``, lookups by position.
 
 ``mapping_equal`` (``==`` of a frozendict or an Evolver against a dict or any
-frozendict, with ``dict``'s rules), ``mapping_repr``, ``mapping_len``, and
-the positional reads (``position_at``, ``position_of``, ``position_slice``).
+frozendict, with ``dict``'s rules), ``mapping_repr``, ``mapping_len``, the
+positional reads (``position_at``, ``position_of``, ``position_slice``), and
+``mapping_pair_path``, the one place that chooses how an operation on two
+versions of this core reads them.
 Also what recognises the other operand: this core's two classes, registered
 here by their modules when imported (``register_types``), so no lower module
 imports upward; ``is_anydict`` and ``foreign_base`` for another core's or
@@ -19,14 +21,15 @@ from __future__ import annotations
 import itertools
 import operator
 import threading
-from typing import Any, Tuple
+from typing import Any, List, Tuple
 
 from .. import _common
-from .flat import FLAT_MAX, flat_find
+from .._typeinfo import type_lookup
+from .flat import FLAT_MAX, flat_entries, flat_find
 from .hashing import key_hash
-from .keytrie import champ_find
+from .keytrie import Entry, champ_find, champ_collect
 from .ordertrie import order_at, order_items, order_rank, order_size
-from .transient import Transient, load_items
+from .transient import Transient, _seq_of, load_items
 
 __all__ = [
     "register_types",
@@ -34,6 +37,12 @@ __all__ = [
     "is_anydict",
     "foreign_base",
     "mapping_len",
+    "mapping_pair_path",
+    "PAIR_FLAT",
+    "PAIR_WALK",
+    "PAIR_ENTRIES",
+    "SHARING_WALK_RATIO",
+    "entries_in_order",
     "mapping_equal",
     "mapping_repr",
     "position_at",
@@ -100,6 +109,76 @@ def mapping_len(mapping: Any) -> int:
     they never call a subclass's ``__len__``.
     """
     return mapping._len  # type: ignore[no-any-return]
+
+
+# --- two versions: the one choice of path ---------------------------------------
+
+PAIR_FLAT = 0
+"""Both sides flat: their entries paired by position first."""
+PAIR_WALK = 1
+"""A parallel walk of the two key tries that skips the subtrees they share."""
+PAIR_ENTRIES = 2
+"""The operand's entries one by one, in its order, with their stored hashes."""
+
+SHARING_WALK_RATIO = 4
+"""The walk is taken when the operand holds at least 1/4 as many entries as
+the other side.  It costs O(d log n) for tries d edits apart and never more
+than O(n + k) for n entries beside an operand of k, so with n <= 4k it is
+never worse than reading the operand's k entries one by one (O(k log n)),
+which a smaller operand still gets: a walk would list a big map's subtrees
+beside a small operand's entries."""
+
+
+def mapping_pair_path(a_len: int, a_flat: bool, b: Any) -> int:
+    """How an operation reads two versions of this core: ``a`` (a version,
+    or a builder: ``a_len`` entries, flat or in tries) and ``b``, a
+    frozendict of this core (any subclass) that the operation reads from its
+    own storage.  Every operation on two such maps asks here, and only here:
+    ``==``, ``diff``, ``-``, ``&``, ``|``, ``Evolver.update`` (and the
+    constructor and ``|=``, through the one merge) and ``merge_with``.
+
+    - ``PAIR_FLAT``: both flat.  Entries are paired by position first (the
+      same key object under the same stored hash: versions derived from one
+      another keep their keys in order), the rest looked up (``flat_diff``,
+      ``flat_equal``); a merge applies ``b``'s entries in order.
+    - ``PAIR_ENTRIES``: ``b`` flat beside tries, or in tries but holding
+      less than 1/``SHARING_WALK_RATIO`` of ``a``'s entries: ``b``'s entries
+      are read one by one in ``b``'s insertion order and looked up in ``a``
+      with their stored hashes.  (``diff`` lists all of both sides anyway:
+      it walks here too, over a trie built for the flat side.)
+    - ``PAIR_WALK``: otherwise.  The two key tries are walked together
+      (``champ_diff``, ``champ_equal``), skipping the subtrees they share; a
+      flat ``a`` takes tries for the walk (a builder is promoted, a version
+      gets a key trie built for the call, ``flat_key_trie``).
+
+    Every path keeps the guarantees of the tries: a stored key is never
+    hashed again (its stored hash is compared, then the key object itself,
+    then ``==``); on each entry identity is tried before ``__eq__``, so the
+    keys two related versions share are matched with no user code; values
+    are compared identity first (merges: by identity alone); and both cores
+    choose the same path for the same operands and walk it the same way, so
+    they make the same user calls (``__eq__``, ``__hash__`` of values for
+    the hash accumulator) in the same order.  Cost: O(1).
+    """
+    b_len = b._len
+    if b_len <= FLAT_MAX:
+        return PAIR_FLAT if a_flat else PAIR_ENTRIES
+    if b_len * SHARING_WALK_RATIO < a_len:
+        return PAIR_ENTRIES
+    return PAIR_WALK
+
+
+def entries_in_order(version: Any) -> List[Entry]:
+    """A version's entries ``(hash, seq, key, value)`` in insertion order
+    (the order ``PAIR_ENTRIES`` reads them in): a flat version's with
+    positions for seqs, a trie version's key-trie entries sorted by seq.
+    Runs no user code.  Cost: O(n log n)."""
+    if version._len <= FLAT_MAX:
+        return flat_entries(version._root, version._order)
+    entries: List[Entry] = []
+    champ_collect(version._root, entries)
+    entries.sort(key=_seq_of)
+    return entries
 
 
 # --- == and repr ------------------------------------------------------------------
@@ -204,6 +283,16 @@ def position_of(version: Any, key: Any) -> int:
     return order_rank(version._order, entry[1])
 
 
+def _slice_bound(bound: Any) -> Any:
+    """A slice bound as ``PySlice_Unpack`` reads it: None, or an int from
+    ``__index__`` (called once), else the interpreter's own TypeError."""
+    if bound is None or type(bound) is int:
+        return bound
+    if not type_lookup(type(bound), "__index__")[0]:
+        ().__getitem__(slice(bound))  # (no __index__: raises with its words)
+    return operator.index(bound)
+
+
 def position_slice(version: Any, start: Any, stop: Any) -> Any:
     """An exact frozendict of the items of ``version`` (a frozendict) at
     positions ``start:stop`` (a list's slice rules).
@@ -216,12 +305,9 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
     """
     cls = frozendict_type()
     length = version._len
-    bounds = slice(start, stop)
-    # (a tuple reads a slice as the C core does, PySlice_Unpack: its TypeError
-    # for a bad bound is worded as the C core's on every Python -- 3.15 words
-    # slice.indices' own differently)
-    ().__getitem__(bounds)
-    lo, hi, _ = bounds.indices(length)
+    # Each bound read once, start first, as the C core's PySlice_Unpack and
+    # list's slicing read them.
+    lo, hi, _ = slice(_slice_bound(start), _slice_bound(stop)).indices(length)
     if lo == 0 and hi == length:
         return version if type(version) is cls else version._exact()
     t = Transient()

@@ -278,10 +278,39 @@ class Transient:
 
     def _dissoc(self, key: Any) -> Optional[Entry]:
         """Remove ``key``; return its entry, or None if it was absent."""
-        old = self._find(key_hash(key), key)
+        return self._dissoc_hashed(key_hash(key), key)
+
+    def _dissoc_hashed(self, h: int, key: Any) -> Optional[Entry]:
+        """``_dissoc`` for a key whose hash is known (a stored key)."""
+        old = self._find(h, key)
         if old is not None:
             self._remove_entry(old)
         return old
+
+    def _adopt(self, version: Any) -> None:
+        """Take a version's tries as this (empty) transient's contents, in
+        O(1): its nodes carry other tokens, so later edits copy them.  Every
+        field is installed at once, with the collector paused for an
+        Evolver (see ``_GCPaused``)."""
+        released = (self.root, self.order)  # noqa: F841
+        with _GCPaused(self._shared):
+            self.root = version._root
+            self.order = version._order
+            self.length = version._len
+            self.next_seq = version._next_seq
+            self.acc = version._acc
+
+    def _promote(self) -> None:
+        """Leave flat mode: both tries built from the flat items, owned by
+        this transient, as the key FLAT_MAX + 1 builds them (a merge whose
+        operand alone outgrows FLAT_MAX walks them).  Runs no user code."""
+        if type(self.root) is not tuple:
+            return
+        released = (self.root, self.order)  # noqa: F841
+        with _GCPaused(self._shared):
+            root, order = flat_promote(self.root, self.order, self.owner)
+            self.root, self.order = root, order
+            self.next_seq = self.length
 
     def _remove_entry(self, old: Entry) -> None:
         """Remove the entry ``old`` as ``_find`` gave it (in flat mode: the
