@@ -317,7 +317,8 @@
  * --------------------------------------
  * A version is flat exactly when len <= FLAT_MAX (32; cfrozenmap.h, equal
  * to the pure core's flat.py FLAT_MAX; why 32 and not 8, with the numbers:
- * docs/notes/memory-of-versions.md): no tries, next_seq 0, and fd_object's
+ * docs/design-decisions.md, "Small maps: the flat form and FLAT_MAX"): no
+ * tries, next_seq 0, and fd_object's
  * two trie fields (unions) hold one of two kinds:
  *
  *   owner   values -> one PyMem block: len values, then len flat_key
