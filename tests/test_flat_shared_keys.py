@@ -1,4 +1,4 @@
-"""A flat version derived by a value change shares its keys (issue 23, goal 2).
+"""A flat version derived by a value change shares its keys.
 
 A ``set`` of an existing key on a flat map (or a copy of one into another
 type) makes a version holding its own values and the keys of the version
