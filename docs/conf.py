@@ -29,8 +29,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 # _static holds benchmark output (maybe a Markdown table): data, not pages.
-# notes/: working notes (measurements, what was tried), read in the repository.
-exclude_patterns = ["_build", "_static", "notes", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_static", "Thumbs.db", ".DS_Store"]
 
 myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3

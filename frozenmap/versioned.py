@@ -2,8 +2,9 @@
 
 A ``Versioned`` holds one value -- typically a frozendict of configuration --
 that many threads and asyncio tasks read and a few of them change.  It is
-written once, in Python, on the public API, so both cores share it (STYLE.md
-17); nothing in it depends on which core is loaded.
+written once, in Python, on the public API, so both cores share it (a
+capability above the cores gets no C twin unless a measured hot path needs
+one); nothing in it depends on which core is loaded.
 
 How it stays correct without readers ever locking:
 

@@ -185,10 +185,10 @@ DEVIATIONS: dict[str, Entry] = {
     ),
 }
 
-# frozenmap's own bugs (issue 22), being fixed on another branch.
+# frozenmap's own bugs that these tests find, while a fix is pending.
 KNOWN_BUGS: dict[str, Entry] = {
-    # Empty: issue 22's items 10-13 (UserDict and defaultdict with |, the pure
-    # core's hash recursion text, pprint of views on 3.15) are fixed.
+    # Empty: the last ones (UserDict and defaultdict with |, the pure core's
+    # hash recursion text, pprint of views on 3.15) are fixed.
 }
 
 # Tests that need a 3.15 feature other than frozendict.

@@ -36,6 +36,9 @@
 #                                          (scripts/checks/NN-NAME.sh, e.g.
 #                                          "lint" or "05-lint"), or only
 #                                          pytest with NAME "pytest"; repeatable
+#   bash scripts/test.sh -h | --help       this text; nothing is built or run
+#                                          (pytest's own options:
+#                                          .venv/bin/pytest --help)
 #
 # Environment:
 #   PYTHON=python3.12      interpreter for the venv (default: python3)
@@ -43,6 +46,18 @@
 #   QUICK=1                pytest only; skip scripts/checks
 #   FROZENMAP_JOBS=2       checks run at once after the static ones (1: one by one)
 set -euo pipefail
+
+# -h/--help anywhere: this file's opening comment, before anything is built,
+# installed or created.
+for arg in "$@"; do
+    case "$arg" in
+        -h | --help)
+            sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"
+            exit 0
+            ;;
+    esac
+done
+
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 PY=${PYTHON:-python3}

@@ -555,7 +555,7 @@ OPERATIONS = [
               lambda core, fd, b: fd.diff(b).invert(),
               lambda d, b: _model_invert(_model_diff(d, b)), order_dependent=True,
               in_python=True),
-    *_positional("frozendict"),  # (issue 25)
+    *_positional("frozendict"),
     # --- the Evolver: edits in place (the differential engine runs them inside frozendict.evolve)
     Operation("Evolver[k] = v", "Evolver", ("__setitem__",), ("key", "value"),
               lambda core, e, k, v: e.__setitem__(k, v),
@@ -631,7 +631,7 @@ OPERATIONS = [
               # core's re-init is not failure-atomic, the C core's is -- see the report)
               engines=CORES_ONLY - {HOSTILE, NOMEMORY},
               fires=frozenset({"hash", "del"})),
-    *_positional("Evolver"),  # (issue 25: read from its current contents)
+    *_positional("Evolver"),  # read from its current contents
 ]  # fmt: skip
 
 BY_NAME = {op.name: op for op in OPERATIONS}

@@ -1,6 +1,6 @@
 """Chart file names on the performance page: one per operation, and a
-memory chart never called ``time-...`` (the memory rows added for issue 23
-were, until the names got a rule)."""
+memory chart never called ``time-...`` (the first memory rows of kept
+versions and small maps were, until the names got a rule)."""
 
 from frozenmap.bench.operations import OPERATIONS
 from frozenmap.bench.plots import chart_name

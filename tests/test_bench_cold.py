@@ -1,4 +1,4 @@
-"""The cold lookup of the benchmark (issue 23, goal 5): random keys over the
+"""The cold lookup of the benchmark: random keys over the
 whole map, every one of them in every pass.
 
 A hot probe set (the 1,000 keys of ``lookup_hit``) stays in the caches; the

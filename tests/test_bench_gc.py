@@ -1,4 +1,4 @@
-"""The nested reducer timed with the cyclic GC on (issue 23, goal 3).
+"""The nested reducer timed with the cyclic GC on.
 
 Every timed case runs with the collector off, as ``timeit`` does, except
 ``reducer_gc``: a program keeping every state pays for the collector's

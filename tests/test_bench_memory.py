@@ -1,4 +1,4 @@
-"""The benchmark's memory and use-case measurements (issue 23): kept versions,
+"""The benchmark's memory and use-case measurements: kept versions,
 small maps, the nested reducer and construction's peak.
 
 No timing assertions: the reducer's actions are checked against a dict model,
@@ -111,7 +111,7 @@ def test_untraced_library_has_no_memory_figures():
 
 
 def test_construction_peak_stays_near_the_finished_map(core):
-    """Goal 4 of issue 23: building from a dict (the bulk path, wide root at
+    """Building from a dict (the bulk path, wide root at
     n >= 512) peaks at most 1.25x what the finished map keeps; the C core's
     build once held two copies of its entries beside the tries (2x)."""
     lib = _library(core)

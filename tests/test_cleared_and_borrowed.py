@@ -23,7 +23,7 @@ section 8, says where each is enforced):
 
 ``tp_clear`` is called through ctypes (``call_tp_clear``, as in
 ``hostile/test_gc_and_finalizers.py``) for the method matrix -- deterministic -- and by the
-real collector, from a weakref callback, for the cases the issue reported.
+real collector, from a weakref callback, for the crashes first found that way.
 The pure core's objects are cleared by CPython's ``subtype_clear``, which
 deletes their slots: a method then gives the empty object's answer or raises
 ``AttributeError`` (never crashes).  Everything else gives the same results
@@ -295,7 +295,7 @@ def _view_ops():
 @pytest.mark.parametrize("kind", ["frozendict", "evolver"])
 @pytest.mark.parametrize("view", ["keys", "values", "items"])
 def test_every_method_of_a_view_of_a_cleared_mapping(core, kind, view):
-    """Issue 22, crash 4 (the view's mapping cleared, the view itself intact)."""
+    """Was a crash (the view's mapping cleared, the view itself intact)."""
     cls = _classes(core, kind)
     for name, op in _view_ops().items():
         cleared = getattr(_cleared(cls), view)()
@@ -306,7 +306,7 @@ def test_every_method_of_a_view_of_a_cleared_mapping(core, kind, view):
 @pytest.mark.parametrize("kind", ["frozendict", "evolver"])
 @pytest.mark.parametrize("view", ["keys", "values", "items"])
 def test_a_view_is_never_cleared_itself_or_works_when_it_is(core, kind, view):
-    """Issue 22, crash 4: a view whose own tp_clear dropped its mapping.
+    """Was a crash: a view whose own tp_clear dropped its mapping.
 
     The C core's views have no tp_clear (as dict's views): every cycle
     through a view passes through its mapping, whose tp_clear breaks it.
@@ -404,7 +404,7 @@ def _reach_cleared(base):
 
 
 def test_diff_with_a_frozendict_the_collector_cleared(core):
-    """Issue 22, crash 3: champ_diff dereferenced the NULL root tp_clear left."""
+    """Was a crash: champ_diff dereferenced the NULL root tp_clear left."""
     cleared = _reach_cleared(core.frozendict)  # a subclass: its __dict__ closes the cycle
     if cleared is None:
         pytest.skip("the collector cleared the cycle in another order")
@@ -427,7 +427,7 @@ def test_diff_with_a_frozendict_the_collector_cleared(core):
 
 @pytest.mark.parametrize("kind", ["frozendict", "evolver"])
 def test_views_of_a_mapping_the_collector_cleared(core, kind):
-    """Issue 22, crash 4, through the collector: views of a cleared mapping."""
+    """Was a crash, through the collector: views of a cleared mapping."""
     cls = _classes(core, kind)
     cleared = _reach_cleared(cls)
     if cleared is None:
@@ -487,7 +487,7 @@ class _EmptiesKwargs:
 
 
 def test_evolver_update_whose_kwargs_a_key_empties(core):
-    """Issue 22, crash 1: transient_merge used the borrowed name and value."""
+    """Was a crash: transient_merge used the borrowed name and value."""
     name = "victim_update"
     key = _EmptiesKwargs(name)
     e = core.Evolver({key: 1, "x": 2})
@@ -502,7 +502,7 @@ def test_evolver_update_whose_kwargs_a_key_empties(core):
 
 
 def test_subclass_constructor_whose_kwargs_a_key_empties(core):
-    """Issue 22, crash 1: S(base, **kw) goes through the same merge."""
+    """Was a crash: S(base, **kw) goes through the same merge."""
     name = "victim_ctor"
     key = _EmptiesKwargs(name)
     base = core.frozendict({key: 1})
@@ -548,7 +548,7 @@ class _SourceEmptiesKwargs:
 
 @pytest.mark.parametrize("kind", ["evolver", "evolver-subclass"])
 def test_evolver_source_whose_keys_empty_the_kwargs(core, kind):
-    """Issue 22, crash 2: evolver_tp_init kept the source borrowed from kwds."""
+    """Was a crash: evolver_tp_init kept the source borrowed from kwds."""
     cls = _classes(core, kind)
     e = cls(**{"source": _SourceEmptiesKwargs()})
     assert list(e.items()) == [("k", "K"), ("j", "J")]
@@ -575,7 +575,7 @@ CHAINS = {
 
 @pytest.mark.parametrize("chain", sorted(CHAINS))
 def test_releasing_a_long_chain_of_iterators(core, chain):
-    """Issue 22, crash 5: order_dealloc and view_iter_tp_dealloc had no trashcan."""
+    """Was a crash: order_dealloc and view_iter_tp_dealloc had no trashcan."""
     n = 500_000 if core.name == "c" else 50_000
     code = _CHAIN.format(module=core.module.__name__, n=n, build=CHAINS[chain])
     proc = run_python(code, timeout=600)

@@ -1,4 +1,4 @@
-"""Small maps are flat (issue 23, goal 2): a frozendict of at most FLAT_MAX keys is one
+"""Small maps are flat: a frozendict of at most FLAT_MAX keys is one
 array of (hash, key, value) in insertion order, a larger one has the tries.
 
 Every way of making a frozendict must land on the right side of the threshold

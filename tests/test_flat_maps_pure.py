@@ -1,4 +1,4 @@
-"""Small maps as flat ordered arrays (issue 23, goal 2): the contract of the flat form.
+"""Small maps as flat ordered arrays: the contract of the flat form.
 
 A frozendict is flat exactly when it holds ``FLAT_MAX`` keys or fewer,
 whatever made it; crossing the threshold (a set making FLAT_MAX + 1, a delete

@@ -1,4 +1,4 @@
-"""`|`, the Evolver and `diff` of flat versions (issue 23, goal 2 at 9-32 keys).
+"""`|`, the Evolver and `diff` of flat versions (9 to FLAT_MAX keys too).
 
 The C core does these three on the flat form itself (no tries built for the
 call): a merge into a flat receiver edits a private flat copy and publishes it

@@ -1,4 +1,4 @@
-"""``|``, the Evolver and ``diff`` of flat versions (issue 23, goal 2 at 9-32 keys).
+"""``|``, the Evolver and ``diff`` of flat versions (9 to FLAT_MAX keys too).
 
 The pure core works on a flat version's tuples for these (a builder in flat
 mode that promotes itself as it outgrows FLAT_MAX; a diff that pairs

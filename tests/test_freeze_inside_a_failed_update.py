@@ -3,7 +3,7 @@ kept: the next ``freeze()`` shows the restored contents.
 
 ``test_rules.py`` checks this with an update that adds a key, so the kept
 version's length differs from the restored evolver's and a length check
-discards it anyway (mutant ``freeze-inside-edit-kept`` survived, issue 22).
+discards it anyway (mutant ``freeze-inside-edit-kept`` survived it).
 Here the update replaces values only: the kept version would have the
 evolver's length.
 """

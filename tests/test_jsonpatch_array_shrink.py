@@ -3,7 +3,7 @@ an index that still exists when it is applied, so the patch applies and
 gives the target.  (Removing from the first index past the common part up
 shifts the later elements down and runs off the end: mutant
 ``jp-make-removes-from-front``, caught only now and then by the round-trip
-property test, issue 22.)
+property test.)
 """
 
 from frozenmap import apply_json_patch, make_json_patch

@@ -1,9 +1,10 @@
 """The key trie's edits find the old entry by what it holds (its key object and
 seq), never by the entry object's identity: what lets the pure core store its
 entries flat in the nodes on PyPy and build entry tuples on demand
-(docs/notes/pypy.md, session 7).  Checked on the pure key trie directly (with
-the hashes chosen, to reach collision nodes), then through the public API of
-both cores with colliding keys whose hash changes while they are stored."""
+(docs/design-decisions.md, "PyPy: the key trie's layout and the floors").
+Checked on the pure key trie directly (with the hashes chosen, to reach
+collision nodes), then through the public API of both cores with colliding
+keys whose hash changes while they are stored."""
 
 import pytest
 

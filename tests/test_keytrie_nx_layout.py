@@ -1,6 +1,6 @@
 """The pure core's second key-trie layout (entries flat in the node, no index:
-PyPy's, chosen at import; docs/notes/pypy.md, session 7) gives what the first
-gives: the same answers, the same ``_dump()`` (the C core's), and versions
+PyPy's, chosen at import; docs/design-decisions.md, "PyPy: the key trie's
+layout and the floors") gives what the first gives: the same answers, the same ``_dump()`` (the C core's), and versions
 that pass ``_check()``.  One workload runs in two fresh interpreters, one per
 layout (``FROZENMAP_KEYTRIE_NX``), and their outputs are compared line by
 line: every version's dump after sets, deletes, evolver edits, merges, diffs

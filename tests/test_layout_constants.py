@@ -1,4 +1,4 @@
-"""The C core's trie layout is the pure core's (STYLE: mirror the cores on purpose).
+"""The C core's trie layout is the pure core's (the cores mirror each other on purpose).
 
 The C core derives its depths and masks from the bit widths in
 ``cfrozenmap.h`` and exports them as ``_cfrozenmap._layout``; here they are

@@ -1,4 +1,4 @@
-"""Merges that cost what changed (issue 24 part 3, docs/spec.md §2).
+"""Merges that cost what changed (docs/spec.md §2).
 
 ``a | b``, ``a - b``, ``a & b`` and ``Evolver.update(b)`` with a frozendict
 ``b`` walk the two key tries together and skip the subtrees they share.  The

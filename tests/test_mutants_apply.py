@@ -1,4 +1,4 @@
-"""Every hand-made mutant of scripts/mutants.py still applies (issue 22).
+"""Every hand-made mutant of scripts/mutants.py still applies.
 
 A mutant is one textual change, found by its exact text, which must occur
 exactly once in its file.  A refactor that changes or duplicates that text

@@ -1,6 +1,6 @@
 """The key trie's rules, on versions too large to be flat.
 
-A frozendict of at most ``FLAT_MAX`` keys holds no tries (issue 23), so a
+A frozendict of at most ``FLAT_MAX`` keys holds no tries, so a
 rule checked on a map of two or three keys tests the flat form only: the key
 trie's lookups, one-walk copies, collision nodes and deletions are never
 reached.  Each test here checks a rule of ``test_rules.py`` (or a neighbour)
@@ -8,7 +8,7 @@ on maps padded with ``FLAT_MAX`` filler keys, whose hashes take level-0
 digits 16 to 31 (several per digit, apart one level down), which no key
 under test uses, so the keys under test keep the places in the
 trie the rule is about.  The mutants of ``scripts/mutants.py`` each test
-kills are named in its docstring (they survived the suite before, issue 22):
+kills are named in its docstring (they survived the suite before):
 
 - the stored hash is compared before any key's ``__eq__`` (lookup, a
   collision node's lookup, ``set``, ``delete``, ``==`` and ``diff``);

@@ -1,4 +1,4 @@
-"""Errors and small behaviours a new user meets first (issue 26).
+"""Errors and small behaviours a new user meets first.
 
 Each message is as good as dict's or better, and the same on both cores:
 pairs that are not pairs, a ``diff`` against something that is not a mapping,

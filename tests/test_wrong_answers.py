@@ -1,4 +1,4 @@
-"""Wrong answers found by a hostile pass (issue 22, items 6-13), on both cores.
+"""Wrong answers found by a hostile pass, on both cores.
 
 Each test reproduces one finding: ``popitem`` of a key object stored twice, a
 derived version's hash after a value's hash changed, ``__replace__`` through a

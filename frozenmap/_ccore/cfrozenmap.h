@@ -665,8 +665,8 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
  * (was 16 and 8).  A derivation copies one leaf and the
  * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
  * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
- * 5-11% fewer instructions for set and delete (scripts/perf/callgrind_ops.py),
- * for ~3.5 more bytes per item (docs/notes/c-core-speed.md). */
+ * 5-11% fewer instructions for set and delete, for ~3.5 more bytes per item
+ * (docs/design-decisions.md, "The C core's speed work"). */
 #define ORDER_LEAF_BITS 3
 #define ORDER_INNER_BITS 4
 /* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one

@@ -319,8 +319,8 @@
  * --------------------------------------
  * A version is flat exactly when len <= FLAT_MAX (32; cfrozenmap.h, equal
  * to the pure core's flat.py FLAT_MAX; why 32 and not 8, with the numbers:
- * docs/design-decisions.md): no tries, next_seq 0, and fd_object's two
- * trie fields (unions) hold
+ * docs/design-decisions.md, "Small maps: the flat form and FLAT_MAX"): no
+ * tries, next_seq 0, and fd_object's two trie fields (unions) hold
  *
  *   values -> its own PyMem array of len values, in insertion order;
  *   keys   -> a key block (flat_keys): a count of its holders, then len
@@ -2213,8 +2213,7 @@ fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef fd_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL,
-     "get($self, key, default=None, /)\n--\n\n" FD_DOC_GET},
+    {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL, FD_DOC_GET},
     {"keys", view_mapping_py_keys, METH_NOARGS, FD_DOC_KEYS},
     {"values", view_mapping_py_values, METH_NOARGS, FD_DOC_VALUES},
     {"items", view_mapping_py_items, METH_NOARGS, FD_DOC_ITEMS},
@@ -2222,38 +2221,33 @@ static PyMethodDef fd_methods[] = {
      "Iterate over the keys in reverse insertion order."},
     {"copy", fd_py_copy, METH_NOARGS, FD_DOC_COPY},
     {"fromkeys", (PyCFunction)(void (*)(void))fd_py_fromkeys, METH_FASTCALL | METH_CLASS,
-     "fromkeys($type, iterable, value=None, /)\n--\n\n" FD_DOC_FROMKEYS},
+     FD_DOC_FROMKEYS},
     {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, NULL},
     {"__reduce_ex__", fd_py_reduce_ex, METH_O, NULL},
     {"__reduce__", fd_py_reduce, METH_NOARGS, NULL},
     {"__copy__", fd_py_dunder_copy, METH_NOARGS, NULL},
     {"__deepcopy__", fd_py_deepcopy, METH_O, NULL},
-    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL,
-     "set($self, key, value, /)\n--\n\n" FD_DOC_SET},
-    {"delete", fd_py_delete, METH_O, "delete($self, key, /)\n--\n\n" FD_DOC_DELETE},
-    {"discard", fd_py_discard, METH_O, "discard($self, key, /)\n--\n\n" FD_DOC_DISCARD},
+    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL, FD_DOC_SET},
+    {"delete", fd_py_delete, METH_O, FD_DOC_DELETE},
+    {"discard", fd_py_discard, METH_O, FD_DOC_DISCARD},
     {"__replace__", (PyCFunction)(void (*)(void))fd_py_replace, METH_VARARGS | METH_KEYWORDS,
-     "__replace__($self, /, **changes)\n--\n\n"
-     "``copy.replace(fd, **changes)`` (Python 3.13+): ``fd | changes``."},
+     FD_DOC_DUNDER_REPLACE},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
-     "get_in($self, path, default=None)\n--\n\n" FD_DOC_GET_IN},
-    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL,
-     "set_in($self, path, value, /)\n--\n\n" FD_DOC_SET_IN},
+     FD_DOC_GET_IN},
+    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL, FD_DOC_SET_IN},
     {"update_in", (PyCFunction)(void (*)(void))path_py_update_in, METH_VARARGS | METH_KEYWORDS,
-     "update_in($self, path, fn, /, *args, **kwargs)\n--\n\n" FD_DOC_UPDATE_IN},
-    {"delete_in", path_py_delete_in, METH_O,
-     "delete_in($self, path, /)\n--\n\n" FD_DOC_DELETE_IN},
+     FD_DOC_UPDATE_IN},
+    {"delete_in", path_py_delete_in, METH_O, FD_DOC_DELETE_IN},
     {"evolve", fd_py_evolve, METH_NOARGS, FD_DOC_EVOLVE},
     {"diff", (PyCFunction)(void (*)(void))fd_py_diff, METH_FASTCALL | METH_KEYWORDS,
-     "diff($self, other, /, *, deep=False)\n--\n\n" FD_DOC_DIFF},
-    {"key_at", fd_py_key_at, METH_O, "key_at($self, index, /)\n--\n\n" FD_DOC_KEY_AT},
-    {"value_at", fd_py_value_at, METH_O, "value_at($self, index, /)\n--\n\n" FD_DOC_VALUE_AT},
-    {"item_at", fd_py_item_at, METH_O, "item_at($self, index, /)\n--\n\n" FD_DOC_ITEM_AT},
-    {"index", fd_py_index, METH_O, "index($self, key, /)\n--\n\n" FD_DOC_INDEX},
-    {"slice", (PyCFunction)(void (*)(void))fd_py_slice, METH_FASTCALL,
-     "slice($self, start=None, stop=None, /)\n--\n\n" FD_DOC_SLICE},
+     FD_DOC_DIFF},
+    {"key_at", fd_py_key_at, METH_O, FD_DOC_KEY_AT},
+    {"value_at", fd_py_value_at, METH_O, FD_DOC_VALUE_AT},
+    {"item_at", fd_py_item_at, METH_O, FD_DOC_ITEM_AT},
+    {"index", fd_py_index, METH_O, FD_DOC_INDEX},
+    {"slice", (PyCFunction)(void (*)(void))fd_py_slice, METH_FASTCALL, FD_DOC_SLICE},
     {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with, METH_FASTCALL,
-     "merge_with($self, fn, /, *others)\n--\n\n" FD_DOC_MERGE_WITH},
+     FD_DOC_MERGE_WITH},
     {"_check", fd_py_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
     {"_node_ids", fd_py_node_ids, METH_NOARGS,

@@ -112,7 +112,8 @@ champ_bitmap_alloc(uint32_t datamap, uint32_t nodemap)
  * keeps at most CHAMP_LOAN_MAX_OWNED replaced children alive per borrower
  * lineage.  (Measured on 2,000,000 derivations dropping every old version,
  * 100,000 keys: 87 B per entry at the end with 4, 78 B without loans,
- * 109 B with no bound; docs/notes/c-core-speed.md.)  In-place edits of a
+ * 109 B with no bound; docs/design-decisions.md, "Loans in the C key
+ * trie".)  In-place edits of a
  * transient's own borrower can own more digits than that; the borrower is
  * the transient's until it is frozen, and its next copy drops the loan. */
 

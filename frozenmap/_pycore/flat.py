@@ -8,8 +8,9 @@ stored hash, the key and the value of each entry, and nothing else: no
 sequence numbers, no trie nodes (Clojure's ``PersistentArrayMap`` does the
 same below 9 entries).  32, not 8: a version derived from a map of 9-32 keys
 then costs its values only (the numbers, and what a lookup at 17-32 keys
-pays in this core, in docs/design-decisions.md); both cores must agree on
-the limit.  In this core the two trie slots of a frozendict hold
+pays in this core, in docs/design-decisions.md, "Small maps: the flat form
+and FLAT_MAX"); both cores must agree on the limit.  In this core the two
+trie slots of a frozendict hold
 
 - ``_root``: the tuple of the stored key hashes ``(h0, h1, ...)``, and
 - ``_order``: the tuple of the items ``((k0, v0), (k1, v1), ...)``,

@@ -226,7 +226,7 @@ def champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
     # 3-4 levels deep): PyPy's JIT compiles a loop apart and calls it, where
     # this code is inlined into the caller's trace: measured 1.6-2.4x faster
     # on PyPy at n = 1,000 to 1,000,000, 0-8% on CPython
-    # (scripts/perf/pypy_ratios.py, docs/notes/pypy.md).
+    # (docs/design-decisions.md, "PyPy: the key trie's layout and the floors").
     node = root
     d = h & 31
     j = node[3][d]
@@ -610,8 +610,8 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
     The buckets are a list of 32 slots, visited in digit order (no dict, no
     sort), and a bucket of two entries is ``_pair_subtree``'s: 0.7x the time
     of a dict of buckets on PyPy at n = 1,000, 0.9x on CPython; at
-    n = 100,000 within the noise of PyPy's collections (docs/notes/pypy.md,
-    session 6)."""
+    n = 100,000 within the noise of PyPy's collections (docs/design-decisions.md,
+    "PyPy: the key trie's layout and the floors")."""
     buckets: List[Optional[List[Entry]]] = [None] * 32
     for entry in entries:  # split by digit, keeping seq order in each bucket
         d = (entry[0] >> shift) & 31
@@ -1180,7 +1180,8 @@ def champ_dump(node: Node, indent: int = 0) -> List[str]:
 # no index (at n = 100,000 on PyPy: lookup 0.53x, set 0.66x, delete 0.60x of
 # the key trie's time with tuples and index; on CPython the bitmap walk in
 # bytecode makes lookups 1.7-2x slower, so CPython keeps the layout above:
-# docs/notes/pypy.md, session 7).  Collision nodes, the shapes and the API are
+# docs/design-decisions.md, "PyPy: the key trie's layout and the floors").
+# Collision nodes, the shapes and the API are
 # the same: readers get entries as ``(hash, seq, key, value)`` tuples built
 # on demand, and edits find an old entry by its key object and seq
 # (``_is_stored``).  The functions below replace their namesakes above; the
@@ -1433,7 +1434,7 @@ def _nx_build_columns(
     PyPy), and each node is allocated at its final size rather than grown by
     appends (on PyPy at n = 100,000, among kept maps as in the benchmark: the
     whole construction 0.62x the time of entries and appends,
-    docs/notes/pypy.md, session 8)."""
+    docs/design-decisions.md, "PyPy: the key trie's layout and the floors")."""
     if len(where) <= _FEW:  # type: ignore[arg-type]
         return _nx_build_few(where, hashes, items, shift, owner, seqs)  # type: ignore[arg-type]
     buckets: List[Optional[List[int]]] = [None] * 32

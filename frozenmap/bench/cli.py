@@ -77,12 +77,32 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(render_verdict(data))
     if args.json and not args.load:
         with open(args.json, "w") as f:
-            json.dump(data, f, indent=1)
+            f.write(dumps_results(data))
         print("results saved to %s" % args.json)
     if args.plot:
         for path in write_plots(data, args.plot):
             print("wrote %s" % path)
     return 0
+
+
+def dumps_results(data: Dict[str, Any]) -> str:
+    """``data`` (``{"meta": ..., "results": [...]}``) as JSON with one
+    measurement a line: a saved run is kept in the repository (the docs and the
+    README are generated from it), where a line per number would make it tens
+    of thousands of lines.  ``json.loads`` reads back exactly ``data``.
+
+    >>> print(dumps_results({"meta": {"sizes": [10]}, "results": [{"n": 10}, {"n": 20}]}))
+    {"meta": {"sizes": [10]},
+     "results": [
+      {"n": 10},
+      {"n": 20}
+     ]}
+    <BLANKLINE>
+    """
+    results = ",\n".join("  " + json.dumps(m) for m in data["results"])
+    rest = {key: value for key, value in data.items() if key not in ("meta", "results")}
+    head = "".join(", %s: %s" % (json.dumps(k), json.dumps(v)) for k, v in rest.items())
+    return '{"meta": %s%s,\n "results": [\n%s\n ]}\n' % (json.dumps(data["meta"]), head, results)
 
 
 def _measure_all(args, parser) -> Dict[str, Any]:

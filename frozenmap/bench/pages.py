@@ -1,6 +1,6 @@
 """The published numbers: the docs' result tables and the README's table, from saved runs.
 
-Numbers users read are generated, never typed (STYLE.md 18).  One dated run
+Numbers users read are generated, never typed by hand.  One dated run
 of the benchmark, saved with ``--json docs/_static/bench/results.json`` (and
 the CPython 3.15 run beside the builtin ``frozendict``, ``results-3.15.json``),
 feeds both:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Lint: ruff (lint rules and format) on the Python sources, clang-format on the
-# C core, and frozenmap/_ccore/docstrings.h matching the pure core's docstrings.
+# C core, and frozenmap/_ccore/docstrings.h matching the pure core's docstrings
+# and method signatures.
 #
 # The configurations are pyproject.toml's [tool.ruff] and .clang-format.  To fix
 # what this reports:  ruff format . && ruff check --fix .;
@@ -43,7 +44,8 @@ else
 fi
 
 echo "-- docstrings.h is what scripts/gen_docstrings.py writes"
-PYTHONPATH="$ROOT" FROZENMAP_PURE_PYTHON=1 "$VENV/bin/python" scripts/gen_docstrings.py --check \
+# (the script reads this checkout's pure core whatever Python runs it)
+"$VENV/bin/python" scripts/gen_docstrings.py --check \
     || fail "docstrings.h is stale (run: python scripts/gen_docstrings.py)"
 
 if [ "$status" -ne 0 ]; then

@@ -321,7 +321,7 @@ def test_gc_finalizer_freezing_an_evolver_mid_edit_sees_a_whole_version(core, sc
     own allocations, before the edit; moving it from 1 to 23 across the edits
     lands the collection at every allocation of the edits in turn, between
     the key-trie step and the order-trie step too (mutant ``gc-not-paused``
-    of scripts/mutants.py survived the first schedule alone, issue 22)."""
+    of scripts/mutants.py survived the first schedule alone)."""
     base = core.frozendict({i: i for i in range(600)})
     hash(base)  # known hash: the edits also update the accumulator
     e = base.evolve()
