@@ -44,11 +44,6 @@ FORBIDDEN: List[Tuple[str, "re.Pattern[str]"]] = [
     ("the shared folder", re.compile(r"(?:\.\./|/work/)?\bshared/", _I)),
 ]
 
-#: Folders whose text is being rewritten as the core is restructured: each a
-#: known failure until that lands (the xfail is strict, so a folder that
-#: passes fails here until it is taken off this list).
-RESTRUCTURED = ("frozenmap/_pycore/",)
-
 #: What a walk of the tree (no git) leaves out: builds, environments, caches.
 _NOT_SOURCE = {".git", ".venv", "build", "dist", "__pycache__", ".hypothesis", "_build"}
 
@@ -103,30 +98,12 @@ def offences(root: Path, paths: List[str]) -> Iterator[str]:
                     yield "%s:%d: %s: %s" % (rel, number, what, line.strip()[:120])
 
 
-def _groups() -> List[object]:
-    rest = pytest.param(None, id="the-rest")
-    cores = [
-        pytest.param(
-            folder,
-            id=folder.rstrip("/").replace("/", "."),
-            marks=pytest.mark.xfail(reason="cores being restructured", strict=True),
-        )
-        for folder in RESTRUCTURED
-    ]
-    return [rest] + cores
-
-
-@pytest.mark.parametrize("folder", _groups())
-def test_no_file_speaks_of_sessions_issues_or_the_house_style(folder: Optional[str]) -> None:
+def test_no_file_speaks_of_sessions_issues_or_the_house_style() -> None:
     root = _checkout()
     if root is None:
         pytest.skip("the tests are not in a checkout of frozenmap: no tree to read")
     paths = _tracked_files(root)
-    if folder is None:
-        paths = [p for p in paths if not p.startswith(RESTRUCTURED)]
-    else:
-        paths = [p for p in paths if p.startswith(folder)]
-    assert paths, "no files found under %s" % (folder or root)
+    assert any(p.startswith("frozenmap/_ccore/") for p in paths), "the tree was not read"
     found = list(offences(root, paths))
     assert not found, "%d reference(s) to the work instead of the product:\n%s" % (
         len(found),
