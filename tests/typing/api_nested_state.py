@@ -30,6 +30,8 @@ def record(scores: Scores, player: str, game: str, points: int) -> Scores:
 assert_type(record(scores, "ada", "go", 2), Scores)
 assert_type(scores.get_in(["ada", "chess"]), Any)  # a path's keys are not typed
 assert_type(scores.set_in(["ada", "go"], 2), frozendict[str, Any])
+annotated: Scores = scores.set_in(["ada", "go"], 2)  # where the shape is known
+assert_type(annotated["ada"]["go"], int)
 
 # -- diffs: shallow (old, new) pairs, deep ones with nested Diffs ----------------------
 
