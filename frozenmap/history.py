@@ -53,7 +53,6 @@ _DELETE = 4  # (_DELETE, key)
 _EDITS = 5  # (_EDITS, removed keys, {key: new value}, {key: nested step})
 
 Step = Tuple[Any, ...]
-_NONE: Any = object()
 
 
 def _diffable(old: Any, new: Any) -> bool:
@@ -62,18 +61,24 @@ def _diffable(old: Any, new: Any) -> bool:
     return type(old) is type(new) and type(new) in _common._own_types
 
 
-def _tail_in_order(old: Any, new: Any, removed: Any, added: Any) -> bool:
-    """Whether ``new`` ends as applying the diff leaves it: the last key of
-    ``old`` that stays, then the ``added`` keys in their order.  (Catches a
-    key moved to the end, which a diff does not see; a key moved elsewhere
-    while the last one stays last goes unseen.)  Cost: O((r + a) log n)."""
-    last_kept = next((key for key in reversed(old) if key not in removed), _NONE)
-    expected = list(added)
-    if last_kept is not _NONE:
-        expected.insert(0, last_kept)
-    tail = list(islice(reversed(new), len(expected)))
-    tail.reverse()
-    return tail == expected
+def _in_diff_order(old: Any, new: Any, removed: Any, added: Any) -> bool:
+    """Whether ``new``'s keys are in the order applying the diff leaves them:
+    ``old``'s keys but the ``removed`` ones, in ``old``'s order, then the
+    ``added`` keys in their order -- by identity (a diff cannot carry a move,
+    and versions built apart with equal keys are stored whole).  No key is
+    hashed or compared.  Cost: O(n), the walks in C."""
+    kept = len(new) - len(added)
+    if kept != len(old) - len(removed):
+        return False
+    if removed:
+        gone = {id(key) for key in removed}  # (old's key objects: no hashing)
+        old_keys: Any = (key for key in old if id(key) not in gone)
+    else:
+        old_keys = iter(old)
+    new_keys = iter(new)
+    if not all(map(operator.is_, old_keys, islice(new_keys, kept))):
+        return False
+    return all(map(operator.is_, added, new_keys))
 
 
 def _encode(old: Any, new: Any) -> Optional[Step]:
@@ -86,7 +91,7 @@ def _encode(old: Any, new: Any) -> Optional[Step]:
         return (_SAME,) if list(old) == list(new) else None
     if len(removed) + len(changed) + len(added) >= len(new):
         return None  # as large as the version itself
-    if not _tail_in_order(old, new, removed, added):
+    if not _in_diff_order(old, new, removed, added):
         return None
     sets = {}
     nested = {}

@@ -683,3 +683,25 @@ def test_docstring_examples(core, monkeypatch, module):
         ran += len(test.examples)
     assert ran >= (20 if module is history else 2)
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("abcd", "bacde"),  # two keys swapped at the front, one added
+        ("abcdef", "abdcef"),  # a key moved in the middle, the last one stays
+        ("abcd", "abcd"),  # equal, same order
+        ("abcd", "dcba"),  # reversed
+        ("abcdef", "acdebf"),  # a key moved to the end
+    ],
+)
+def test_a_pickle_keeps_the_key_order_of_versions_built_apart(core, before, after):
+    """A version built apart may hold its keys in another order than the
+    diff from the one before leaves them; the pickle then stores it whole."""
+    first = core.frozendict((k, ord(k)) for k in before)
+    second = core.frozendict((k, ord(k) + (k == "c")) for k in after)
+    h = History(first)
+    h.commit(second)
+    h.commit(second.set("z", 0))
+    loaded = pickle.loads(pickle.dumps(h))
+    assert [list(v.items()) for v in loaded] == [list(v.items()) for v in h]
