@@ -269,10 +269,12 @@ def _resolve(container: Any, token: str, pointer: str) -> Any:
     raise _Fail("%s is not a container" % type(container).__name__, pointer)
 
 
-def _child(container: Any, token: str, pointer: str) -> Any:
-    """The value ``token`` names in ``container`` (which must exist)."""
-    value = container[_resolve(container, token, pointer)]
-    return freeze(value) if type(value) in (dict, list) else value
+def _child(container: Any, token: str, pointer: str) -> Tuple[Any, Any]:
+    """The key (or index) ``token`` names in ``container`` and its value
+    (which must exist), frozen if it is a plain dict or list."""
+    key = _resolve(container, token, pointer)
+    value = container[key]
+    return key, freeze(value) if type(value) in (dict, list) else value
 
 
 def _walk(doc: Any, tokens: List[str], pointer: str) -> Tuple[List[Any], List[Any]]:
@@ -281,10 +283,8 @@ def _walk(doc: Any, tokens: List[str], pointer: str) -> Tuple[List[Any], List[An
     path = [doc]
     keys = []
     for token in tokens[:-1]:
-        parent = path[-1]
-        key = _resolve(parent, token, pointer)
-        value = parent[key]
-        path.append(freeze(value) if type(value) in (dict, list) else value)
+        key, value = _child(path[-1], token, pointer)
+        path.append(value)
         keys.append(key)
     return path, keys
 
@@ -308,7 +308,7 @@ def _with(container: Any, key: Any, value: Any) -> Any:
 def _get(doc: Any, pointer: str) -> Any:
     value = doc
     for token in _tokens(pointer):
-        value = _child(value, token, pointer)
+        value = _child(value, token, pointer)[1]
     return value
 
 
@@ -550,10 +550,11 @@ def apply_json_patch(doc: Any, patch: Any) -> Any:
 _KEEP, _PAIR, _REPLACE, _DEL, _INS = range(5)
 
 # The longest common subsequence of two middles is searched for by Myers'
-# algorithm (about d times the middles' length steps, for d items not in it)
-# and by Hunt and Szymanski's (about r log n, for r pairs of equal items);
-# each gives up past _LCS_BUDGET steps.  difflib's matching runs when the
-# two middles' lengths multiply to at most _MATCHER_CELLS.  Pricing a pair of
+# algorithm (about d times the middles' length steps, for d items not in it),
+# which gives up past _LCS_BUDGET steps, then by Hunt and Szymanski's (about
+# r log n, for r pairs of equal items), which gives up past a quarter of
+# that.  difflib's matching runs when the two middles' lengths multiply to
+# at most _MATCHER_CELLS.  Pricing a pair of
 # containers builds their site; after _TRIAL_BUDGET members and items have
 # been looked at, pairs not built yet are priced item by item (``estimate``).
 _LCS_BUDGET = 2_000_000
@@ -587,7 +588,8 @@ class _In:
 class _Step:
     """One step of an array's alignment: an item kept, paired (``site``, a
     nested diff), replaced, removed (``out``) or inserted (``into``); or a
-    run of ``span`` items kept (the arrays' common start or end)."""
+    run of ``span`` items kept (``old`` is _RUN, ``new`` the new items and
+    where the run starts in them)."""
 
     __slots__ = ("what", "old", "new", "pos", "span", "site", "out", "into")
 
@@ -973,7 +975,7 @@ class _Maker:
                 result = self.compare(step.old, step.new)
                 if result is None:
                     step.what = what = _KEEP
-                elif result is _REPLACED or result.cost > 1 and step.site is not _NESTED:
+                elif result is _REPLACED or (result.cost > 1 and step.site is not _NESTED):
                     step.what = _REPLACE  # one replace is shorter than its patch
                     tally.cost += 1
                 else:
