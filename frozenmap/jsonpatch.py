@@ -774,13 +774,13 @@ class _Maker:
         self.unmatched: Any = None
         self.shares: Dict[Tuple[int, int], Any] = {}
         self.chosen: Dict[Tuple[int, int], Any] = {}  # id(a), id(b) -> an alignment
+        self.estimates: Dict[Tuple[int, int], Tuple[Any, Any, int]] = {}
         if first is not None:  # a second pass: the same classes, and the first's counts
             self.buckets, self.known, self.frozen = first.buckets, first.known, first.frozen
             self.scalars, self.numbers = first.scalars, first.numbers
             self.unmatched, self.shares = first.unmatched, first.shares
             self.chosen, self.estimates = first.chosen, first.estimates
         self.results: Dict[Tuple[int, int], Tuple[Any, Any, Any]] = {}  # compare's
-        self.estimates: Dict[Tuple[int, int], Tuple[Any, Any, int]] = {}
         self.work = 0  # members and items looked at
         self.aligned = False  # whether an array was aligned (a second pass may help)
         self.outs: List[_Out] = []
