@@ -1749,11 +1749,13 @@ def make_json_patch(a: Any, b: Any) -> List[Dict[str, Any]]:
     JSON writes alike (``1`` and ``"1"``) a ``ValueError``, where an
     operation needs them.
 
-    Cost: O(n) for two objects of n members that differ (a member shared
-    with ``a``, as in a version derived from it, is not looked into: O(1));
-    O(length) for an array, plus the alignment of what lies between the
-    common start and end (a budget of ~2,000,000 steps, then difflib's
-    matching or item by item); at most twice that when a second pass runs.
+    Cost: O(n log n) for two objects of n members that differ (a member
+    shared with ``a``, as in a version derived from it, is not looked into:
+    O(1)); O(length) for an array, plus the alignment of what lies between the
+    common start and end: Myers' search within ~2,000,000 steps (about d
+    times the length, for d items that differ), else Hunt and Szymanski's
+    within ~500,000 pairs of equal items, else item by item; at most twice
+    that when a second pass runs.
 
     >>> from frozenmap import freeze, make_json_patch
     >>> a = freeze({'name': 'ada', 'tags': ['x', 'y', 'z'], 'old': 1})
