@@ -1046,13 +1046,13 @@ class _Maker:
         mid_a, mid_b = a[start : n - end], b[start : m - end]
         ca = [self.cls(x) for x in mid_a]
         cb = [self.cls(y) for y in mid_b]
+        best: List[Tuple[int, int, int]] = []
+        best_ways: Dict[int, bool] = {}
         done = self.chosen.get(name) if not (hint and (hint[0] or hint[1])) else None
         if done is not None:  # the first pass's choice, and nothing new to weigh
             best, best_ways = done
         else:
-            best = []
             best_cost: Tuple[int, int, int] = (-1, 0, 0)
-            best_ways: Dict[int, bool] = {}
             tried = set()
             for candidate in _alignments(ca, cb, (mid_a, mid_b)):
                 if len(candidate) < 64:  # (long ones rarely coincide: not worth hashing)
@@ -1398,9 +1398,9 @@ class _Maker:
                 self.ops.append({"op": "move", "from": origin, "path": where})
         else:
             where, index = self.target(into)
-            origin = self.copy_source(value)
-            if origin is not None and len(origin) + 8 < _json_length(value):
-                self.ops.append({"op": "copy", "from": origin, "path": where})
+            copied = self.copy_source(value)
+            if copied is not None and len(copied) + 8 < _json_length(value):
+                self.ops.append({"op": "copy", "from": copied, "path": where})
             else:
                 op = "replace" if into.replaces else "add"
                 self.ops.append({"op": op, "path": where, "value": self.checked(value, where)})
@@ -1470,7 +1470,7 @@ def _same_names(
     ``1`` and ``"1"``: one member in JSON) out of both lists, as changes."""
     if not removed or not added or all(type(k) is str for k, _ in removed + added):
         return []
-    names = {}
+    names: Dict[str, int] = {}
     for r, (key, _) in enumerate(removed):
         name = _name_or_none(key)
         if name is not None:
@@ -1478,8 +1478,8 @@ def _same_names(
     twins = []
     for k, (key, _) in enumerate(added):
         name = _name_or_none(key)
-        r = names.pop(name, None) if name is not None else None
-        if r is not None:
+        r = -1 if name is None else names.pop(name, -1)
+        if r >= 0:
             twins.append((r, k))
     if not twins:
         return []
@@ -1709,10 +1709,10 @@ def _hunt_szymanski(a: List[int], b: List[int], budget: int) -> Optional[List[Tu
                 ends[k] = j
                 tails[k] = link
     matches = []
-    link = tails[-1] if tails else None
-    while link is not None:
-        matches.append((link[0], link[1]))
-        link = link[2]
+    run: Any = tails[-1] if tails else None
+    while run is not None:
+        matches.append((run[0], run[1]))
+        run = run[2]
     matches.reverse()
     return matches
 
