@@ -705,3 +705,16 @@ def test_a_pickle_keeps_the_key_order_of_versions_built_apart(core, before, afte
     h.commit(second.set("z", 0))
     loaded = pickle.loads(pickle.dumps(h))
     assert [list(v.items()) for v in loaded] == [list(v.items()) for v in h]
+
+
+def test_a_pickle_keeps_the_key_objects_of_versions_built_apart(core):
+    """Equal keys that are other objects (1.0 for 1) in a version built apart:
+    a diff would bring back the older version's objects, so the version is
+    stored whole."""
+    first = core.frozendict({1: "a", 2: "b", 3: "c"})
+    second = core.frozendict({1.0: "a", 2: "x", 3: "c"})
+    h = History(first)
+    h.commit(second)
+    loaded = pickle.loads(pickle.dumps(h))
+    assert [type(k) for k in loaded.present] == [float, int, int]
+    assert [type(k) for k in loaded[0]] == [int, int, int]
