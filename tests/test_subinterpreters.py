@@ -26,6 +26,7 @@ sets it) turns the skip into a failure on CPython 3.14+, so that a CI run
 cannot lose these tests silently.
 """
 
+import copy
 import os
 import pickle
 import platform
@@ -83,7 +84,11 @@ assert frozenmap.IMPLEMENTATION == want_core, (
 """Run first in a new interpreter (from the main thread): import frozenmap with
 ``want_core``, leaving the process environment as it was."""
 
-CORE_NAMES = "from frozenmap import Diff, Evolver, History, Versioned, frozendict\nimport pickle\n"
+CORE_NAMES = """
+import copy
+import pickle
+from frozenmap import Diff, Evolver, History, Versioned, frozendict
+"""
 """What WORKLOAD and PASS_ALONG use, bound in a subinterpreter by importing them."""
 
 WORKLOAD = '''
@@ -129,6 +134,7 @@ def workload(seed):
             evolver.pop("k%d" % ((n * 3) % 100), None)
             evolver.update({"u%d" % (n % 5): n, "k1": -1})
             evolver._check()
+            assert ("k1", -1) in evolver.items() and len(evolver.keys()) == len(evolver)
             version = evolver.freeze()
         checked(version)
         counts["versions"] += 1
@@ -145,6 +151,10 @@ def workload(seed):
     assert common == {k for k in version if k in base}
     assert (items - base.items()) == set(version.items()) - set(base.items())
     counts["views"] = len(common)
+    # the module's other entry points: fromkeys, repr, copies
+    assert frozendict.fromkeys("abc", 0) == {"a": 0, "b": 0, "c": 0}
+    assert repr(small).startswith("frozendict({'k0': 0")
+    assert checked(copy.deepcopy(version)) == version and copy.copy(version) is version
     # diffs both ways
     diff = base.diff(version)
     assert isinstance(diff, Diff) and checked(diff.apply(base)) == version
@@ -177,7 +187,8 @@ the core under test, for the expected answers)."""
 def _defined(code, core):
     """The names ``code`` defines, run here with ``core``'s types."""
     namespace = {"frozendict": core.frozendict, "Evolver": core.Evolver, "Diff": Diff,
-                 "History": History, "Versioned": Versioned, "pickle": pickle}  # fmt: skip
+                 "History": History, "Versioned": Versioned, "pickle": pickle,
+                 "copy": copy}  # fmt: skip
     exec(code, namespace)
     return namespace
 
