@@ -19,6 +19,14 @@ added here is run by every engine it names:
                   operation fails in turn.
 ``leaks``         ``scripts/leakcheck.py``: many rounds, no growth in blocks or
                   references.
+``transcript``    ``tests/transcript_engine.py``: each operation runs on both
+                  cores with keys, values, positions and functions that record
+                  their user calls (``__hash__``, ``__eq__``, ``__index__``,
+                  finalizers) in one log; the two logs must be identical, not
+                  only the results (``tests/test_transcripts.py``).  For the
+                  roles ``keys`` and ``pairs`` it passes either a list or the
+                  other version itself, so ``-``, ``&``, the constructor and
+                  ``Evolver.update`` meet frozendict operands too.
 
 An operation's arguments are named by role; each engine supplies its own
 object for a role (the differential engine an index into its pools, the
@@ -67,7 +75,8 @@ REENTRANCY = "reentrancy"
 HOSTILE = "hostile"
 NOMEMORY = "nomemory"
 LEAKS = "leaks"
-ENGINES = frozenset({DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
+TRANSCRIPT = "transcript"
+ENGINES = frozenset({DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT})
 
 ROLES = ("key", "value", "pairs", "mapping", "keys", "version", "other", "path", "fn", "edits", "hostile",
          "position", "span")  # fmt: skip
@@ -427,7 +436,7 @@ def _model_edit_in(d, path, fn):
 
 # --- the table --------------------------------------------------------------------------------
 
-CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
+CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT})  # (no dict model)
 LOOKUP = frozenset({"eq", "hash"})
 LOOKUP_DEL = frozenset({"eq", "hash", "del"})
 

@@ -108,6 +108,15 @@ def test_each_engine_runs_the_entries_that_name_it():
     assert {e.name for e in reentrant if e.on != "Evolver"} == set(test_reentry_sweep.FD_OUTER)
 
 
+def test_the_transcript_engine_runs_every_entry_it_can_call():
+    import transcript_engine as te
+
+    assert te.OPERATIONS == registry.for_engine(registry.TRANSCRIPT)
+    # (the two without a call of their own are run through others: frozendict.evolve
+    # through the Evolver's entries, the hostile operand by the differential engine)
+    assert te.OPERATIONS == [entry for entry in registry.OPERATIONS if entry.call is not None]
+
+
 def test_the_nomemory_sweep_has_a_case_per_entry():
     nomemory = pytest.importorskip("hostile.test_allocation_failure")
     for entry in registry.for_engine(registry.NOMEMORY):
