@@ -17,9 +17,9 @@ results (``tests/transcript_engine.py`` says how).
   every operation on each of ``SWEEP_CASES`` cases, counted per operation;
   ``test_the_seeded_sweep_counts`` prints the counts (``pytest -s``).
 
-An operation whose calls differ today is marked ``xfail(strict=True)`` with
-the reason, one by one: when the cores are brought together, its test passes,
-the strict mark fails it, and the mark is to be removed.
+An operation whose calls differ is listed in ``DIFFERS_TODAY`` with the
+reason (a strict xfail, so that the mark goes when the cores agree again);
+the list is empty.
 """
 
 import collections
@@ -51,22 +51,7 @@ needs_both_cores = pytest.mark.skipif(
     % (", ".join(c.name for c in CORES) or "no core"),
 )
 
-FLAT_TRIE = "the cores' user calls differ on flat/trie operands"
-DIFFERS_TODAY = {
-    "fd - keys": FLAT_TRIE,
-    "fd & keys": FLAT_TRIE,
-    "fd | version": FLAT_TRIE,
-    "Evolver.update": FLAT_TRIE,
-    "frozendict.diff": FLAT_TRIE,
-    "Diff.apply": FLAT_TRIE + " (it runs frozendict.diff)",
-    "Diff.invert": FLAT_TRIE + " (it runs frozendict.diff)",
-    "frozendict.slice": "the pure core's slice calls each bound's __index__ twice",
-    "Evolver.slice": "the pure core's slice calls each bound's __index__ twice",
-    "frozendict.discard": (
-        "the pure core's discard of a key in a collision node of the trie calls __eq__"
-        " on the keys stored before it twice (a lookup, then the delete's own scan)"
-    ),
-}
+DIFFERS_TODAY: dict = {}
 """The operations whose transcripts differ between the cores today, with why."""
 
 
@@ -84,29 +69,30 @@ def _per_operation():
     ]
 
 
-# Cases every run tries first, each of which shows a difference of today's cores
-# (and every other operation must pass on them too).
+# Cases every run tries first: each showed the cores making different calls
+# before they took one path per pair of layouts (mapping_pair_path), and every
+# operation must pass on them.
 EXAMPLES = [
     # an empty receiver and a one-key version derived from it: - and & with
-    # the version hash its stored key again on the C core
+    # the version (the C core hashed its stored key again)
     Case(base=MapSpec(0, 20919, 2, 6), related=True, steps=(("set", 44, 3),),
          apart=MapSpec(0, 0), swap=False, evolver_edits=(("set", 9, 0),),
          key=KeyPick("stored", 85), path_tail=None, value=0, as_version=True, fn=3,
          position=-4, span=(None, 3)),
-    # related flat versions of colliding keys: diff (C calls __eq__ between
-    # colliding keys, the pure core pairs them by position and identity)
+    # related flat versions of colliding keys: diff (C called __eq__ between
+    # colliding keys, the pure core paired them by position and identity)
     Case(base=MapSpec(2, 41379, 5, 6), related=True, steps=(("delete", 58), ("add", "h5", 1)),
          apart=MapSpec(0, 0), swap=False, evolver_edits=(("delete", 38), ("add", "h16", 1)),
          key=KeyPick("new", 66), path_tail=None, value=1, as_version=True, fn=3, position=0,
          span=(3, 2**63)),
     # a flat receiver of colliding keys and a trie built apart that has them
-    # too: | (the cores call __eq__ on opposite sides), Evolver.update
+    # too: | (the cores called __eq__ on opposite sides), Evolver.update
     Case(base=MapSpec(33, 52832, 2, 6), related=False, steps=(),
          apart=MapSpec(2, 50530, 5, 2), swap=True, evolver_edits=(("set", 26, 3), ("delete", 52)),
          key=KeyPick("stored", 99), path_tail=None, value=3, as_version=True, fn=0,
          position=-5, span=(None, 88)),
     # an Evolver emptied by its edits, updated from a version of 14 keys
-    # derived from its map (the pure core compares the colliding keys, C none)
+    # derived from its map (the pure core compared the colliding keys, C none)
     Case(base=MapSpec(1, 48401, 2, 0), related=True,
          steps=(("set", 5, 0), ("or", MapSpec(13, 65474, 5, 6))), apart=MapSpec(0, 0),
          swap=False, evolver_edits=(("delete", 74), ("delete", 10)),
@@ -207,14 +193,7 @@ def test_the_seeded_sweep_counts():
     )  # fmt: skip
 
 
-REPLACED_VALUES_LIVE_ON = (
-    "the C core's flat version made by a value change keeps its owner's replaced values"
-    " alive until it dies itself"
-)
-
-
 @needs_both_cores
-@pytest.mark.xfail(strict=True, reason=REPLACED_VALUES_LIVE_ON)
 def test_what_an_operation_replaced_dies_with_the_last_version_holding_it():
     """The engine's releases with the versions dropped before the result: a
     value the result replaced dies with the receiver, as a dict's would."""

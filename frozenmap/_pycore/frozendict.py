@@ -680,11 +680,12 @@ class frozendict:
             i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
             return self._exact() if i < 0 else self._flat_without(i)
         # Located first, so that an absent key costs no copies; the edit then
-        # finds the stored key by identity (no second __eq__).
+        # finds the stored key by identity, or takes the entry found (in a
+        # collision node): no second __eq__.
         old = champ_find(self._root, h, key)
         if old is None:
             return self._exact()
-        return self._without(champ_delete_copying(self._root, h, old[2]))  # type: ignore[arg-type]
+        return self._without(champ_delete_copying(self._root, h, old[2], old))  # type: ignore[arg-type]
 
     def _without(self, found: Tuple[BitmapNode, Entry]) -> "frozendict":
         """The new exact version from ``champ_delete_copying``'s (new key-trie

@@ -683,9 +683,13 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     return _remove_at(path, node, shift, old, owner)
 
 
-def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[BitmapNode, Entry]]:
+def champ_delete_copying(
+    root: BitmapNode, h: int, key: Any, found: Optional[Entry] = None
+) -> Optional[Tuple[BitmapNode, Entry]]:
     """Locate ``key`` (unsigned hash ``h``) and remove it in one walk, for a
     published version: return (new root, old entry), or None if it is absent.
+    ``found``: the entry, already located (``discard``), whose keys' ``__eq__``
+    must not run again.
 
     Copied top-down as ``champ_set_copying`` (the same reasoning makes the
     stored key's ``__eq__`` harmless).  With the stored key object itself as
@@ -716,7 +720,7 @@ def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[B
     i = new[3][ENTRY + d]
     if not i:
         if not new[0] and not new[1] and len(new) > 4:
-            return _delete_general(root, h, key, None)  # a collision node
+            return _delete_general(root, h, key, found)  # a collision node
         return None
     old = new[i]
     if old[0] != h:
@@ -1569,7 +1573,7 @@ def _column_child(
 
 
 def _nx_champ_delete_copying(
-    root: BitmapNode, h: int, key: Any
+    root: BitmapNode, h: int, key: Any, found: Optional[Entry] = None
 ) -> Optional[Tuple[BitmapNode, Entry]]:
     new = top = root[:]
     new[2] = None
@@ -1593,7 +1597,7 @@ def _nx_champ_delete_copying(
     bitmap = new[0]
     if not bitmap & bit:
         if not bitmap and not nm and len(new) > 4:
-            return _delete_general(root, h, key, None)  # (a collision node)
+            return _delete_general(root, h, key, found)  # (a collision node)
         return None
     i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
     if new[i] != h:
