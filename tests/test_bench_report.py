@@ -598,3 +598,25 @@ def test_the_help_never_cuts_a_name_in_two(monkeypatch, capsys):
     words = set(re.findall(r"[\w:]+", capsys.readouterr().out))
     assert set(bench.LIBRARY_NAMES) <= words
     assert set(bench.OPERATION_KEYS) <= words
+
+
+@pytest.mark.parametrize(
+    "low, high, text",
+    [
+        (1.02, 1.7, "1.02–1.7× slower"),  # all rounds slower, one barely
+        (0.97, 1.2, "1.03× faster – 1.2× slower"),
+        (0.5, 0.6, "1.7–2.0× faster"),
+        (1.0, 1.2, "same – 1.2× slower"),
+    ],
+)
+def test_a_range_shows_which_side_of_1_its_ends_are_on(low, high, text):
+    assert report.Ratio("dict", (low + high) / 2, low, high).range_words("s") == text
+
+
+def test_a_busy_machine_is_named_in_the_report_and_the_verdict():
+    data = _realistic_report()
+    text = flat(report.render_report(data))
+    assert "a busy machine: load average 6.5 to 11.2 on 2 cores while measuring" in text
+    assert "The machine was busy" in flat(report.render_verdict(data))
+    data["meta"]["load"] = [0.3, 0.6]
+    assert "busy" not in report.render_report(data) + report.render_verdict(data)

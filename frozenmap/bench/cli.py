@@ -79,7 +79,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="small sizes, %(repeat)d short rounds: about two minutes of CPU time" % QUICK,
+        help="small sizes, %(repeat)d short rounds: about a minute and a half of CPU time" % QUICK,
     )
     parser.add_argument(
         "--repeat",

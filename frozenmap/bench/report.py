@@ -86,10 +86,12 @@ class Ratio:
 
     def range_words(self, unit: str) -> str:
         """The rounds' range: ``1.8–2.4× slower`` (one direction, the better
-        end first), ``4.3× faster – 1.2× slower`` (both); "" without rounds."""
+        end first), ``4.3× faster – 1.2× slower`` (both); "" without rounds.
+        An end within 5 % of 1 keeps two decimals (``1.02–1.7× slower``), so
+        that the range shows which side of 1 it is on."""
         if self.low is None or self.high is None:
             return ""
-        low, high = in_words(self.low, unit), in_words(self.high, unit)
+        low, high = _range_end(self.low, unit), _range_end(self.high, unit)
         if low.split()[-1] == high.split()[-1] and low != "same":
             first, second = (high, low) if self.low < 1 else (low, high)
             return "%s–%s" % (first.split("×")[0], second)
@@ -107,6 +109,16 @@ class Ratio:
         if 1 / SAME <= self.ratio <= SAME:
             return "same"
         return "win" if self.ratio < 1 else "loss"
+
+
+def _range_end(ratio: float, unit: str) -> str:
+    """One end of a range of ratios: :func:`in_words`, with two decimals near 1."""
+    if ratio == 1 or not 1 / SAME <= ratio <= SAME:
+        return in_words(ratio, unit)
+    better, worse = ("smaller", "larger") if unit == "B" else ("faster", "slower")
+    if ratio < 1:
+        return "%.2f× %s" % (1 / ratio, better)
+    return "%.2f× %s" % (ratio, worse)
 
 
 def factor_text(factor: float) -> str:
@@ -309,7 +321,7 @@ def _busy(meta: Dict[str, Any]) -> str:
     """A warning when the machine was busy while measuring ("" when idle or unknown)."""
     loads = [x for x in meta.get("load") or () if x is not None]
     cores = os.cpu_count() or 1
-    match = re.search(r"(\d+) cores", meta["machine"].get("cpu", ""))
+    match = re.search(r"(\d+) cores", meta.get("machine", {}).get("cpu", ""))
     if match:
         cores = int(match.group(1))
     if not loads or max(loads) < cores / 2:
@@ -526,6 +538,12 @@ def render_verdict(data: Dict[str, Any]) -> str:
             )
     text += "Worst loss %s. " % "; ".join(worst)
     text += "".join(noisy_elsewhere)
+    if _busy(data["meta"]):
+        text += (
+            "The machine was busy: where memory is the bottleneck (lookups, single-key "
+            "edits), a factor measured now can differ from an idle machine's even when every "
+            "round agrees. "
+        )
     if data["meta"].get("quick"):
         text += "(A quick run: fewer and shorter rounds; run without --quick for firm numbers.)"
     return textwrap.fill(text.strip(), width=WIDTH, break_long_words=False, break_on_hyphens=False)
