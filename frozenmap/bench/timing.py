@@ -113,13 +113,25 @@ class Timer:
     runs: int
 
     def once(self) -> float:
-        """One run: seconds per operation."""
+        """One run: seconds per operation.
+
+        A run of fewer than :data:`WARM_UP_BELOW` passes begins with one more,
+        untimed: the other libraries' runs of the round (interleaved) leave
+        the caches and the allocator's free memory to whatever they did, and a
+        run of many passes spreads that first pass's extra cost thin, where a
+        run of one pass would be nothing else (a map of 100,000 keys built
+        once into memory the allocator just gave back to the system).
+        """
         case = self.case
+        if self.passes < WARM_UP_BELOW:
+            _passes(self.run, self.inputs, self.count, 1, case.consumes, case.gc)
         elapsed = _passes(self.run, self.inputs, self.count, self.passes, case.consumes, case.gc)
         ops = self.passes * self.count * self.case.scale
         return max(elapsed - self.overhead, 0.0) / ops
 
 
+#: A run of fewer passes than this begins with an untimed one (:meth:`Timer.once`).
+WARM_UP_BELOW = 4
 #: A pass takes as many inputs (up to the case's limit) as last this many
 #: seconds, or a run's target when that is shorter.
 PASS_SECONDS = 0.01
