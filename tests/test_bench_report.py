@@ -620,3 +620,12 @@ def test_a_busy_machine_is_named_in_the_report_and_the_verdict():
     assert "The machine was busy" in flat(report.render_verdict(data))
     data["meta"]["load"] = [0.3, 0.6]
     assert "busy" not in report.render_report(data) + report.render_verdict(data)
+
+
+@pytest.mark.parametrize("passes, made", [(1, 2), (3, 4), (4, 4), (9, 9)])
+def test_a_run_of_few_passes_begins_with_an_untimed_one(passes, made):
+    seen = []
+    case = bench.Case("seen.append(x)", {"seen": seen}, lambda c: list(range(c)), 3)
+    timer = timing.Timer(case, case.compile(), case.inputs, 3, passes, 0.0, 3)
+    timer.once()
+    assert len(seen) == 3 * made
