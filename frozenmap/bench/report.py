@@ -99,16 +99,21 @@ class Ratio:
 
     def call(self) -> str:
         """What may be said of the row: ``win`` or ``loss`` only when every
-        round agrees (or, without rounds, by the ratio); ``same`` within 5 %;
-        ``noise`` when the rounds fall on both sides of 1 and ``noisy`` when
-        they also span more than :data:`WIDE` (too noisy to call)."""
-        if self.low is not None and self.high is not None and self.low <= 1 <= self.high:
-            if self.low <= 0 or self.high / self.low > WIDE:
-                return "noisy"
-            return "same" if 1 / SAME <= self.ratio <= SAME else "noise"
-        if 1 / SAME <= self.ratio <= SAME:
-            return "same"
-        return "win" if self.ratio < 1 else "loss"
+        round agrees, each by more than 5 % (or, without rounds, by the
+        ratio); ``same`` when the ratio is within 5 %; otherwise ``noise``,
+        or ``noisy`` (too noisy to call) when the rounds span more than
+        :data:`WIDE`."""
+        if self.low is None or self.high is None:
+            if 1 / SAME <= self.ratio <= SAME:
+                return "same"
+            return "win" if self.ratio < 1 else "loss"
+        if self.high < 1 / SAME:
+            return "win"
+        if self.low > SAME:
+            return "loss"
+        if self.low <= 0 or self.high / self.low > WIDE:
+            return "noisy"
+        return "same" if 1 / SAME <= self.ratio <= SAME else "noise"
 
 
 def _range_end(ratio: float, unit: str) -> str:
@@ -390,9 +395,9 @@ def render_report(data: Dict[str, Any]) -> str:
             if interleaved
             else "the ratio of the medians"
         )
-        + "; same = within 5%%; call: better or worse only when every round agrees, "
-        "within noise when the rounds disagree, too noisy when they also span more than "
-        "%s×" % ("%g" % WIDE),
+        + "; same = within 5%%; call: better or worse only when every round says so by "
+        "more than 5%%, within noise otherwise, too noisy when the rounds also span more "
+        "than %s×" % ("%g" % WIDE),
     ]
     out = [_prose(text) for text in paragraphs]
     out += ["", render_table(results, libraries, frozenmaps, interleaved), ""]
@@ -499,7 +504,7 @@ def render_verdict(data: Dict[str, Any]) -> str:
             "%s (with %s)" % (op.title, ratio.best) for op, ratio in found["par"]
         )
     if found["noise"]:
-        text += "Within noise (the rounds disagree on which is %s) at %s. " % (
+        text += "Within noise (not every round has one %s by more than 5%%) at %s. " % (
             "faster" if all(op.unit == "s" for op, _ in found["noise"]) else "better",
             "; ".join(
                 "%s (with %s: %s)" % (op.title, ratio.best, ratio.range_words(op.unit))
