@@ -608,6 +608,7 @@ def test_the_help_never_cuts_a_name_in_two(monkeypatch, capsys):
         (0.97, 1.2, "1.03× faster – 1.2× slower"),
         (0.5, 0.6, "1.7–2.0× faster"),
         (1.0, 1.2, "same – 1.2× slower"),
+        (0.9, 1.003, "1.1× faster – 1.003× slower"),
     ],
 )
 def test_a_range_shows_which_side_of_1_its_ends_are_on(low, high, text):

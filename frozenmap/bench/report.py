@@ -121,9 +121,9 @@ def _range_end(ratio: float, unit: str) -> str:
     if ratio == 1 or not 1 / SAME <= ratio <= SAME:
         return in_words(ratio, unit)
     better, worse = ("smaller", "larger") if unit == "B" else ("faster", "slower")
-    if ratio < 1:
-        return "%.2f× %s" % (1 / ratio, better)
-    return "%.2f× %s" % (ratio, worse)
+    factor, words = (1 / ratio, better) if ratio < 1 else (ratio, worse)
+    digits = 2 if factor >= 1.005 else 3  # never "1.00×", which reads as no difference
+    return "%.*f× %s" % (digits, factor, words)
 
 
 def factor_text(factor: float) -> str:
