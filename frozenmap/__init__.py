@@ -39,6 +39,45 @@ def _build_status() -> str:
         return ""
 
 
+def _shadowing_source_tree() -> str:
+    """Why the C core is missing when this package is a source tree without a
+    built extension (its C sources beside it, ``pyproject.toml`` above it),
+    imported because Python looks in the current directory first; "" otherwise."""
+    import sys
+    from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
+
+    package = _os.path.dirname(_os.path.abspath(__file__))
+    tree = _os.path.dirname(package)
+    ccore = _os.path.join(package, "_ccore")
+    built = any(
+        _os.path.exists(_os.path.join(ccore, "_cfrozenmap" + suffix))
+        for suffix in EXTENSION_SUFFIXES
+    )
+    source = _os.path.exists(_os.path.join(tree, "pyproject.toml")) and _os.path.exists(
+        _os.path.join(ccore, "module.c")
+    )
+    if built or not source:
+        return ""
+
+    elsewhere = [
+        entry
+        for entry in sys.path
+        if _os.path.realpath(entry or _os.curdir) != _os.path.realpath(tree)
+    ]
+    installed = PathFinder.find_spec("frozenmap", elsewhere)
+    if installed is not None and installed.submodule_search_locations:
+        return (
+            "the source tree %s, where the C core is not built, shadows the installed "
+            "frozenmap (%s): Python imports from the current directory first; run from "
+            "another directory (e.g. cd /tmp) to use the installed package"
+            % (package, list(installed.submodule_search_locations)[0])
+        )
+    return (
+        "frozenmap was imported from its source tree %s, where the C core is not built; "
+        "install it (pip install .) and run from another directory (e.g. cd /tmp)" % package
+    )
+
+
 def _importer_stacklevel() -> int:
     """The ``stacklevel`` that names the code whose ``import`` loaded frozenmap.
 
@@ -84,12 +123,22 @@ else:
 
         IMPLEMENTATION = "python"
         _status = _build_status()
+        _shadow = _shadowing_source_tree()
         if _platform.python_implementation() != "CPython":
             _CORE_REASON = (
                 "the C core is for CPython; this is %s" % _platform.python_implementation()
             )
         elif _status.startswith("intended:"):
             _CORE_REASON = _status[len("intended:") :].strip()
+        elif _shadow:
+            _CORE_REASON = _shadow
+            import warnings as _warnings
+
+            _warnings.warn(
+                "frozenmap is using its slower pure-Python core because " + _CORE_REASON,
+                RuntimeWarning,
+                stacklevel=_importer_stacklevel(),
+            )
         else:
             if _status.startswith("failed:"):
                 _why = (

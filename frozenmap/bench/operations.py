@@ -28,6 +28,12 @@ HISTORY_BYTES = 256 << 20
 COLD = 200_000
 #: Length of the version history behind "memory per version".
 HISTORY = 1000
+#: Peers' undo histories (a list of whole versions, pickled): at least this many
+#: versions when :data:`UNDO_ITEMS` allows fewer (the keys, shared by every
+#: version once unpickled, are then at most 1 % of a version's figure) ...
+UNDO_VERSIONS = 100
+#: ... and at most this many items in all their versions (besides :data:`HISTORY_BYTES`).
+UNDO_ITEMS = 250_000
 #: Key counts of the small maps a state tree is made of.
 SMALL_SIZES = (1, 3, 8, 16, 32)
 #: Small maps built, or versions derived from one, per memory measurement.
@@ -88,6 +94,9 @@ class Workload:
         self._reducer: Optional[Reducer] = None
         self._seed = seed
         self._cold: Optional[list] = None
+        #: Each library's pickled undo history and its version count, made
+        #: by ``history_pickle`` and used up by ``history_loaded``.
+        self._undo: Dict[str, Tuple[bytes, int]] = {}
 
     def _batch(self, rng, keys, group):
         """100 edits: 50 updates, 25 deletions, 25 insertions (fewer for tiny n)."""
@@ -135,6 +144,7 @@ class Workload:
         """Drop the maps cached for ``lib``."""
         for key in [k for k in self._bases if k[0] == lib.name]:
             del self._bases[key]
+        self._undo.pop(lib.name, None)
 
     def pool_limit(self, lib: Library) -> int:
         """How many derived versions of ``lib`` a pool may hold."""
@@ -623,10 +633,14 @@ def _history_versions(lib: Library, w: Workload) -> list:
     update after the one before (fewer at large n for every library but
     frozenmap: their history pickles as a list of whole versions, and
     unpickles as as many unshared copies -- 1,000 versions of 100,000 keys
-    took ~20 GB)."""
+    took ~20 GB -- so at most :data:`HISTORY_BYTES`, and at most
+    :data:`UNDO_ITEMS` items unless that leaves fewer than
+    :data:`UNDO_VERSIONS` versions)."""
     count = len(w.history)
     if not lib.is_frozenmap:
-        count = min(count, max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
+        by_bytes = max(2, int(HISTORY_BYTES // max(64 * w.n, 1)))
+        by_items = max(UNDO_VERSIONS, UNDO_ITEMS // max(w.n, 1))
+        count = min(count, by_bytes, by_items)
     versions, m = [w.base(lib)], w.base(lib)
     for k, v in w.history[:count]:
         m = lib.setter(m)(k, v)
@@ -634,26 +648,41 @@ def _history_versions(lib: Library, w: Workload) -> list:
     return versions
 
 
+def _pickled_history(lib: Library, w: Workload) -> Optional[Tuple[bytes, int]]:
+    """``lib``'s undo history pickled, and its number of versions; None for a
+    peer whose maps do not pickle.  Made once per library: ``history_pickle``
+    leaves it for ``history_loaded``, which takes it."""
+    if lib.name not in w._undo:
+        versions = _history_versions(lib, w)
+        try:
+            data = pickle.dumps(lib.history(versions), protocol=5)
+        except Exception:  # a peer whose maps do not pickle
+            return None
+        w._undo[lib.name] = (data, len(versions))
+    return w._undo[lib.name]
+
+
 def history_pickle_per_version(lib: Library, w: Workload) -> Optional[float]:
     """Pickle bytes per version of an undo history (frozenmap: ``History``,
     which stores one version and diffs; the others: a list of versions)."""
-    versions = _history_versions(lib, w)
-    try:
-        size = len(pickle.dumps(lib.history(versions), protocol=5))
-    except Exception:  # a peer whose maps do not pickle
+    pickled = _pickled_history(lib, w)
+    if pickled is None:
         return None
-    return size / len(versions)
+    data, count = pickled
+    if not lib.traced:  # history_loaded has no figure for it: nothing to keep
+        w._undo.pop(lib.name, None)
+    return len(data) / count
 
 
 def history_loaded_per_version(lib: Library, w: Workload) -> Optional[float]:
     """Bytes per version that an unpickled undo history takes in memory."""
     if not lib.traced:
         return None
-    try:
-        data = pickle.dumps(lib.history(_history_versions(lib, w)), protocol=5)
-    except Exception:
+    pickled = _pickled_history(lib, w)
+    w._undo.pop(lib.name, None)
+    if pickled is None:
         return None
-    count = len(pickle.loads(data))
+    data, count = pickled
     return _traced(lambda: pickle.loads(data)) / count
 
 
