@@ -125,23 +125,27 @@ _SCALARS: FrozenSet[type] = frozenset({str, int, float, bool, type(None), bytes,
 
 
 class _Scope:
-    """One ``produce`` call, shared by all its drafts.
+    """One ``produce`` call, shared by all its drafts (made by ``_start``).
 
     ``reader`` is the thread that may read the drafts (None once revoked);
     ``writer`` the thread that may change them (None while a change is
     under way or the finish runs).  Each draft operation compares one of them
     with the calling thread's id: one check covers revocation, other threads
-    and re-entry.
+    and re-entry.  ``edits`` counts the changes made through the drafts (the
+    rule on the recipe's return value); ``recording`` is True in
+    ``produce_with_patches`` (drafts note what they change); ``shared`` says
+    a draft was stored somewhere (so it may stand in several places, or
+    inside itself: only then does the finish need a memo); ``frozendict`` is
+    the type plain dicts assigned become.
     """
 
-    __slots__ = ("reader", "writer", "edits", "recording", "frozendict")
-
-    def __init__(self, frozendict_type: Any, recording: bool) -> None:
-        self.reader: Optional[int] = get_ident()
-        self.writer: Optional[int] = self.reader
-        self.edits = 0  # changes made through the drafts (the recipe's return rule)
-        self.recording = recording  # produce_with_patches: drafts note what they change
-        self.frozendict = frozendict_type  # what plain dicts assigned become
+    __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+    reader: Optional[int]
+    writer: Optional[int]
+    edits: int
+    recording: bool
+    shared: bool
+    frozendict: Any
 
     def refuse(self, draft: Any) -> NoReturn:
         """Raise the ``RuntimeError`` that says why ``draft`` cannot be used now."""
@@ -243,6 +247,7 @@ def _adopt(scope: _Scope, value: Any) -> Any:
         return value
     if cls is DictDraft or cls is ListDraft:
         if value._scope is scope:
+            scope.shared = True
             return value
         return current(value)
     if cls is dict or (isinstance(value, dict) and cls not in _FROZENDICT_TYPES):
@@ -338,8 +343,10 @@ class _Memo(Dict[int, Any]):
     undo: Patch
 
 
-def _finish(draft: Any, memo: _Memo, path: Optional[str] = None) -> Any:
-    """The frozen value of ``draft`` now (memoized in ``memo`` by identity).
+def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
+    """The frozen value of ``draft`` now (memoized in ``memo`` by identity;
+    ``memo`` is None in a ``produce`` whose drafts each stand in one place,
+    see ``_Scope.shared``).
 
     With ``path`` (produce_with_patches), ``draft`` stands in place at
     ``path`` (where its original is in the base): the operations of the keys
@@ -355,26 +362,64 @@ def _finish(draft: Any, memo: _Memo, path: Optional[str] = None) -> Any:
         value = value.freeze()  # an Evolver: O(1), the same object until it changes
     children = draft._children
     touched = draft._touched
+    if touched is None and path is not None and type(draft._map) in _FROZENDICT_TYPES:
+        if draft._map is not draft._base:  # exactly one change: _first
+            touched = _first_change(draft)
     if children:  # (a draft without children needs no memo: the value is the same each time)
-        ident = id(draft)
-        done = memo.get(ident, _MISSING)
-        if done is not _MISSING:
-            if done is _IN_PROGRESS:
-                raise _cycle()
-            if path is not None:  # finished before, where it was not in place
-                _emit(draft, path, memo)
-            return done
-        memo[ident] = _IN_PROGRESS
+        if memo is not None:
+            ident = id(draft)
+            done = memo.get(ident, _MISSING)
+            if done is not _MISSING:
+                if done is _IN_PROGRESS:
+                    raise _cycle()
+                if path is not None:  # finished before, where it was not in place
+                    _emit(draft, path, memo)
+                return done
+            memo[ident] = _IN_PROGRESS
         changes = []
         # (a copy: a key's __eq__ run below may read the draft and add a child)
         for key, child in list(children.items()) if len(children) > 1 else children.items():
-            where = None
-            if path is not None and (touched is None or not _written(touched, key)):
-                if type(key) is str and "~" not in key and "/" not in key:
-                    where = f"{path}/{key}"
-                else:
-                    where = f"{path}/{_token(key)}"
-            final = _finish(child, memo, where)
+            if type(child) is DictDraft and not child._children:
+                # A map without children, as _finish does it but without the
+                # call: the most common node, a leaf map the recipe read.
+                final = child._map
+                if type(final) not in _FROZENDICT_TYPES:
+                    final = final.freeze()
+                if path is not None and final is not child._base:
+                    base = child._base
+                    if child._touched is None:  # one change: _first
+                        written, stored = child._first
+                        if (
+                            stored is not _MISSING
+                            and len(final) == len(base)
+                            and (touched is None or not _written(touched, key))
+                        ):  # one key set in place, the map in place: a replace
+                            new, old = final[written], base[written]
+                            if new is not old:
+                                if type(key) is not str or "~" in key or "/" in key:
+                                    where = f"{path}/{_token(key)}"
+                                else:
+                                    where = f"{path}/{key}"
+                                if type(written) is not str or "~" in written or "/" in written:
+                                    where = f"{where}/{_token(written)}"
+                                else:
+                                    where = f"{where}/{written}"
+                                memo.forward.append({"op": "replace", "path": where, "value": new})
+                                memo.undo.append({"op": "replace", "path": where, "value": old})
+                            changes.append((key, final))
+                            continue
+                    if touched is None or not _written(touched, key):
+                        _finish(
+                            child, memo, _pointer(path, key)
+                        )  # (the same value, and its operations)
+            else:
+                where = None
+                if path is not None and (touched is None or not _written(touched, key)):
+                    if type(key) is str and "~" not in key and "/" not in key:
+                        where = f"{path}/{key}"  # (_pointer, without the call)
+                    else:
+                        where = _pointer(path, key)
+                final = _finish(child, memo, where)
             if final is not child._base:
                 changes.append((key, final))
         if len(changes) == 1:
@@ -384,7 +429,8 @@ def _finish(draft: Any, memo: _Memo, path: Optional[str] = None) -> Any:
             for key, final in changes:
                 evolver[key] = final
             value = evolver.freeze()
-        memo[ident] = value
+        if memo is not None:
+            memo[ident] = value
     if path is None or not touched:
         return value
     # The operations of the keys this draft changed.
@@ -428,14 +474,15 @@ def _cycle() -> ValueError:
     )
 
 
-def _finish_list(draft: "ListDraft[Any]", memo: _Memo) -> Any:
-    ident = id(draft)
-    done = memo.get(ident, _MISSING)
-    if done is not _MISSING:
-        if done is _IN_PROGRESS:
-            raise _cycle()
-        return done
-    memo[ident] = _IN_PROGRESS
+def _finish_list(draft: "ListDraft[Any]", memo: Any) -> Any:
+    if memo is not None:
+        ident = id(draft)
+        done = memo.get(ident, _MISSING)
+        if done is not _MISSING:
+            if done is _IN_PROGRESS:
+                raise _cycle()
+            return done
+        memo[ident] = _IN_PROGRESS
     base = draft._base
     items = draft._items
     value = base
@@ -454,7 +501,8 @@ def _finish_list(draft: "ListDraft[Any]", memo: _Memo) -> Any:
         out = [_finish(item, memo) if type(item) in _DRAFT_TYPES else item for item in items]
         if len(out) != len(base) or not all(map(operator.is_, out, base)):
             value = tuple(out)
-    memo[ident] = value
+    if memo is not None:
+        memo[ident] = value
     return value
 
 
@@ -571,11 +619,12 @@ def _emit_list(draft: "ListDraft[Any]", path: str, memo: _Memo) -> None:
 def _mark(draft: "DictDraft[Any, Any]", key: Any, mark: int) -> None:
     """Note that ``draft`` wrote ``key`` (produce_with_patches).
 
-    ``draft._touched`` is None (nothing written), ``(key, mark)`` for one key
-    (the common case, with no dict to make), ``{key: mark}`` in the order of
-    the writes (a key removed and added again moves to the end, as it does in
-    the map), or ``_WHOLE``.  The mark is ``_KEPT`` for a key set where it
-    stands in the base, ``_MOVED`` for one removed (and maybe added again).
+    ``draft._touched`` is None (no change, or only the first one, which
+    ``draft._first`` describes: see ``_first_change``), ``(key, mark)`` for
+    one key, ``{key: mark}`` in the order of the writes (a key removed and
+    added again moves to the end, as it does in the map), or ``_WHOLE``.
+    The mark is ``_KEPT`` for a key set where it stands in the base,
+    ``_MOVED`` for one removed (and maybe added again).
     """
     touched = draft._touched
     if touched is None:
@@ -591,6 +640,22 @@ def _mark(draft: "DictDraft[Any, Any]", key: Any, mark: int) -> None:
     else:
         touched.pop(key, None)
         touched[key] = _MOVED
+
+
+def _pointer(path: str, key: Any) -> str:
+    """``path`` extended by ``key``'s reference token."""
+    if type(key) is str and "~" not in key and "/" not in key:
+        return f"{path}/{key}"
+    return f"{path}/{_token(key)}"
+
+
+def _first_change(draft: "DictDraft[Any, Any]") -> Tuple[Any, int]:
+    """``(key, mark)`` for the one change a draft's map holds (``_first``):
+    a set that kept the length changed a key in place."""
+    key, value = draft._first
+    if value is not _MISSING and len(draft._map) == len(draft._base):
+        return key, _KEPT
+    return key, _MOVED
 
 
 def _written(touched: Any, key: Any) -> bool:
@@ -915,14 +980,15 @@ class DictDraft(MutableMapping[_K, _V]):
                     return  # that draft is there already
                 stored = value._base  # type: ignore[attr-defined]
             contents = self._map
-            recording = scope.recording
-            length = len(contents) if recording else 0
             if contents is self._base:  # the first change: one derivation
-                new = self._map = contents.set(key, stored)
-                self._first = (key, stored)
+                self._map = contents.set(key, stored)
+                self._first = (key, stored)  # (which says what patches need of it)
             else:
-                new = self._evolver()
-                new[key] = stored
+                evolver = self._evolver()
+                length = len(evolver)
+                evolver[key] = stored
+                if scope.recording:  # set where it stands, or new (or back): last
+                    _mark(self, key, _KEPT if len(evolver) == length else _MOVED)
             if stored is not value:
                 if children is None:
                     self._children = {key: value}
@@ -930,13 +996,6 @@ class DictDraft(MutableMapping[_K, _V]):
                     children[key] = value
             elif children:
                 children.pop(key, None)
-            if recording:
-                # set where it stands, or new (or back after a removal): last
-                mark = _KEPT if len(new) == length else _MOVED
-                if self._touched is None:
-                    self._touched = (key, mark)
-                else:
-                    _mark(self, key, mark)
         finally:
             scope.writer = ident
 
@@ -954,6 +1013,8 @@ class DictDraft(MutableMapping[_K, _V]):
                 del evolver[key]
             else:
                 evolver[key] = value
+            if self._scope.recording:
+                _mark(self, *_first_change(self))
             del self._first  # (its value is the evolver's to keep or release)
         self._map = evolver
         return evolver
@@ -967,11 +1028,11 @@ class DictDraft(MutableMapping[_K, _V]):
             self._first = (key, _MISSING)
         else:
             del self._evolver()[key]
+            if self._scope.recording:
+                _mark(self, key, _MOVED)
         children = self._children
         if children:
             children.pop(key, None)
-        if self._scope.recording:
-            _mark(self, key, _MOVED)
         return contents
 
     def __delitem__(self, key: _K) -> None:
@@ -1429,6 +1490,7 @@ class ListDraft(MutableSequence[_T]):
             if items and times != 1:
                 released = items[:]  # noqa: F841
                 items *= times
+                scope.shared = True  # (each draft in it is now in several places)
                 self._record_whole()
         finally:
             scope.writer = ident
@@ -1531,7 +1593,13 @@ def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, 
         )
     if not callable(recipe):
         raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
-    scope = _Scope(type(base) if make is _new_dict_draft else _freeze.FROZENDICT, recording)
+    # (produce makes its scope and root as here, inline: they are most of its own cost)
+    scope = _object_new(_Scope)
+    scope.reader = scope.writer = get_ident()
+    scope.edits = 0
+    scope.recording = recording
+    scope.shared = False
+    scope.frozendict = type(base) if make is _new_dict_draft else _freeze.FROZENDICT
     return scope, make(scope, base)
 
 
@@ -1543,11 +1611,14 @@ def _returned_after_changes(result: Any) -> RuntimeError:
     )
 
 
-def _replacement(scope: _Scope, result: Any, memo: _Memo) -> Any:
+def _replacement(scope: _Scope, result: Any, memo: Any) -> Any:
     """The state a recipe returned: deep-frozen, its drafts finished."""
     if scope.edits:
         raise _returned_after_changes(result)
-    return _final(_adopt(scope, result), memo)
+    adopted = _adopt(scope, result)
+    if memo is None and scope.shared:  # (the value holds drafts: one memo for them)
+        memo = {}
+    return _final(adopted, memo)
 
 
 def _in_place(draft: Any, recipe: Any) -> Any:
@@ -1618,17 +1689,24 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
         if type(base) in _DRAFT_TYPES:
             return _in_place(base, recipe)
         _start(base, recipe, False, "produce")  # raises the TypeError
-    # (as _start does, without its frames: this is most of produce's own cost)
-    scope = object.__new__(_Scope)
+    # (as _start does, without its frames)
+    scope = _object_new(_Scope)
     scope.reader = scope.writer = get_ident()
     scope.edits = 0
-    scope.recording = False
-    scope.frozendict = type(base) if make is _new_dict_draft else _freeze.FROZENDICT
-    root = make(scope, base)  # type: ignore[misc]
+    scope.recording = scope.shared = False
+    if make is _new_dict_draft:  # (as _new_dict_draft does, without its frame)
+        scope.frozendict = type(base)
+        root = _object_new(DictDraft)
+        root._scope = scope
+        root._base = root._map = base
+        root._children = root._touched = None
+    else:
+        scope.frozendict = _freeze.FROZENDICT
+        root = make(scope, base)  # type: ignore[misc]
     try:
         result = recipe(root)
         scope.writer = None  # the finish: reads only
-        memo: Any = {}  # (a plain dict: this finish writes no patches)
+        memo: Any = {} if scope.shared else None  # (a plain dict: no patches here)
         if result is None or result is root:
             return _finish(root, memo)
         return _replacement(scope, result, memo)
