@@ -16,25 +16,30 @@ How it stays cheap and correct:
   draft.
 - **A frozendict draft** (``DictDraft``) holds its contents in ``_map``: the
   base frozendict until the first write, one derived frozendict after it (a
-  single ``set`` is the cheapest edit), an ``Evolver`` from the second write on
-  (cheaper per edit after that).  A nested draft is not stored in the map:
+  single ``set`` is the cheapest edit; ``_first`` remembers it), an
+  ``Evolver`` of the base from the second write on, with the first write made
+  again (cheaper per edit, and edits that cancel out give the base back).
+  A nested draft is not stored in the map:
   the map holds the draft's *original* in its place and ``_children`` maps the
   key to the draft.  So a draft that is only read changes nothing, and
   finishing writes a child's final value only where that child changed.
 - **A tuple draft** (``ListDraft``) reads its base tuple until the first
   write, then keeps a Python list ``_items`` of plain values and drafts.
-- **Finishing** walks the drafts from the root, each once (memoized by
-  identity, so a draft assigned in two places becomes one frozen object, the
-  same in both; a draft inside itself is a ``ValueError``).  A node whose
-  children did not change returns its map (or base) itself, so untouched
-  subtrees are the identical objects, and no change at all returns ``base``.
+- **Finishing** walks the drafts the recipe read, from the root.  Once a
+  draft has been assigned somewhere it may stand in several places (or inside
+  itself), so the finish memoizes by identity: a draft assigned in two places
+  becomes one frozen object, the same in both, and a draft inside itself is a
+  ``ValueError``.  A node whose children did not change returns its map (or
+  base) itself, so untouched subtrees are the identical objects, and no
+  change at all returns ``base``.
 - **Assigned values are deep-frozen** as ``freeze`` does it, except that a
   draft inside the value stays a draft (it is finished with the state): a
   plain container holding drafts becomes a fresh draft over the frozen rest.
 - **Patches are recorded from the operations**, not by diffing states: a
-  frozendict draft remembers which keys it wrote (kept in place, or removed
-  and maybe re-added at the end, which is what ``dict`` order does), a tuple
-  draft keeps a log of positional edits.  At the finish each changed draft
+  frozendict draft's one change (``_first``) says its operation, and from
+  its second change on the draft notes which keys it wrote (kept in place,
+  or removed and maybe re-added at the end, which is what ``dict`` order
+  does); a tuple draft keeps a log of positional edits.  At the finish each changed draft
   writes its operations along the path that reaches it; a list whose log is
   longer than the list (or that was sorted, reversed or cleared) becomes one
   ``replace``.  Inverse patches are the operations undone in reverse order.
@@ -213,7 +218,7 @@ def _new_dict_draft(scope: _Scope, base: Any) -> "DictDraft[Any, Any]":
 
 
 def _new_list_draft(scope: _Scope, base: Any) -> "ListDraft[Any]":
-    draft: ListDraft[Any] = object.__new__(ListDraft)
+    draft: ListDraft[Any] = _object_new(ListDraft)
     draft._scope = scope
     draft._base = base
     draft._items = None
@@ -376,9 +381,10 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
                     _emit(draft, path, memo)
                 return done
             memo[ident] = _IN_PROGRESS
-        changes = []
+        single = len(children) == 1  # (then its change is made at once, with no list)
+        changes: List[Tuple[Any, Any]] = []
         # (a copy: a key's __eq__ run below may read the draft and add a child)
-        for key, child in list(children.items()) if len(children) > 1 else children.items():
+        for key, child in children.items() if single else list(children.items()):
             if type(child) is DictDraft and not child._children:
                 # A map without children, as _finish does it but without the
                 # call: the most common node, a leaf map the recipe read.
@@ -406,7 +412,10 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
                                     where = f"{where}/{written}"
                                 memo.forward.append({"op": "replace", "path": where, "value": new})
                                 memo.undo.append({"op": "replace", "path": where, "value": old})
-                            changes.append((key, final))
+                            if single:
+                                value = value.set(key, final)
+                            else:
+                                changes.append((key, final))
                             continue
                     if touched is None or not _written(touched, key):
                         _finish(
@@ -421,7 +430,10 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
                         where = _pointer(path, key)
                 final = _finish(child, memo, where)
             if final is not child._base:
-                changes.append((key, final))
+                if single:
+                    value = value.set(key, final)
+                else:
+                    changes.append((key, final))
         if len(changes) == 1:
             value = value.set(*changes[0])
         elif changes:
@@ -1484,11 +1496,16 @@ class ListDraft(MutableSequence[_T]):
             raise TypeError(
                 "can't multiply sequence by non-int of type '%s'" % type(times).__name__
             ) from None
+        # Each nested node gets its draft first: the copies are that draft,
+        # the same object in each place, as a list repeats its items.
+        drafted = self._drafted() if times > 1 else None
         ident = _begin(scope, self)
         try:
             items = self._contents()
             if items and times != 1:
                 released = items[:]  # noqa: F841
+                if drafted is not None:
+                    items[:] = drafted
                 items *= times
                 scope.shared = True  # (each draft in it is now in several places)
                 self._record_whole()
@@ -1814,7 +1831,7 @@ def current(draft: Any) -> Any:
     scope = draft._scope
     if scope.reader != get_ident():
         scope.refuse(draft)
-    return _finish(draft, {})  # type: ignore[arg-type]
+    return _finish(draft, {})
 
 
 @overload

@@ -392,6 +392,18 @@ def test_a_draft_assigned_elsewhere_is_one_object_in_both_places(core):
     assert new["wrapped"]["inner"][0] is new["a"]
 
 
+def test_repeating_a_list_repeats_its_nested_drafts(core):
+    base = deep(core, {"l": [[0]]})
+
+    def recipe(d):
+        d["l"] *= 2  # one inner list, twice (never read before)
+        d["l"][0].append(1)  # seen in both places, as with plain lists
+
+    new = produce(base, recipe)
+    assert new == deep(core, {"l": [[0, 1], [0, 1]]})
+    assert new["l"][0] is new["l"][1]
+
+
 def test_a_draft_moved_unchanged_is_the_base_node(core):
     base = deep(core, {"a": {"x": 1}, "b": 2})
     new = produce(base, lambda d: d.__setitem__("c", d.pop("a")))

@@ -86,6 +86,14 @@ def operations(root_model, root_draft, step):
     def both(edit):
         return (lambda: edit(model, values[0]), lambda: edit(draft, values[1]))
 
+    def repeated(value, times):
+        """``value`` in ``times`` places: fresh data is frozen at each place
+        it is assigned to (so the model gets a copy each time), a container of
+        the state is the same object in each."""
+        if kind == 1:
+            return [copy.deepcopy(value) for _ in range(times)]
+        return [value] * times
+
     if isinstance(model, dict):
         existing = list(model)[number % len(model)] if model else key
         edits = [
@@ -113,7 +121,7 @@ def operations(root_model, root_draft, step):
             lambda m, v: m.__setitem__(slice(number, number + 3), [v]),
             lambda m, v: m.__setitem__(slice(number, number + 1), [v, "s", "t"]),
             lambda m, v: m.__delitem__(span),
-            lambda m, v: m.__setitem__(span, [v] * len(range(*span.indices(len(m))))),
+            lambda m, v: m.__setitem__(span, repeated(v, len(range(*span.indices(len(m)))))),
             lambda m, v: m.reverse(),
             lambda m, v: m.clear(),
             lambda m, v: m.__iadd__([v]),
