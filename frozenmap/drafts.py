@@ -402,14 +402,12 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
                         ):  # one key set in place, the map in place: a replace
                             new, old = final[written], base[written]
                             if new is not old:
-                                if type(key) is not str or "~" in key or "/" in key:
-                                    where = f"{path}/{_token(key)}"
-                                else:
-                                    where = f"{path}/{key}"
+                                step = key
+                                if type(step) is not str or "~" in step or "/" in step:
+                                    step = _token(step)
                                 if type(written) is not str or "~" in written or "/" in written:
-                                    where = f"{where}/{_token(written)}"
-                                else:
-                                    where = f"{where}/{written}"
+                                    written = _token(written)
+                                where = f"{path}/{step}/{written}"
                                 memo.forward.append({"op": "replace", "path": where, "value": new})
                                 memo.undo.append({"op": "replace", "path": where, "value": old})
                             if single:
