@@ -74,3 +74,7 @@ produce(pair, edits_items)
 
 def rejected() -> None:  # never called: each line is a type error
     produce(state, 5)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue,reportArgumentType]
+
+
+if __name__ == "__main__":
+    print("typing/api_drafts.py ran")
