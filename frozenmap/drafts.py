@@ -1755,9 +1755,11 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
     or one ``replace`` of the whole list when that is shorter (and after a
     sort, a reverse or a clear).  Paths are JSON Pointers (RFC 6901); a key
     that is not a string is written as ``json.dumps`` writes it (``1`` as
-    ``"1"``), and any other key is a ``TypeError``.  The inverse patches
-    restore the contents; a key removed from the middle of a map comes back
-    at its end.
+    ``"1"``), and any other key is a ``TypeError``.  (JSON names members by
+    strings: a patch adding a key of another type adds its name, ``"1"``, so
+    the round trip holds for string keys and for other keys that exist
+    already.)  The inverse patches restore the contents; a key removed from
+    the middle of a map comes back at its end.
 
     Cost: that of ``produce``, plus O(1) per change and O(m) per tuple of m
     items that changed.
