@@ -12,8 +12,9 @@ unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
 pure-Python core is intended.  It also exports the serializer helpers
 ``json_default`` and ``thaw`` (see ``frozenmap._interop``), and the
 capabilities built on the public API, written once above both cores:
-``History`` (``frozenmap.history``), JSON Patch (``frozenmap.jsonpatch``) and
-``Versioned`` (``frozenmap.versioned``).
+``History`` (``frozenmap.history``), JSON Patch (``frozenmap.jsonpatch``),
+``Versioned`` (``frozenmap.versioned``) and drafts (``produce`` and its
+helpers, ``frozenmap.drafts``).
 """
 
 import os as _os
@@ -166,6 +167,7 @@ _freeze.FROZENDICT = frozendict  # what freeze() builds
 
 # Capabilities built on the public API, above the cores (they import this module's
 # names lazily or not at all, so they come last).
+from .drafts import current, is_draft, original, produce, produce_with_patches  # noqa: E402
 from .history import History  # noqa: E402
 from .jsonpatch import JsonPatchError, apply_json_patch, make_json_patch  # noqa: E402
 from .versioned import Versioned  # noqa: E402
@@ -183,5 +185,10 @@ __all__ = [
     "apply_json_patch",
     "make_json_patch",
     "JsonPatchError",
+    "produce",
+    "produce_with_patches",
+    "current",
+    "original",
+    "is_draft",
 ]
 __version__ = "0.1.0"

@@ -54,6 +54,14 @@ if sys.version_info >= (3, 15):
 
 # Versioned is written once in Python above the cores (frozenmap/versioned.py,
 # annotated inline and checked with mypy --strict); the stub re-exports it.
+# So are the drafts (frozenmap/drafts.py): ``produce`` keeps the state's type and
+# hands the recipe a ``DictDraft`` (a MutableMapping) or ``ListDraft`` (a
+# MutableSequence).
+from frozenmap.drafts import current as current
+from frozenmap.drafts import is_draft as is_draft
+from frozenmap.drafts import original as original
+from frozenmap.drafts import produce as produce
+from frozenmap.drafts import produce_with_patches as produce_with_patches
 from frozenmap.versioned import Versioned as Versioned
 
 __all__ = [
@@ -69,6 +77,11 @@ __all__ = [
     "apply_json_patch",
     "make_json_patch",
     "JsonPatchError",
+    "produce",
+    "produce_with_patches",
+    "current",
+    "original",
+    "is_draft",
 ]
 
 __version__: str
