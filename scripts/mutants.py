@@ -253,7 +253,7 @@ MUTANTS: List[Mutant] = [
       "up[3] = _with(up[3].translate(_DEL[up_j + 1]).translate(_UP[e]), ENTRY + up_d, e)",
       "off-by-one"),
     M("delete-copying-collision-missing", "keytrie",
-      "            return _delete_general(root, h, key, None)  # a collision node",
+      "            return _delete_general(root, h, key, found)  # a collision node",
       "            return None  # a collision node", "one-walk copies"),
     M("delete-copying-no-identity", "keytrie",
       "    k = old[2]\n    if not (k is key or k == key):\n        return None",
