@@ -85,6 +85,7 @@ from typing import (
 )
 
 from . import _common, _freeze
+from . import jsonpatch as _jsonpatch
 
 if TYPE_CHECKING:
     from typing_extensions import TypeGuard
@@ -524,27 +525,18 @@ def _final(value: Any, memo: _Memo) -> Any:
 
 
 def _token(key: Any) -> str:
-    """``key`` as a JSON Pointer reference token (RFC 6901), written as
-    ``json.dumps`` writes an object key: ``1`` is ``"1"``, ``True`` is ``"true"``."""
-    if isinstance(key, str):
-        return str(key).replace("~", "~0").replace("/", "~1")
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    if isinstance(key, float):
-        if key != key:
-            return "NaN"
-        if key in (float("inf"), float("-inf")):
-            return "Infinity" if key > 0 else "-Infinity"
-        return float.__repr__(key)
-    if key is None:
-        return "null"
-    raise TypeError(
-        "produce_with_patches() cannot write a path through the key %r: a JSON object's "
-        "keys are str (or int, float, bool and None, written as json.dumps writes them), "
-        "not %s" % (key, type(key).__name__)
-    )
+    """``key`` as a JSON Pointer reference token (RFC 6901): the member name
+    ``json.dumps`` writes for it (``1`` is ``"1"``, ``True`` is ``"true"``,
+    see ``jsonpatch.json_key``), escaped."""
+    try:
+        name = _jsonpatch.json_key(key)
+    except TypeError:
+        raise TypeError(
+            "produce_with_patches() cannot write a path through the key %r: a JSON object's "
+            "keys are str (or int, float, bool and None, written as json.dumps writes them), "
+            "not %s" % (key, type(key).__name__)
+        ) from None
+    return _jsonpatch._escape(name)
 
 
 def _replace_whole(path: str, new: Any, old: Any, memo: _Memo) -> None:
