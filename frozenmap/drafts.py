@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import copy as _copy
 import operator
+import sys
 from _thread import get_ident
 from collections.abc import (
     ItemsView,
@@ -102,6 +103,21 @@ __all__ = [
     "ListDraft",
 ]
 
+
+def _c_bases() -> Any:
+    """The C core's module when it is the core loaded (its draft bases then
+    carry the hot paths: see frozenmap/_ccore/drafts.c), else None."""
+    module = sys.modules.get("frozenmap._ccore._cfrozenmap")
+    if module is None or getattr(module, "frozendict", None) is not _freeze.FROZENDICT:
+        return None
+    return module if hasattr(module, "_DictDraft") else None
+
+
+_C = _c_bases()
+#: The C core's frozendict when the drafts have their C paths: a state of
+#: that type (or a tuple) runs them.
+_C_FROZENDICT: Any = None if _C is None else _C.frozendict
+
 _K = TypeVar("_K")
 _V = TypeVar("_V")
 _T = TypeVar("_T")
@@ -130,7 +146,35 @@ _SCALARS: FrozenSet[type] = frozenset({str, int, float, bool, type(None), bytes,
 # --- who may use a draft ----------------------------------------------------------
 
 
-class _Scope:
+class _PyScopeFields:
+    """The fields of a ``_Scope`` (the C core's ``_DraftScope`` holds them when it is loaded)."""
+
+    __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+
+
+class _PyDictDraftFields:
+    """The fields of a ``DictDraft`` (the C core's ``_DictDraft`` when loaded)."""
+
+    __slots__ = ("_scope", "_base", "_map", "_children", "_touched", "_first")
+
+
+class _PyListDraftFields:
+    """The fields of a ``ListDraft`` (the C core's ``_ListDraft`` when loaded)."""
+
+    __slots__ = ("_scope", "_base", "_items", "_children", "_log")
+
+
+if TYPE_CHECKING or _C is None:
+    _ScopeFields = _PyScopeFields
+    _DictDraftFields = _PyDictDraftFields
+    _ListDraftFields = _PyListDraftFields
+else:
+    _ScopeFields = _C._DraftScope
+    _DictDraftFields = _C._DictDraft
+    _ListDraftFields = _C._ListDraft
+
+
+class _Scope(_ScopeFields):
     """One ``produce`` call, shared by all its drafts (made by ``_start``).
 
     ``reader`` is the thread that may read the drafts (None once revoked);
@@ -145,7 +189,7 @@ class _Scope:
     the type plain dicts assigned become.
     """
 
-    __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+    __slots__ = ()
     reader: Optional[int]
     writer: Optional[int]
     edits: int
@@ -201,6 +245,7 @@ def _sync_types() -> None:
     if own is not _synced_types:
         for cls in own:
             _DRAFTABLE[cls] = _new_dict_draft
+            _ROOTS[cls] = _C_START if cls is _C_FROZENDICT else _PY_START
         _FROZENDICT_TYPES = frozenset(own)
         _synced_types = own
 
@@ -229,6 +274,32 @@ def _new_list_draft(scope: _Scope, base: Any) -> "ListDraft[Any]":
 
 
 _DRAFTABLE[tuple] = _new_list_draft
+
+
+def _new_root(base: Any, recording: bool) -> Any:
+    """The root draft of a new ``produce`` of ``base`` (an exact frozendict
+    or tuple), with its scope (``root._scope``)."""
+    scope = _object_new(_Scope)
+    scope.reader = scope.writer = get_ident()
+    scope.edits = 0
+    scope.recording = recording
+    scope.shared = False
+    if type(base) is tuple:
+        scope.frozendict = _freeze.FROZENDICT
+        return _new_list_draft(scope, base)
+    scope.frozendict = type(base)
+    return _new_dict_draft(scope, base)
+
+
+#: type of a base -> (the function making its root draft, the finish of its
+#: drafts): a state of the C core's frozendict (and a tuple, with the C core
+#: loaded) has both in C (frozenmap/_ccore/drafts.c), the others in Python.
+_ROOTS: Dict[type, Tuple[Callable[[Any, bool], Any], Callable[[Any, Any, Optional[str]], Any]]] = {}
+
+
+def _finisher(scope: _Scope) -> Callable[[Any, Any, Optional[str]], Any]:
+    """The finish of ``scope``'s drafts: ``_finish``, or the C core's."""
+    return _C_START[1] if scope.frozendict is _C_FROZENDICT else _finish
 
 
 def _detached(scope: _Scope, value: Any) -> Any:
@@ -385,7 +456,7 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
         single = len(children) == 1  # (then its change is made at once, with no list)
         changes: List[Tuple[Any, Any]] = []
         # (a copy: a key's __eq__ run below may read the draft and add a child)
-        for key, child in children.items() if single else list(children.items()):
+        for key, child in list(children.items()):
             if type(child) is DictDraft and not child._children:
                 # A map without children, as _finish does it but without the
                 # call: the most common node, a leaf map the recipe read.
@@ -444,7 +515,13 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
             memo[ident] = value
     if path is None or not touched:
         return value
-    # The operations of the keys this draft changed.
+    return _emit_keys(draft, value, path, memo, touched)
+
+
+def _emit_keys(draft: Any, value: Any, path: str, memo: _Memo, touched: Any) -> Any:
+    """Write the operations of the keys ``draft`` changed (``touched``, see
+    ``_mark``), ``value`` being its final map, in place at ``path``; return
+    ``value``.  The end of ``_finish``, the C core's too."""
     base = draft._base
     if value is base:
         return value
@@ -767,7 +844,7 @@ class _DraftItems(ItemsView[_K, _V]):
         return "draft_items(%r)" % (list(self),)
 
 
-class DictDraft(MutableMapping[_K, _V]):
+class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
     """The draft of a frozendict inside a ``produce`` recipe: a ``dict`` to edit.
 
     It has every ``dict`` method and keeps dict's order: a key assigned again
@@ -794,7 +871,7 @@ class DictDraft(MutableMapping[_K, _V]):
     frozendict({'user': frozendict({'name': 'ada', 'langs': ('en', 'fr')}), 'seen': True})
     """
 
-    __slots__ = ("_scope", "_base", "_map", "_children", "_touched", "_first")
+    __slots__ = ()  # (the fields: _DictDraftFields)
     _scope: _Scope
     _base: Any
     _map: Any  # the contents: the base, the base after one change, or an Evolver
@@ -807,7 +884,11 @@ class DictDraft(MutableMapping[_K, _V]):
 
     # --- reads -------------------------------------------------------------------
 
-    def __getitem__(self, key: _K) -> _V:
+    # The item access: with the C core loaded, draft[key] and its assignment
+    # and deletion are the slots of its _DictDraft, which serve a C-core state
+    # and call these for everything else.
+    def _getitem(self, key: _K) -> _V:
+        """``self[key]``: the value (a draft for a nested node).  Cost: O(log n)."""
         scope = self._scope
         if scope.reader != get_ident():
             scope.refuse(self)
@@ -962,7 +1043,8 @@ class DictDraft(MutableMapping[_K, _V]):
 
     # --- changes -----------------------------------------------------------------
 
-    def __setitem__(self, key: _K, value: _V) -> None:
+    def _setitem(self, key: _K, value: _V) -> None:
+        """``self[key] = value`` (deep-frozen).  Cost: O(log n)."""
         scope = self._scope
         ident = get_ident()
         if scope.writer != ident:
@@ -1037,13 +1119,19 @@ class DictDraft(MutableMapping[_K, _V]):
             children.pop(key, None)
         return contents
 
-    def __delitem__(self, key: _K) -> None:
+    def _delitem(self, key: _K) -> None:
+        """``del self[key]``.  Cost: O(log n)."""
         scope = self._scope
         ident = _begin(scope, self)
         try:
             released = self._discard(key)  # noqa: F841
         finally:
             scope.writer = ident
+
+    if TYPE_CHECKING or _C is None:
+        __getitem__ = _getitem
+        __setitem__ = _setitem
+        __delitem__ = _delitem
 
     def pop(self, key: _K, default: Any = _MISSING, /) -> Any:
         """Remove ``key`` and return its value (a draft for a nested node),
@@ -1130,7 +1218,7 @@ class DictDraft(MutableMapping[_K, _V]):
             scope.writer = ident
 
 
-class ListDraft(MutableSequence[_T]):
+class ListDraft(_ListDraftFields, MutableSequence[_T]):
     """The draft of a tuple inside a ``produce`` recipe: a ``list`` to edit.
 
     It has every ``list`` method, slices included (read, assigned, deleted;
@@ -1149,7 +1237,7 @@ class ListDraft(MutableSequence[_T]):
     (1, 2, 3)
     """
 
-    __slots__ = ("_scope", "_base", "_items", "_children", "_log")
+    __slots__ = ()  # (the fields: _ListDraftFields)
     _scope: _Scope
     _base: Any
     _items: Optional[List[Any]]  # the contents after the first change (drafts included)
@@ -1572,6 +1660,33 @@ class ListDraft(MutableSequence[_T]):
 
 _DRAFT_TYPES: FrozenSet[type] = frozenset({DictDraft, ListDraft})
 
+#: How a state of the pure core starts and finishes (and, without the C
+#: core, every state): in Python.
+_PY_START = (_new_root, _finish)
+_C_START = _PY_START
+if _C is not None:
+    # The C core's draft bases learn the classes and the Python functions
+    # that their C paths hand the other cases to.
+    _C._DraftScope._register(
+        _Scope,
+        DictDraft,
+        ListDraft,
+        _DRAFTABLE,
+        _finish,
+        DictDraft._getitem,
+        DictDraft._setitem,
+        DictDraft._delitem,
+        _emit_keys,
+        _emit,
+        _token,
+        _cycle,
+        _MISSING,
+        _IN_PROGRESS,
+        _WHOLE,
+    )
+    _C_START = (_C._DraftScope._root, _C._DraftScope._finish)
+_ROOTS[tuple] = _C_START
+
 # freeze() of a draft is its frozen snapshot (a draft inside a value of a
 # type freeze() was taught, or frozen by hand).
 _freeze.freeze.register(DictDraft, lambda draft: current(draft))
@@ -1581,12 +1696,13 @@ _freeze.freeze.register(ListDraft, lambda draft: current(draft))
 # --- the public functions -------------------------------------------------------------
 
 
-def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, Any]:
-    """The scope of a new ``produce`` and the draft of ``base`` (its root)."""
+def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, Any, Any]:
+    """The scope of a new ``produce``, the draft of ``base`` (its root) and
+    the finish of its drafts."""
     if _common._own_types is not _synced_types:
         _sync_types()
-    make = _DRAFTABLE.get(type(base))
-    if make is None:
+    start = _ROOTS.get(type(base))
+    if start is None:
         hint = ""
         if isinstance(base, dict):
             hint = " (freeze(base) makes a frozendict of a dict)"
@@ -1600,14 +1716,9 @@ def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, 
         )
     if not callable(recipe):
         raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
-    # (produce makes its scope and root as here, inline: they are most of its own cost)
-    scope = _object_new(_Scope)
-    scope.reader = scope.writer = get_ident()
-    scope.edits = 0
-    scope.recording = recording
-    scope.shared = False
-    scope.frozendict = type(base) if make is _new_dict_draft else _freeze.FROZENDICT
-    return scope, make(scope, base)
+    new_root, finish = start
+    root = new_root(base, recording)
+    return root._scope, root, finish
 
 
 def _returned_after_changes(result: Any) -> RuntimeError:
@@ -1691,31 +1802,20 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
     """
     if _common._own_types is not _synced_types:
         _sync_types()
-    make = _DRAFTABLE.get(type(base))
-    if make is None or not callable(recipe):
+    start = _ROOTS.get(type(base))
+    if start is None or not callable(recipe):
         if type(base) in _DRAFT_TYPES:
             return _in_place(base, recipe)
         _start(base, recipe, False, "produce")  # raises the TypeError
-    # (as _start does, without its frames)
-    scope = _object_new(_Scope)
-    scope.reader = scope.writer = get_ident()
-    scope.edits = 0
-    scope.recording = scope.shared = False
-    if make is _new_dict_draft:  # (as _new_dict_draft does, without its frame)
-        scope.frozendict = type(base)
-        root = _object_new(DictDraft)
-        root._scope = scope
-        root._base = root._map = base
-        root._children = root._touched = None
-    else:
-        scope.frozendict = _freeze.FROZENDICT
-        root = make(scope, base)  # type: ignore[misc]
+    # (as _start does, without its frame)
+    root = start[0](base, False)  # type: ignore[index]
+    scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None  # the finish: reads only
         memo: Any = {} if scope.shared else None  # (a plain dict: no patches here)
         if result is None or result is root:
-            return _finish(root, memo)
+            return start[1](root, memo, None)  # type: ignore[index]
         return _replacement(scope, result, memo)
     finally:
         scope.reader = scope.writer = None
@@ -1772,7 +1872,15 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
             "produce_with_patches() base must be an exact frozendict or tuple, not a draft: "
             "patches are recorded by the outermost produce_with_patches()"
         )
-    scope, root = _start(base, recipe, True, "produce_with_patches")
+    if _common._own_types is not _synced_types:
+        _sync_types()
+    start = _ROOTS.get(type(base))
+    if start is None or not callable(recipe):
+        _start(base, recipe, True, "produce_with_patches")  # raises the TypeError
+    # (as _start does, without its frame)
+    new_root, finish = start  # type: ignore[misc]
+    root = new_root(base, True)
+    scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None
@@ -1780,7 +1888,7 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
         memo.forward = []
         memo.undo = []
         if result is None or result is root:
-            new = _finish(root, memo, "")
+            new = finish(root, memo, "")
         else:
             new = _replacement(scope, result, memo)
             if new is not base:
@@ -1823,7 +1931,7 @@ def current(draft: Any) -> Any:
     scope = draft._scope
     if scope.reader != get_ident():
         scope.refuse(draft)
-    return _finish(draft, {})
+    return _finisher(scope)(draft, {}, None)
 
 
 @overload
