@@ -175,7 +175,8 @@ else:
 
 
 class _Scope(_ScopeFields):
-    """One ``produce`` call, shared by all its drafts (made by ``_start``).
+    """One ``produce`` call, shared by all its drafts (made with the root
+    draft: ``_new_root``, or the C core's ``_root``).
 
     ``reader`` is the thread that may read the drafts (None once revoked);
     ``writer`` the thread that may change them (None while a change is
@@ -292,9 +293,10 @@ def _new_root(base: Any, recording: bool) -> Any:
 
 
 #: type of a base -> (the function making its root draft, the finish of its
-#: drafts): a state of the C core's frozendict (and a tuple, with the C core
-#: loaded) has both in C (frozenmap/_ccore/drafts.c), the others in Python.
-_ROOTS: Dict[type, Tuple[Callable[[Any, bool], Any], Callable[[Any, Any, Optional[str]], Any]]] = {}
+#: drafts, the end of its produce_with_patches): a state of the C core's
+#: frozendict (and a tuple, with the C core loaded) has them in C
+#: (frozenmap/_ccore/drafts.c), the others in Python.
+_ROOTS: Dict[type, Tuple[Any, Any, Any]] = {}
 
 
 def _finisher(scope: _Scope) -> Callable[[Any, Any, Optional[str]], Any]:
@@ -614,6 +616,22 @@ def _token(key: Any) -> str:
             "not %s" % (key, type(key).__name__)
         ) from None
     return _jsonpatch._escape(name)
+
+
+def _new_memo() -> _Memo:
+    memo = _Memo()
+    memo.forward = []
+    memo.undo = []
+    return memo
+
+
+def _patches(root: Any) -> Tuple[Any, Patch, Patch]:
+    """The end of a ``produce_with_patches`` whose recipe kept its draft
+    ``root``: ``(new, patches, inverse_patches)``."""
+    memo = _new_memo()
+    new = _finish(root, memo, "")
+    memo.undo.reverse()
+    return new, memo.forward, memo.undo
 
 
 def _replace_whole(path: str, new: Any, old: Any, memo: _Memo) -> None:
@@ -1662,7 +1680,7 @@ _DRAFT_TYPES: FrozenSet[type] = frozenset({DictDraft, ListDraft})
 
 #: How a state of the pure core starts and finishes (and, without the C
 #: core, every state): in Python.
-_PY_START = (_new_root, _finish)
+_PY_START = (_new_root, _finish, _patches)
 _C_START = _PY_START
 if _C is not None:
     # The C core's draft bases learn the classes and the Python functions
@@ -1683,8 +1701,9 @@ if _C is not None:
         _MISSING,
         _IN_PROGRESS,
         _WHOLE,
+        _Memo,
     )
-    _C_START = (_C._DraftScope._root, _C._DraftScope._finish)
+    _C_START = (_C._DraftScope._root, _C._DraftScope._finish, _C._DraftScope._patches)
 _ROOTS[tuple] = _C_START
 
 # freeze() of a draft is its frozen snapshot (a draft inside a value of a
@@ -1696,13 +1715,10 @@ _freeze.freeze.register(ListDraft, lambda draft: current(draft))
 # --- the public functions -------------------------------------------------------------
 
 
-def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, Any, Any]:
-    """The scope of a new ``produce``, the draft of ``base`` (its root) and
-    the finish of its drafts."""
-    if _common._own_types is not _synced_types:
-        _sync_types()
-    start = _ROOTS.get(type(base))
-    if start is None:
+def _refuse_start(base: Any, recipe: Any, name: str) -> NoReturn:
+    """Raise the ``TypeError`` that says why ``name(base, recipe)`` cannot
+    start (``base`` has no entry in ``_ROOTS``, or ``recipe`` is not callable)."""
+    if type(base) not in _ROOTS:
         hint = ""
         if isinstance(base, dict):
             hint = " (freeze(base) makes a frozendict of a dict)"
@@ -1714,11 +1730,7 @@ def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, 
             "%s() base must be an exact frozendict or tuple, not %s%s"
             % (name, type(base).__name__, hint)
         )
-    if not callable(recipe):
-        raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
-    new_root, finish = start
-    root = new_root(base, recording)
-    return root._scope, root, finish
+    raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
 
 
 def _returned_after_changes(result: Any) -> RuntimeError:
@@ -1806,8 +1818,7 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
     if start is None or not callable(recipe):
         if type(base) in _DRAFT_TYPES:
             return _in_place(base, recipe)
-        _start(base, recipe, False, "produce")  # raises the TypeError
-    # (as _start does, without its frame)
+        _refuse_start(base, recipe, "produce")
     root = start[0](base, False)  # type: ignore[index]
     scope = root._scope
     try:
@@ -1867,32 +1878,27 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
     >>> inverse
     [{'op': 'remove', 'path': '/tags/1'}, {'op': 'replace', 'path': '/user/name', 'value': 'ada'}]
     """
-    if type(base) in _DRAFT_TYPES:
-        raise TypeError(
-            "produce_with_patches() base must be an exact frozendict or tuple, not a draft: "
-            "patches are recorded by the outermost produce_with_patches()"
-        )
     if _common._own_types is not _synced_types:
         _sync_types()
     start = _ROOTS.get(type(base))
     if start is None or not callable(recipe):
-        _start(base, recipe, True, "produce_with_patches")  # raises the TypeError
-    # (as _start does, without its frame)
-    new_root, finish = start  # type: ignore[misc]
-    root = new_root(base, True)
+        if type(base) in _DRAFT_TYPES:
+            raise TypeError(
+                "produce_with_patches() base must be an exact frozendict or tuple, not a "
+                "draft: patches are recorded by the outermost produce_with_patches()"
+            )
+        _refuse_start(base, recipe, "produce_with_patches")
+    root = start[0](base, True)  # type: ignore[index]
     scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None
-        memo = _Memo()
-        memo.forward = []
-        memo.undo = []
         if result is None or result is root:
-            new = finish(root, memo, "")
-        else:
-            new = _replacement(scope, result, memo)
-            if new is not base:
-                _replace_whole("", new, base, memo)
+            return start[2](root)  # type: ignore[index,no-any-return]
+        memo = _new_memo()
+        new = _replacement(scope, result, memo)
+        if new is not base:
+            _replace_whole("", new, base, memo)
         memo.undo.reverse()
         return new, memo.forward, memo.undo
     finally:

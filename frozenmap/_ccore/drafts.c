@@ -95,6 +95,7 @@ enum {
     DR_MISSING,     /* _MISSING */
     DR_IN_PROGRESS, /* _IN_PROGRESS */
     DR_WHOLE,       /* _WHOLE */
+    DR_MEMO_CLASS,  /* _Memo */
     DR_REGISTERED,  /* (the count of the above) */
     DR_STR_OP = DR_REGISTERED,
     DR_STR_PATH,
@@ -107,13 +108,18 @@ enum {
     DR_STR_SET,
     DR_STR_SETDEFAULT,
     DR_STR_FIRST,
+    DR_STR_GET,
+    DR_STR_ADD,
+    DR_STR_REMOVE,
     DR_REPLACE_TEMPLATE, /* {"op": "replace", "path": None, "value": None} */
+    DR_ADD_TEMPLATE,     /* {"op": "add", "path": None, "value": None} */
+    DR_REMOVE_TEMPLATE,  /* {"op": "remove", "path": None} */
     DR_COUNT
 };
 
 static const char *const draft_names[DR_REPLACE_TEMPLATE - DR_REGISTERED] = {
-    "op",     "path",   "value", "replace",    "forward", "undo",
-    "freeze", "evolve", "set",   "setdefault", "_first",
+    "op",     "path", "value",      "replace", "forward", "undo", "freeze",
+    "evolve", "set",  "setdefault", "_first",  "get",     "add",  "remove",
 };
 
 #define REG(reg, i) PyTuple_GET_ITEM((reg), (i))
@@ -423,7 +429,9 @@ draft_dict_tp_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
 typedef struct {
     fm_state *st;
     PyObject *reg;
-    PyObject *memo; /* a dict (a _Memo for patches), or None */
+    /* A dict (a _Memo for patches), None (produce), or NULL: a _Memo made
+     * when first needed (_patches, whose lists are forward and undo). */
+    PyObject *memo;
     /* Whether the nodes are memoized by identity.  drafts.py's _finish does
      * it whenever memo is not None; here only when the scope is shared (a
      * draft was stored somewhere): drafts that each stand in one place are
@@ -432,6 +440,31 @@ typedef struct {
     PyObject *forward; /* memo.forward and memo.undo, fetched when first needed */
     PyObject *undo;
 } draft_finishing;
+
+/* The finish's memo (borrowed), made now if it was left to be made when
+ * first needed: a _Memo holding the finish's forward and undo lists. */
+static PyObject *
+draft_memo(draft_finishing *f)
+{
+    if (f->memo != NULL) {
+        return f->memo;
+    }
+    PyObject *memo = PyObject_CallNoArgs(REG(f->reg, DR_MEMO_CLASS));
+    if (memo == NULL) {
+        return NULL;
+    }
+    if (!PyDict_Check(memo)
+        || PyObject_SetAttr(memo, REG(f->reg, DR_STR_FORWARD), f->forward) < 0
+        || PyObject_SetAttr(memo, REG(f->reg, DR_STR_UNDO), f->undo) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "a _Memo is a dict");
+        }
+        Py_DECREF(memo);
+        return NULL;
+    }
+    f->memo = memo; /* released by _patches */
+    return memo;
+}
 
 /* Whether text (a str) may be read as ASCII bytes. */
 static inline int
@@ -536,15 +569,16 @@ draft_pointer(fm_state *st, PyObject *path, PyObject *key)
     return where;
 }
 
-/* {"op": "replace", "path": where, "value": value} appended to ops (made
- * as a copy of the registered template: cheaper than three insertions). */
+/* {"op": <kind>, "path": where, "value": value} appended to ops (value
+ * NULL for a remove), made as a copy of the registered template of kind:
+ * DR_REPLACE_TEMPLATE, DR_ADD_TEMPLATE or DR_REMOVE_TEMPLATE. */
 static int
-draft_append_replace(PyObject *reg, PyObject *ops, PyObject *where, PyObject *value)
+draft_append_op(PyObject *reg, PyObject *ops, int kind, PyObject *where, PyObject *value)
 {
-    PyObject *op = PyDict_Copy(REG(reg, DR_REPLACE_TEMPLATE));
+    PyObject *op = PyDict_Copy(REG(reg, kind));
     int r = -1;
     if (op != NULL && PyDict_SetItem(op, REG(reg, DR_STR_PATH), where) == 0
-        && PyDict_SetItem(op, REG(reg, DR_STR_VALUE), value) == 0) {
+        && (value == NULL || PyDict_SetItem(op, REG(reg, DR_STR_VALUE), value) == 0)) {
         if (PyList_CheckExact(ops)) {
             r = PyList_Append(ops, op);
         }
@@ -558,10 +592,10 @@ draft_append_replace(PyObject *reg, PyObject *ops, PyObject *where, PyObject *va
     return r;
 }
 
-/* The replace of one key and its undoing: memo.forward gets fresh, memo.undo
- * old, at where. */
+/* The finish's forward and undo lists (memo.forward and memo.undo): 0, or
+ * -1 if they cannot be had. */
 static int
-draft_emit_replace(draft_finishing *f, PyObject *where, PyObject *fresh, PyObject *old)
+draft_ops(draft_finishing *f)
 {
     if (f->forward == NULL) {
         f->forward = PyObject_GetAttr(f->memo, REG(f->reg, DR_STR_FORWARD));
@@ -574,10 +608,147 @@ draft_emit_replace(draft_finishing *f, PyObject *where, PyObject *fresh, PyObjec
             return -1;
         }
     }
-    if (draft_append_replace(f->reg, f->forward, where, fresh) < 0) {
+    return 0;
+}
+
+/* The replace of one value and its undoing: memo.forward gets fresh,
+ * memo.undo old, at where. */
+static int
+draft_emit_replace(draft_finishing *f, PyObject *where, PyObject *fresh, PyObject *old)
+{
+    if (draft_ops(f) < 0
+        || draft_append_op(f->reg, f->forward, DR_REPLACE_TEMPLATE, where, fresh) < 0) {
         return -1;
     }
-    return draft_append_replace(f->reg, f->undo, where, old);
+    return draft_append_op(f->reg, f->undo, DR_REPLACE_TEMPLATE, where, old);
+}
+
+/* mapping.get(key, _MISSING), as a new ref (_MISSING too) or NULL. */
+static PyObject *
+draft_get(draft_finishing *f, PyObject *mapping, PyObject *key)
+{
+    PyObject *missing = REG(f->reg, DR_MISSING);
+    if (Py_IS_TYPE(mapping, f->st->frozendict_type)) {
+        PyObject *value;
+        fm_lookup found = mapping_get(f->st, mapping, key, &value);
+        if (found == FM_ERROR) {
+            return NULL;
+        }
+        return found == FM_FOUND ? value : Py_NewRef(missing);
+    }
+    return PyObject_CallMethodObjArgs(mapping, REG(f->reg, DR_STR_GET), key, missing, NULL);
+}
+
+/* The operations of one key a draft wrote (drafts.py's _emit_keys, in its
+ * loop): a key set where it stands (mark _KEPT) is a replace; a key removed
+ * (and maybe added again, at the end) a remove and an add.  0 or -1. */
+static int
+draft_emit_key(draft_finishing *f, PyObject *value, PyObject *base, PyObject *path,
+               PyObject *key, PyObject *mark)
+{
+    PyObject *where = draft_pointer(f->st, path, key);
+    if (where == NULL) {
+        return -1;
+    }
+    PyObject *fresh = NULL, *old = NULL;
+    int r = -1;
+    long kind = PyLong_CheckExact(mark) ? PyLong_AsLong(mark) : -1;
+    if (kind == 0) { /* _KEPT */
+        fresh = PyObject_GetItem(value, key);
+        old = fresh == NULL ? NULL : PyObject_GetItem(base, key);
+        if (old != NULL) {
+            r = fresh == old ? 0 : draft_emit_replace(f, where, fresh, old);
+        }
+        goto done;
+    }
+    if (kind != 1) { /* (never written so: _MOVED is the other mark) */
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "a draft's key marks are _KEPT or _MOVED");
+        }
+        goto done;
+    }
+    PyObject *missing = REG(f->reg, DR_MISSING);
+    old = draft_get(f, base, key);
+    if (old == NULL) {
+        goto done;
+    }
+    if (old != missing
+        && (draft_append_op(f->reg, f->forward, DR_REMOVE_TEMPLATE, where, NULL) < 0
+            || draft_append_op(f->reg, f->undo, DR_ADD_TEMPLATE, where, old) < 0)) {
+        goto done;
+    }
+    fresh = draft_get(f, value, key);
+    if (fresh == NULL) {
+        goto done;
+    }
+    if (fresh != missing
+        && (draft_append_op(f->reg, f->forward, DR_ADD_TEMPLATE, where, fresh) < 0
+            || draft_append_op(f->reg, f->undo, DR_REMOVE_TEMPLATE, where, NULL) < 0)) {
+        goto done;
+    }
+    r = 0;
+done:
+    Py_XDECREF(fresh);
+    Py_XDECREF(old);
+    Py_DECREF(where);
+    return r;
+}
+
+/* drafts.py's _emit_keys(draft, value, path, memo, touched): the
+ * operations of the keys the draft d wrote, in the order of the writes.
+ * New ref to value, or NULL. */
+static PyObject *
+draft_emit_keys(draft_finishing *f, draft_dict *d, PyObject *value, PyObject *path,
+                PyObject *touched)
+{
+    PyObject *whole = REG(f->reg, DR_WHOLE);
+    if (touched != whole && !PyDict_CheckExact(touched)
+        && !(PyTuple_CheckExact(touched) && PyTuple_GET_SIZE(touched) == 2)) {
+        PyObject *memo = draft_memo(f);
+        return memo == NULL ? NULL
+                            : draft_call(f->st, DR_EMIT_KEYS, (PyObject *)d, value, path, memo,
+                                         touched);
+    }
+    PyObject *base = Py_NewRef(d->base);
+    PyObject *items = NULL, *result = NULL;
+    if (value == base) {
+        result = Py_NewRef(value);
+        goto done;
+    }
+    if (draft_ops(f) < 0) {
+        goto done;
+    }
+    if (touched == whole) {
+        if (draft_emit_replace(f, path, value, base) == 0) {
+            result = Py_NewRef(value);
+        }
+        goto done;
+    }
+    if (PyTuple_CheckExact(touched)) {
+        if (draft_emit_key(f, value, base, path, PyTuple_GET_ITEM(touched, 0),
+                           PyTuple_GET_ITEM(touched, 1))
+            == 0) {
+            result = Py_NewRef(value);
+        }
+        goto done;
+    }
+    items = PyDict_Items(touched);
+    if (items == NULL) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *pair = PyList_GET_ITEM(items, i);
+        if (draft_emit_key(f, value, base, path, PyTuple_GET_ITEM(pair, 0),
+                           PyTuple_GET_ITEM(pair, 1))
+            < 0) {
+            goto done;
+        }
+    }
+    result = Py_NewRef(value);
+done:
+    Py_XDECREF(items);
+    Py_DECREF(base);
+    return result;
 }
 
 /* value.set(key, final): a new ref or NULL. */
@@ -850,7 +1021,8 @@ draft_finish(draft_finishing *f, PyObject *op, PyObject *path)
         || d->base == NULL || d->children == NULL || d->touched == NULL
         || (d->children != Py_None && !PyDict_Check(d->children))
         || (path != Py_None && !PyUnicode_Check(path))) {
-        return draft_call(f->st, DR_FINISH, op, f->memo, path, NULL, NULL);
+        PyObject *memo = draft_memo(f);
+        return memo == NULL ? NULL : draft_call(f->st, DR_FINISH, op, memo, path, NULL, NULL);
     }
     if (Py_EnterRecursiveCall(" while finishing a draft")) {
         return NULL;
@@ -886,7 +1058,7 @@ draft_finish(draft_finishing *f, PyObject *op, PyObject *path)
             if (ident == NULL) {
                 goto done;
             }
-            PyObject *seen = PyDict_GetItemWithError(f->memo, ident);
+            PyObject *seen = PyDict_GetItemWithError(f->memo, ident); /* (made) */
             if (seen != NULL) {
                 Py_INCREF(seen);
                 if (seen == REG(f->reg, DR_IN_PROGRESS)) {
@@ -960,7 +1132,7 @@ draft_finish(draft_finishing *f, PyObject *op, PyObject *path)
         goto done;
     }
     /* The operations of the keys this draft changed. */
-    result = draft_call(f->st, DR_EMIT_KEYS, op, value, path, f->memo, touched);
+    result = draft_emit_keys(f, d, value, path, touched);
 done:
     Py_XDECREF(value);
     Py_XDECREF(children);
@@ -1003,6 +1175,48 @@ draft_scope_py_finish(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
     Py_DECREF(f.reg);
     Py_XDECREF(f.forward);
     Py_XDECREF(f.undo);
+    return result;
+}
+
+/* drafts.py's _patches(root): the end of a produce_with_patches whose
+ * recipe kept its draft, (new, patches, inverse patches).  The _Memo is
+ * made only if a node needs it (a shared scope, or a call into drafts.py). */
+static PyObject *
+draft_scope_py_patches(PyObject *cls, PyObject *root)
+{
+    fm_state *st = fm_state_of_type((PyTypeObject *)cls);
+    if (st->drafts == NULL) {
+        PyErr_SetString(PyExc_TypeError, "drafts are made by frozenmap.produce()");
+        return NULL;
+    }
+    draft_finishing f = {st, Py_NewRef(st->drafts), NULL, 1, PyList_New(0), PyList_New(0)};
+    PyObject *result = NULL, *path = NULL;
+    if (f.forward == NULL || f.undo == NULL) {
+        goto done;
+    }
+    if (PyObject_TypeCheck(root, st->dict_draft_type)) {
+        PyObject *scope = ((draft_dict *)root)->scope;
+        f.memoize = scope == NULL || !PyObject_TypeCheck(scope, st->draft_scope_type)
+                    || ((draft_scope *)scope)->shared;
+    }
+    path = PyUnicode_FromStringAndSize("", 0);
+    if (path == NULL || (f.memoize && draft_memo(&f) == NULL)) {
+        goto done;
+    }
+    PyObject *new = draft_finish(&f, root, path);
+    if (new == NULL) {
+        goto done;
+    }
+    if (PyList_Reverse(f.undo) == 0) {
+        result = PyTuple_Pack(3, new, f.forward, f.undo);
+    }
+    Py_DECREF(new);
+done:
+    Py_XDECREF(path);
+    Py_XDECREF(f.memo);
+    Py_XDECREF(f.forward);
+    Py_XDECREF(f.undo);
+    Py_DECREF(f.reg);
     return result;
 }
 
@@ -1087,17 +1301,24 @@ draft_scope_py_register(PyObject *cls, PyObject *args)
         }
         PyTuple_SET_ITEM(reg, i, name);
     }
-    PyObject *template = PyDict_New();
-    if (template == NULL) {
-        Py_DECREF(reg);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(reg, DR_REPLACE_TEMPLATE, template);
-    if (PyDict_SetItem(template, REG(reg, DR_STR_OP), REG(reg, DR_STR_REPLACE)) < 0
-        || PyDict_SetItem(template, REG(reg, DR_STR_PATH), Py_None) < 0
-        || PyDict_SetItem(template, REG(reg, DR_STR_VALUE), Py_None) < 0) {
-        Py_DECREF(reg);
-        return NULL;
+    /* The operations' templates: a copy of one is cheaper to fill than a
+     * new dict is to build, and keeps the keys in the order drafts.py
+     * writes them. */
+    int ops[3] = {DR_STR_REPLACE, DR_STR_ADD, DR_STR_REMOVE};
+    for (int i = 0; i < 3; i++) {
+        PyObject *template = PyDict_New();
+        if (template == NULL) {
+            Py_DECREF(reg);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(reg, DR_REPLACE_TEMPLATE + i, template);
+        if (PyDict_SetItem(template, REG(reg, DR_STR_OP), REG(reg, ops[i])) < 0
+            || PyDict_SetItem(template, REG(reg, DR_STR_PATH), Py_None) < 0
+            || (ops[i] != DR_STR_REMOVE
+                && PyDict_SetItem(template, REG(reg, DR_STR_VALUE), Py_None) < 0)) {
+            Py_DECREF(reg);
+            return NULL;
+        }
     }
     Py_XSETREF(st->drafts, reg);
     Py_RETURN_NONE;
@@ -1108,6 +1329,8 @@ static PyMethodDef draft_scope_methods[] = {
      "Register drafts.py's classes and functions with the C paths."},
     {"_root", (PyCFunction)(void (*)(void))draft_scope_py_root, METH_FASTCALL | METH_CLASS,
      "_root(base, recording): a new scope's root draft of base."},
+    {"_patches", draft_scope_py_patches, METH_O | METH_CLASS,
+     "_patches(root): drafts.py's _patches."},
     {"_finish", (PyCFunction)(void (*)(void))draft_scope_py_finish, METH_FASTCALL | METH_CLASS,
      "_finish(draft, memo, path): drafts.py's _finish."},
     {NULL, NULL, 0, NULL},
