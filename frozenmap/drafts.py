@@ -50,7 +50,13 @@ How it stays cheap and correct:
   while a write is under way) or after the recipe returned.
 
 Built on frozenmap's public API; the drafts serve both cores (a draft builds
-new frozendicts of its base's type).
+new frozendicts of its base's type).  With the C core loaded, ``_Scope``,
+``DictDraft`` and ``ListDraft`` are built on its draft bases
+(frozenmap/_ccore/drafts.c), which hold their fields and run the hot paths of
+a C-core state in C: the scope and root, ``draft[key]`` and a map's first
+change (``draft[key] = scalar``), and the finish of the map drafts with their
+patches.  Every other case calls the Python here, which stays the whole
+implementation: a state of the pure core runs it alone, with the same results.
 """
 
 from __future__ import annotations
@@ -150,18 +156,35 @@ class _PyScopeFields:
     """The fields of a ``_Scope`` (the C core's ``_DraftScope`` holds them when it is loaded)."""
 
     __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+    reader: Optional[int]
+    writer: Optional[int]
+    edits: int
+    recording: bool
+    shared: bool
+    frozendict: Any
 
 
 class _PyDictDraftFields:
     """The fields of a ``DictDraft`` (the C core's ``_DictDraft`` when loaded)."""
 
     __slots__ = ("_scope", "_base", "_map", "_children", "_touched", "_first")
+    _scope: Any
+    _base: Any
+    _map: Any
+    _children: Any
+    _touched: Any
+    _first: Any
 
 
 class _PyListDraftFields:
     """The fields of a ``ListDraft`` (the C core's ``_ListDraft`` when loaded)."""
 
     __slots__ = ("_scope", "_base", "_items", "_children", "_log")
+    _scope: Any
+    _base: Any
+    _items: Any
+    _children: Any
+    _log: Any
 
 
 if TYPE_CHECKING or _C is None:
@@ -905,7 +928,7 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
     # The item access: with the C core loaded, draft[key] and its assignment
     # and deletion are the slots of its _DictDraft, which serve a C-core state
     # and call these for everything else.
-    def _getitem(self, key: _K) -> _V:
+    def _getitem(self, key: _K, /) -> _V:
         """``self[key]``: the value (a draft for a nested node).  Cost: O(log n)."""
         scope = self._scope
         if scope.reader != get_ident():
@@ -1061,7 +1084,7 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
 
     # --- changes -----------------------------------------------------------------
 
-    def _setitem(self, key: _K, value: _V) -> None:
+    def _setitem(self, key: _K, value: _V, /) -> None:
         """``self[key] = value`` (deep-frozen).  Cost: O(log n)."""
         scope = self._scope
         ident = get_ident()
@@ -1137,7 +1160,7 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
             children.pop(key, None)
         return contents
 
-    def _delitem(self, key: _K) -> None:
+    def _delitem(self, key: _K, /) -> None:
         """``del self[key]``.  Cost: O(log n)."""
         scope = self._scope
         ident = _begin(scope, self)
@@ -1146,7 +1169,13 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
         finally:
             scope.writer = ident
 
-    if TYPE_CHECKING or _C is None:
+    if TYPE_CHECKING:
+
+        def __getitem__(self, key: _K, /) -> _V: ...
+        def __setitem__(self, key: _K, value: _V, /) -> None: ...
+        def __delitem__(self, key: _K, /) -> None: ...
+
+    elif _C is None:
         __getitem__ = _getitem
         __setitem__ = _setitem
         __delitem__ = _delitem
@@ -1819,14 +1848,14 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
         if type(base) in _DRAFT_TYPES:
             return _in_place(base, recipe)
         _refuse_start(base, recipe, "produce")
-    root = start[0](base, False)  # type: ignore[index]
+    root = start[0](base, False)
     scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None  # the finish: reads only
         memo: Any = {} if scope.shared else None  # (a plain dict: no patches here)
         if result is None or result is root:
-            return start[1](root, memo, None)  # type: ignore[index]
+            return start[1](root, memo, None)
         return _replacement(scope, result, memo)
     finally:
         scope.reader = scope.writer = None
@@ -1888,13 +1917,13 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
                 "draft: patches are recorded by the outermost produce_with_patches()"
             )
         _refuse_start(base, recipe, "produce_with_patches")
-    root = start[0](base, True)  # type: ignore[index]
+    root = start[0](base, True)
     scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None
         if result is None or result is root:
-            return start[2](root)  # type: ignore[index,no-any-return]
+            return start[2](root)  # type: ignore[no-any-return]
         memo = _new_memo()
         new = _replacement(scope, result, memo)
         if new is not base:
