@@ -26,10 +26,11 @@ PY_RANKS = {
     "ordertrie": 0,
     "flat": 1,  # beside the tries, above them: it builds and reads both
     "transient": 2,  # the builder
+    "derive": 3,  # the one-key derivations of a version (set, delete, discard)
     "reads": 3,  # the reads both types share (a slice is built by a builder)
     "merge": 4,  # the one merge (it recognises operands through reads)
     "views": 4,  # views and iterators, over what reads reads
-    "paths": 4,  # nested paths (the C core's derive through the builder)
+    "paths": 4,  # nested paths (they derive through derive)
     "evolver": 5,
     "frozendict": 6,  # evolve() constructs an Evolver, through its constructor
     "__init__": 7,
@@ -51,12 +52,30 @@ C_ALLOWED_UPWARD = {
     # flat.c and transient.c call each other.
     "flat.c": ("transient_",),
     "transient.c": ("flat_",),
+    "derive.c": ("flat_", "transient_"),
     "reads.c": ("flat_", "transient_"),
     "merge.c": ("flat_", "transient_", "mapping_"),
     "views.c": ("flat_", "transient_", "mapping_"),
-    "paths.c": ("flat_", "transient_", "mapping_"),
-    "evolver.c": ("flat_", "transient_", "mapping_", "position_", "merge_", "view_", "path_"),
-    "frozendict.c": ("flat_", "transient_", "mapping_", "position_", "merge_", "view_", "path_"),
+    "paths.c": ("flat_", "transient_", "derive_", "mapping_"),
+    "evolver.c": (
+        "flat_",
+        "transient_",
+        "mapping_",
+        "position_",
+        "merge_",
+        "view_",
+        "path_",
+    ),
+    "frozendict.c": (
+        "flat_",
+        "transient_",
+        "derive_",
+        "mapping_",
+        "position_",
+        "merge_",
+        "view_",
+        "path_",
+    ),
 }
 
 # The prefixes of each C file's own functions.
@@ -66,6 +85,7 @@ C_PREFIX = {
     "hashing.c": ("hashing_",),
     "flat.c": ("flat_",),
     "transient.c": ("transient_",),
+    "derive.c": ("derive_",),
     "reads.c": ("mapping_", "position_"),
     "merge.c": ("merge_",),
     "views.c": ("view_",),

@@ -18,7 +18,8 @@
  * Python method or attribute <layer>_py_<name> (fd_py_get,
  * evolver_py_update).  Layers: champ_* (key trie, keytrie.c), order_* (order
  * trie, ordertrie.c), hashing_* (hashing.c), flat_* (flat.c),
- * transient_* (transient.c), mapping_* and position_* (reads.c), merge_*
+ * transient_* (transient.c), derive_* (derive.c), mapping_* and
+ * position_* (reads.c), merge_*
  * (merge.c), fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c),
  * path_* (paths.c), fm_* (module.c and the shared inline helpers).  The
  * pure-Python core uses the same names (the files of frozenmap/_pycore) so
@@ -26,10 +27,11 @@
  *
  * Layers (docs/how-it-works.md; tests/test_layers.py checks them): hashing,
  * keytrie and ordertrie at the bottom; flat.c beside them; transient.c
- * above (the builder, versions made from roots and derived); reads.c above
- * it (the reads both types share: ==, repr, lookups, positions); merge.c
- * (the one merge), views.c (views, iterators) and paths.c (get_in & co.,
- * deriving through transient_version_with/_without) above reads.c; then
+ * above (the builder, versions made from roots); derive.c above it (the
+ * one-key derivations of a version: set, delete, discard) and reads.c
+ * beside it (the reads both types share: ==, repr, lookups, positions);
+ * merge.c (the one merge), views.c (views, iterators) and paths.c (get_in
+ * & co., deriving through derive_with/_without) above them; then
  * frozendict.c and evolver.c, the two types, which call down and never into
  * each other (evolve() calls the Evolver type from the module state).
  * module.c registers the types.
@@ -1114,12 +1116,6 @@ int transient_compare_seq(const void *x, const void *y);
 /* op (a frozendict, any subclass) as an exact frozendict: op itself when
  * exact, else a new version sharing its roots.  New ref or NULL. */
 PyObject *transient_version_exact(fm_state *st, PyObject *op);
-/* op.set(key, value) and op.delete(key) (op.discard(key) when missing_ok)
- * of a frozendict op, for its methods and for paths.c: a new exact version,
- * or transient_version_exact(op) when nothing changes; NULL on error
- * (KeyError for a missing key unless missing_ok). */
-PyObject *transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
-PyObject *transient_version_without(PyObject *op, PyObject *key, int missing_ok);
 
 /* Start from a version's parts (new refs taken; root NULL means empty), in
  * in-place mode (owner 1).  0 or -1. */
@@ -1132,6 +1128,18 @@ int transient_init_from(fm_state *st, transient *t, PyObject *version);
  * edit goes through transient_assoc/_put_new/_dissoc (|, the Evolver). */
 int transient_init_flat_from(fm_state *st, transient *t, PyObject *version);
 void transient_clear(transient *t);
+/* Install new roots, then release the old ones (which can run finalizers:
+ * they see the new state).  The caller sets the other fields first. */
+static inline void
+transient_install(transient *t, champ_node *root, order_node *order)
+{
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
+}
 /* tp_traverse of a transient's references (the order trie owns the items). */
 int transient_traverse(transient *t, visitproc visit, void *arg);
 /* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
@@ -1178,6 +1186,16 @@ fm_edit transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObjec
  * -1. */
 int transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
                            int may_gc);
+
+/* ------------------------------------------------------------------------ */
+/* derive.c: the one-key derivations of a version                             */
+
+/* op.set(key, value) and op.delete(key) (op.discard(key) when missing_ok)
+ * of a frozendict op, for its methods and for paths.c: a new exact version,
+ * or transient_version_exact(op) when nothing changes; NULL on error
+ * (KeyError for a missing key unless missing_ok). */
+PyObject *derive_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *derive_without(PyObject *op, PyObject *key, int missing_ok);
 /* Release entries[0:n]'s references to their keys and values, then the
  * PyMem array (a fill that failed before the tries took them). */
 void transient_entries_free(champ_entry *entries, Py_ssize_t n);
@@ -1281,7 +1299,7 @@ PyObject *flat_demote(PyTypeObject *tp, champ_node *root, const champ_entry *ski
  * len-1 in order.  0 or -1. */
 int flat_promote(fm_state *st, transient *t, fd_object *fd);
 /* op.set(key, value) / op.delete(key) of a flat version op (key's hash h):
- * as transient_version_with / transient_version_without. */
+ * as derive_with / derive_without, which call them. */
 PyObject *flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *value);
 PyObject *flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key,
                        int missing_ok);
