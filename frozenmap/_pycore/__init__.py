@@ -20,6 +20,8 @@ with the long version):
 - ``transient``: transient ownership.  Nodes carry an owner token; a
   Transient (the internal builder) edits its own nodes in place and copies
   shared ones once.
+- ``derive``: the one-key derivations of a version (``set``, ``delete``,
+  ``discard``): one lookup and one copy of each trie's path.
 - ``reads``: the reads that ``frozendict`` and ``Evolver`` share
   (``mapping_equal``, ``mapping_repr``, the positional reads).
 - ``merge``: the one merge (``merge_into``: the constructor, ``|``,
@@ -29,8 +31,9 @@ with the long version):
   Transient with a guard.
 
 Layers: ``keytrie``, ``ordertrie``, ``hashing`` (and the shared
-``frozenmap._typeinfo``) <- ``flat`` <- ``transient`` <- ``reads`` <-
-``merge``, ``views``, ``paths`` <- ``evolver`` <- ``frozendict``.  No module
+``frozenmap._typeinfo``) <- ``flat`` <- ``transient`` <- ``reads``,
+``derive`` <- ``merge``, ``views``, ``paths`` <- ``evolver`` <-
+``frozendict``.  No module
 imports one above it: ``frozendict`` and ``evolver`` register their classes
 with ``reads.register_types`` when imported.
 

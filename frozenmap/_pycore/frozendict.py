@@ -31,6 +31,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_lookup, type_name
+from .derive import derive_with, derive_without
 from .evolver import Evolver
 from .flat import (
     FLAT_INDEX_AFTER,
@@ -50,13 +51,9 @@ from .flat import (
     flat_identical,
     flat_index,
     flat_key_trie,
-    flat_promote,
-    flat_with,
-    flat_without,
 )
 from .hashing import (
     KEY_MASK,
-    acc_replace,
     hash_finalize,
     key_hash,
     pair_hash,
@@ -68,7 +65,6 @@ from .keytrie import (
     BitmapNode,
     Entry,
     champ_check,
-    champ_delete_copying,
     champ_diff,
     champ_dump,
     champ_entries,
@@ -77,7 +73,6 @@ from .keytrie import (
     champ_find_stored,
     champ_identical,
     champ_node_ids,
-    champ_set_copying,
 )
 from .merge import merge_into
 from .ordertrie import (
@@ -85,12 +80,9 @@ from .ordertrie import (
     order_check,
     order_dump,
     order_get,
-    order_insert_copying,
     order_items,
     order_items_reversed,
     order_node_ids,
-    order_remove_copying,
-    order_replace_copying,
 )
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .reads import (
@@ -579,72 +571,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).set('a', 9)
         frozendict({'a': 9, 'b': 2})
         """
-        # What a Transient's _assoc and _publish do, without the transient:
-        # locate (the keys' __eq__) and edit in one walk that copies the
-        # key-trie path (nothing published is edited: the owner is None, and
-        # nothing new is reachable until it is returned), then the
-        # accumulator (the value's __hash__), then the order trie's path.
-        # The C core's twin is transient_version_with (transient.c), a
-        # function of the builder's layer rather than a method because
-        # paths.c derives through it too (paths.py calls this method).  Same
-        # result, same user code in the same order (hash, __eq__ down the
-        # path, the value's __hash__); C records the path in a first walk
-        # (champ_find_path) and copies it afterwards, as it has no list
-        # slicing to copy a node cheaply while descending.
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            return self._flat_set(h, key, value)
-        seq = self._next_seq
-        root, old = champ_set_copying(self._root, h, key, value, seq)
-        acc = self._acc
-        if old is None:
-            if acc is not None:
-                acc = acc_replace(acc, h, None, value, False, True)
-            order = order_insert_copying(self._order, seq, (key, value))
-            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)  # type: ignore[arg-type]
-        if root is None:  # the very value already stored
-            return self._exact()
-        if acc is not None:
-            acc = acc_replace(acc, h, old[3], value, True, True)
-        # (the first key object stays, as in dict)
-        order = order_replace_copying(self._order, old[1], (old[2], value))  # type: ignore[arg-type]
-        return frozendict._from_parts(root, order, self._len, seq, acc)
-
-    def _flat_set(self, h: int, key: Any, value: Any) -> "frozendict":
-        """``set`` on a flat version: the same steps (locate, the accumulator,
-        the new parts); the key that makes FLAT_MAX + 1 promotes to tries."""
-        hashes: Any = self._root
-        items: Any = self._order
-        i = flat_find(hashes, items, h, key)
-        acc = self._acc
-        if i < 0:
-            if acc is not None:
-                acc = acc_replace(acc, h, None, value, False, True)
-            length = self._len + 1
-            hashes = hashes + (h,)
-            items = items + ((key, value),)
-            if length > FLAT_MAX:
-                hashes, items = flat_promote(hashes, items)
-            return frozendict._from_parts(hashes, items, length, length, acc)
-        old = items[i][1]
-        if old is value:  # the very value already stored
-            return self._exact()
-        if acc is not None:
-            acc = acc_replace(acc, h, old, value, True, True)
-        return frozendict._from_parts(hashes, flat_with(items, i, value), self._len, self._len, acc)
-
-    def _flat_without(self, i: int) -> "frozendict":
-        """A flat version without the entry at position ``i`` (as ``_without``)."""
-        hashes: Any = self._root
-        items: Any = self._order
-        acc = self._acc
-        if acc is not None:
-            acc = acc_replace(acc, hashes[i], items[i][1], None, True, False)
-        hashes, items = flat_without(hashes, items, i)
-        return frozendict._from_parts(hashes, items, self._len - 1, self._len - 1, acc)
+        return derive_with(frozendict, self, key, value)
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -652,19 +579,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
-            if i < 0:
-                raise KeyError(key)
-            return self._flat_without(i)
-        found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
-        if found is None:
-            raise KeyError(key)
-        return self._without(found)
+        return derive_without(frozendict, self, key, False)
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -672,31 +587,7 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
-            return self._exact() if i < 0 else self._flat_without(i)
-        # Located first, so that an absent key costs no copies; the edit then
-        # finds the stored key by identity (no second __eq__).
-        old = champ_find(self._root, h, key)
-        if old is None:
-            return self._exact()
-        return self._without(champ_delete_copying(self._root, h, old[2]))  # type: ignore[arg-type]
-
-    def _without(self, found: Tuple[BitmapNode, Entry]) -> "frozendict":
-        """The new exact version from ``champ_delete_copying``'s (new key-trie
-        root, removed entry), as a Transient's _remove_entry and _publish make
-        it: the accumulator (the value's ``__hash__``), then the order trie's
-        path."""
-        root, old = found
-        acc = self._acc
-        if acc is not None:
-            acc = acc_replace(acc, old[0], old[3], None, True, False)
-        order = order_remove_copying(self._order, old[1])  # type: ignore[arg-type]
-        return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
+        return derive_without(frozendict, self, key, True)
 
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.
