@@ -28,9 +28,17 @@ from __future__ import annotations
 
 from typing import Any, Tuple
 
+from .champ import (
+    BitmapNode,
+    Entry,
+    champ_delete_copying,
+    champ_delete_general,
+    champ_find,
+    champ_set_copying,
+    champ_set_general,
+)
 from .flat import FLAT_MAX, flat_find, flat_promote, flat_with, flat_without
 from .hashing import KEY_MASK, acc_replace, unhashable
-from .keytrie import BitmapNode, Entry, champ_delete_copying, champ_find, champ_set_copying
 from .ordertrie import order_insert_copying, order_remove_copying, order_replace_copying
 
 __all__ = ["derive_with", "derive_without"]
@@ -61,7 +69,10 @@ def derive_with(cls: Any, version: Any, key: Any, value: Any) -> Any:
     if version._len <= FLAT_MAX:
         return derive_flat_with(cls, version, h, key, value)
     seq = version._next_seq
-    root, old = champ_set_copying(version._root, h, key, value, seq)
+    found = champ_set_copying(version._root, h, key, value, seq)
+    if found is None:  # a collision node at the bottom: the general way
+        found = champ_set_general(version._root, h, key, value, seq)
+    root, old = found
     acc = version._acc
     if old is None:
         if acc is not None:
@@ -125,18 +136,20 @@ def derive_without(cls: Any, version: Any, key: Any, missing_ok: bool) -> Any:
         if missing_ok:
             return version._exact()
         raise KeyError(key)
+    root = version._root
     if missing_ok:
         # Located first, so that an absent key costs no copies; the edit then
         # finds the stored key by identity (no second __eq__).
-        old = champ_find(version._root, h, key)
+        old = champ_find(root, h, key)
         if old is None:
             return version._exact()
-        found = champ_delete_copying(version._root, h, old[2])
-        return derive_trie_without(cls, version, found)  # type: ignore[arg-type]
-    found = champ_delete_copying(version._root, h, key)  # locate and copy: as in set
+        key = old[2]
+    found = champ_delete_copying(root, h, key)  # locate and copy: as in set
+    if found is not None and found[0] is None:  # a rare shape: the general way
+        found = champ_delete_general(root, h, key, found[1])
     if found is None:
         raise KeyError(key)
-    return derive_trie_without(cls, version, found)
+    return derive_trie_without(cls, version, found)  # type: ignore[arg-type]
 
 
 def derive_flat_without(cls: Any, version: Any, i: int) -> Any:

@@ -22,9 +22,9 @@ from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
+from .champ import Entry, champ_find_stored, champ_identical
 from .flat import FLAT_MAX, flat_entry, flat_identical
 from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
-from .keytrie import Entry, champ_find_stored, champ_identical
 from .merge import merge_into
 from .ordertrie import order_last
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in

@@ -59,15 +59,15 @@ from itertools import compress, count
 from operator import is_not, itemgetter, ne, or_
 from typing import Any, Dict, List, Optional, Tuple
 
-from .hashing import MASK
-from .keytrie import (
+from .champ import (
     BitmapNode,
     DiffOut,
     Entry,
-    _diff_lists,
     champ_build_items,
     champ_collect,
+    champ_diff_lists,
 )
+from .hashing import MASK
 from .ordertrie import OrderNode, order_build, order_items
 
 __all__ = [
@@ -103,8 +103,9 @@ Items = Tuple[Tuple[Any, Any], ...]
 """The ``(key, value)`` pairs of a flat version, in insertion order."""
 
 
-def flat_find(hashes: Hashes, items: Items, h: int, key: Any) -> int:
-    """The position of ``key`` (whose stored hash is ``h``), or -1.
+def _flat_find_scan(hashes: Hashes, items: Items, h: int, key: Any) -> int:
+    """The position of ``key`` (whose stored hash is ``h``), or -1
+    (``flat_find`` on CPython).
 
     The entries with an equal stored hash are tried in insertion order:
     identity, then ``stored_key == key``, whose exceptions propagate.
@@ -156,8 +157,11 @@ FLAT_SCAN_IN_C = sys.implementation.name != "pypy"
 (CPython: in C, so the readers inline the first candidate) rather than with
 ``_flat_find_loop`` (PyPy, whose ``tuple.index`` is ~4x the loop)."""
 
-if not FLAT_SCAN_IN_C:
-    flat_find = _flat_find_loop  # noqa: F811
+flat_find = _flat_find_scan if FLAT_SCAN_IN_C else _flat_find_loop
+"""The position of ``key`` (whose stored hash is ``h``) in a flat version's
+``hashes`` and ``items``, or -1: ``flat_find(hashes, items, h, key)``.  The
+scan of the stored hashes chosen for the interpreter: ``in`` and
+``tuple.index`` (in C) on CPython, a plain loop on PyPy."""
 
 FLAT_SCAN_MAX = 8
 """A flat version of more keys, once looked up more than FLAT_INDEX_AFTER
@@ -296,7 +300,7 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
     stored hash is a value compared as ``champ_diff`` compares it (``old is
     not new and old != new``), and one side's entry whose key the other side
     holds one position further is left over, the walk going on from there.
-    The entries left over are matched by hash, then key (``_diff_lists``,
+    The entries left over are matched by hash, then key (``champ_diff_lists``,
     the keys' ``__eq__``).  Cost: O(n) steps in C and O(d) in Python for
     versions d edits apart; O(n) lookups for unrelated versions.
     """
@@ -353,7 +357,7 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
     for q in range(j, lb):
         loose_b.append((hb[q], q, ib[q][0], ib[q][1]))
     if loose_a or loose_b:
-        _diff_lists(loose_a, loose_b, out, False)
+        champ_diff_lists(loose_a, loose_b, out, False)
 
 
 def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:

@@ -31,6 +31,19 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_lookup, type_name
+from .champ import (
+    BitmapNode,
+    Entry,
+    champ_check,
+    champ_diff,
+    champ_dump,
+    champ_entries,
+    champ_equal,
+    champ_find,
+    champ_find_stored,
+    champ_identical,
+    champ_node_ids,
+)
 from .derive import derive_with, derive_without
 from .evolver import Evolver
 from .flat import (
@@ -60,19 +73,6 @@ from .hashing import (
     register_cached_hash,
     shuffle_bits,
     unhashable,
-)
-from .keytrie import (
-    BitmapNode,
-    Entry,
-    champ_check,
-    champ_diff,
-    champ_dump,
-    champ_entries,
-    champ_equal,
-    champ_find,
-    champ_find_stored,
-    champ_identical,
-    champ_node_ids,
 )
 from .merge import merge_into
 from .ordertrie import (
@@ -571,7 +571,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).set('a', 9)
         frozendict({'a': 9, 'b': 2})
         """
-        return derive_with(frozendict, self, key, value)
+        return derive_with(frozendict, self, key, value)  # type: ignore[no-any-return]
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -579,7 +579,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        return derive_without(frozendict, self, key, False)
+        return derive_without(frozendict, self, key, False)  # type: ignore[no-any-return]
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -587,7 +587,7 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        return derive_without(frozendict, self, key, True)
+        return derive_without(frozendict, self, key, True)  # type: ignore[no-any-return]
 
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.

@@ -111,43 +111,43 @@ def pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
     return None
 
 
-def pair_hash(khash: int, value: Any) -> int:
-    """``hash((key, value))`` computed from the stored key hash.
+# The three functions of the hash, chosen once for the interpreter.
+if not _ON_PYPY:
 
-    Calls ``hash(value)``, which may raise.  The result is unsigned (on
-    PyPy the signed int with the same bits: see below).
-    """
-    if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
-        raise NotImplementedError
-    acc = _XXPRIME_5
-    for lane in (khash, hash(value) & _MASK64):  # (a negative khash: same residue)
-        acc = (acc + lane * _XXPRIME_2) & _MASK64
-        acc = ((acc << 31) | (acc >> 33)) & _MASK64
-        acc = (acc * _XXPRIME_1) & _MASK64
-    acc = (acc + (2 ^ (_XXPRIME_5 ^ 3527539))) & _MASK64
-    if acc == _MASK64:
-        return 1546275796
-    return acc
+    def pair_hash(khash: int, value: Any) -> int:
+        """``hash((key, value))`` computed from the stored key hash.
 
+        Calls ``hash(value)``, which may raise.  The result is unsigned (on
+        PyPy the signed int with the same bits: see below).
+        """
+        if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
+            raise NotImplementedError
+        acc = _XXPRIME_5
+        for lane in (khash, hash(value) & _MASK64):  # (a negative khash: same residue)
+            acc = (acc + lane * _XXPRIME_2) & _MASK64
+            acc = ((acc << 31) | (acc >> 33)) & _MASK64
+            acc = (acc * _XXPRIME_1) & _MASK64
+        acc = (acc + (2 ^ (_XXPRIME_5 ^ 3527539))) & _MASK64
+        if acc == _MASK64:
+            return 1546275796
+        return acc
 
-def shuffle_bits(h: int) -> int:
-    """frozenset's per-member scrambling of a hash (Objects/setobject.c)."""
-    return (((h ^ 89869747) ^ (h << 16)) * 3644798167) & MASK
+    def shuffle_bits(h: int) -> int:
+        """frozenset's per-member scrambling of a hash (Objects/setobject.c)."""
+        return (((h ^ 89869747) ^ (h << 16)) * 3644798167) & MASK
 
+    def hash_finalize(acc: int, length: int) -> int:
+        """Turn the XOR accumulator into the signed hash value, like ``frozenset``."""
+        h = acc ^ (((length + 1) * 1927868237) & MASK)
+        h ^= (h >> 11) ^ (h >> 25)
+        h = (h * 69069 + 907133923) & MASK
+        if h == MASK:
+            h = 590923713
+        if h >> (_WIDTH - 1):
+            h -= 1 << _WIDTH
+        return h
 
-def hash_finalize(acc: int, length: int) -> int:
-    """Turn the XOR accumulator into the signed hash value, like ``frozenset``."""
-    h = acc ^ (((length + 1) * 1927868237) & MASK)
-    h ^= (h >> 11) ^ (h >> 25)
-    h = (h * 69069 + 907133923) & MASK
-    if h == MASK:
-        h = 590923713
-    if h >> (_WIDTH - 1):
-        h -= 1 << _WIDTH
-    return h
-
-
-if _ON_PYPY:  # pragma: no cover - measured by the PyPy suite
+else:  # pragma: no cover - measured by the PyPy suite
     # On PyPy the same three functions compute in machine words: every value
     # is the signed int with the bits of the unsigned one above (an
     # accumulator XORs such values and stays one), through __pypy__'s

@@ -26,7 +26,7 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._typeinfo import type_fullname, type_lookup, type_name
-from .keytrie import Entry, champ_diff
+from .champ import Entry, champ_diff
 from .reads import PAIR_WALK, entries_in_order, foreign_base, frozendict_type, mapping_pair_path
 from .transient import Transient, _seq_of, load_items
 

@@ -25,9 +25,9 @@ from typing import Any, List, Tuple
 
 from .. import _common
 from .._typeinfo import type_lookup
+from .champ import Entry, champ_collect, champ_find
 from .flat import FLAT_MAX, flat_entries, flat_find
 from .hashing import key_hash
-from .keytrie import Entry, champ_collect, champ_find
 from .ordertrie import order_at, order_items, order_rank, order_size
 from .transient import Transient, _seq_of, load_items
 

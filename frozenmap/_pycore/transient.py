@@ -44,6 +44,15 @@ from __future__ import annotations
 import gc
 from typing import Any, Iterator, List, Optional, Tuple
 
+from .champ import (
+    EMPTY_ROOT,
+    Entry,
+    champ_build_items,
+    champ_entries,
+    champ_find,
+    champ_put,
+    champ_remove,
+)
 from .flat import (
     FLAT_MAX,
     Items,
@@ -55,15 +64,6 @@ from .flat import (
     flat_without,
 )
 from .hashing import acc_replace, key_hash
-from .keytrie import (
-    EMPTY_ROOT,
-    Entry,
-    champ_build_items,
-    champ_entries,
-    champ_find,
-    champ_put,
-    champ_remove,
-)
 from .ordertrie import (
     order_build,
     order_insert,
