@@ -38,6 +38,7 @@ from .keytrie import (
     DATAMAP,
     DIGIT_MASK,
     EMPTY_ROOT,
+    FANOUT,
     FIRST,
     INDEX,
     MAX_SHIFT,
@@ -277,7 +278,7 @@ def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = Tru
     datamap = node[DATAMAP]
     nodemap = node[NODEMAP]
     assert datamap & nodemap == 0, "digit both inline and child"
-    assert datamap < (1 << 32) and nodemap < (1 << 32), "bitmap over 32 bits"
+    assert datamap < (1 << FANOUT) and nodemap < (1 << FANOUT), "bitmap wider than FANOUT"
     _check_layout(node, datamap, nodemap)
     entries, children = _split(node)
     digits = []

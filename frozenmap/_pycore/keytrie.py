@@ -85,28 +85,37 @@ __all__ = [
 Entry = Tuple[int, int, Any, Any]
 """``(hash, seq, key, value)``."""
 
+# The layout's numbers, derived from the bit width as the C core derives its
+# own (CHAMP_BITS and the rest, cfrozenmap.h; tests/test_layout_constants.py
+# holds each to its C twin).  The hot paths write BITS, DIGIT_MASK and
+# ENTRY as the literals 5, 31 and 32, and the fields below as 0-4: a global
+# read per use costs time.  That test holds every such literal in this
+# module and in keytrie_pypy to the constant it stands for.
 BITS = 5
-DIGIT_MASK = 31
-MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
+"""Hash bits per level: each level reads one digit of this many bits."""
+FANOUT = 1 << BITS
+"""Digits per node: the width of its two bitmaps."""
+DIGIT_MASK = FANOUT - 1
+MAX_SHIFT = 63 // BITS * BITS
+"""The last digit's shift (60: that digit holds the top 4 bits of a 64-bit hash)."""
 
-# A node's fixed fields, then its payload from FIRST on.  (The hot loops
-# write them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
+# A node's fixed fields, then its payload from FIRST on.
 DATAMAP = 0
 NODEMAP = 1
 OWNER = 2
 INDEX = 3
 FIRST = 4
 
-# The digit -> slot index: ``bytes`` of 64, byte d the position in the node of
-# digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
+# The digit -> slot index: ``bytes`` of 2 * FANOUT, byte d the position in the
+# node of digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
 # lookup reads one object per level instead of two bitmaps and a popcount,
 # and needs no type test; an edit derives the new index from the old one with
 # ``bytes.translate`` (positions at or above ``lo`` moved up or down by one:
 # _UP[lo], _DOWN[lo]) and one or two bytes stored (_with, _with2).  Collision
 # nodes and the empty root hold _NO_INDEX.
-ENTRY = 32
-_NO_INDEX = bytes(64)
-_MAX_POS = FIRST + 32
+ENTRY = FANOUT
+_NO_INDEX = bytes(2 * FANOUT)
+_MAX_POS = FIRST + FANOUT
 _UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DEL = [
@@ -117,7 +126,7 @@ _DEL = [
 (positions are distinct, so the one byte holding ``i`` becomes 0, and those
 above move down)."""
 _BYTE = [bytes((b,)) for b in range(256)]
-_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
+_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(FANOUT)]
 """The index of a node whose one slot is a child at digit d."""
 
 Node = List[Any]
@@ -144,7 +153,7 @@ def _with2(index: bytes, d: int, child: int, entry: int) -> bytes:
 
 def _pair_index(b1: int, b2: int) -> bytes:
     """The index of a node with two slots: byte ``b1`` at FIRST, then ``b2``."""
-    new = bytearray(64)
+    new = bytearray(2 * FANOUT)
     new[b1] = FIRST
     new[b2] = FIRST + 1
     return bytes(new)
@@ -152,10 +161,10 @@ def _pair_index(b1: int, b2: int) -> bytes:
 
 _PAIRS = [
     _pair_index(ENTRY + lo, ENTRY + hi) if lo < hi else _NO_INDEX
-    for lo in range(32)
-    for hi in range(32)
+    for lo in range(FANOUT)
+    for hi in range(FANOUT)
 ]
-"""``_PAIRS[lo << 5 | hi]`` (lo < hi): the index of a node holding two entries,
+"""``_PAIRS[lo << BITS | hi]`` (lo < hi): the index of a node holding two entries,
 at digits lo and hi: shared by every such node (a third of the nodes at
 n = 100,000, most of them made by ``_pair_subtree``), which saves building
 one per split and ~10 bytes per item."""
@@ -163,7 +172,7 @@ one per split and ~10 bytes per item."""
 
 def _index_of(datamap: int, nodemap: int) -> bytes:
     """The index of a node with these bitmaps, built from scratch (checks)."""
-    index = bytearray(64)
+    index = bytearray(2 * FANOUT)
     pos = FIRST
     bits = datamap
     while bits:
@@ -586,7 +595,7 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
     of a dict of buckets on PyPy at n = 1,000, 0.9x on CPython; at
     n = 100,000 within the noise of PyPy's collections (docs/design-decisions.md,
     "PyPy: the key trie's layout and the floors")."""
-    buckets: List[Optional[List[Entry]]] = [None] * 32
+    buckets: List[Optional[List[Entry]]] = [None] * FANOUT
     for entry in entries:  # split by digit, keeping seq order in each bucket
         d = (entry[0] >> shift) & 31
         bucket = buckets[d]
@@ -597,7 +606,7 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
     node: BitmapNode = [0, 0, owner, _NO_INDEX]
     children: List[Node] = []
     datamap = nodemap = 0
-    for d in range(32):
+    for d in range(FANOUT):
         bucket = buckets[d]
         if bucket is None:
             continue

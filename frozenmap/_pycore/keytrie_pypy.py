@@ -34,6 +34,7 @@ from .keytrie import (
     DATAMAP,
     DIGIT_MASK,
     EMPTY_ROOT,
+    FANOUT,
     FIRST,
     INDEX,
     NODEMAP,
@@ -323,7 +324,7 @@ def _build_columns(
     docs/design-decisions.md, "PyPy: the key trie's layout and the floors")."""
     if len(where) <= _FEW:  # type: ignore[arg-type]
         return _build_few(where, hashes, items, shift, owner, seqs)  # type: ignore[arg-type]
-    buckets: List[Optional[List[int]]] = [None] * 32
+    buckets: List[Optional[List[int]]] = [None] * FANOUT
     for i in where:
         d = (hashes[i] >> shift) & 31
         bucket = buckets[d]
@@ -332,7 +333,7 @@ def _build_columns(
         else:
             bucket.append(i)
     datamap = nodemap = 0
-    for d in range(32):
+    for d in range(FANOUT):
         bucket = buckets[d]
         if bucket is not None:
             if len(bucket) == 1:
@@ -346,7 +347,7 @@ def _build_columns(
     node[3] = _NO_INDEX
     at = FIRST  # the next entry's slot
     below = len(node) - 1  # the next child's (children in reverse digit order)
-    for d in range(32):
+    for d in range(FANOUT):
         bucket = buckets[d]
         if bucket is None:
             continue

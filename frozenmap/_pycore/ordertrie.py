@@ -69,11 +69,22 @@ __all__ = [
 Item = Tuple[Any, Any]
 """``(key, value)``: what iteration over items yields, shared, never copied."""
 
+# The layout's numbers, derived from the two widths as the C core derives its
+# own (ORDER_LEAF_BITS and the rest, cfrozenmap.h; tests/test_layout_constants.py
+# holds each to its C twin, and this module to writing none of them out).
 LEAF_BITS = 3
+"""Bits of seq a leaf reads (its digit)."""
 INNER_BITS = 4
+"""Bits of seq an inner node reads."""
 LEAF_SIZE = 1 << LEAF_BITS
 INNER_SIZE = 1 << INNER_BITS
-MAX_SHIFT = 63
+LEAF_FULL = (1 << LEAF_SIZE) - 1
+"""The bitmap of a full leaf (whose slot for a digit is the digit itself)."""
+INNER_FULL = (1 << INNER_SIZE) - 1
+"""The bitmap of a full inner node."""
+MAX_SHIFT = LEAF_BITS + (63 - LEAF_BITS) // INNER_BITS * INNER_BITS
+"""The top inner node's shift (63): inner digits start at LEAF_BITS, one every
+INNER_BITS, below 64."""
 
 
 def _width(shift: int) -> int:
@@ -309,7 +320,7 @@ def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
     while shift:
         d = (seq >> shift) & (INNER_SIZE - 1)
         bitmap = new[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         child = new[i][:]
         child[3] = None
         new[i] = child
@@ -317,7 +328,7 @@ def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
         shift = new[0]
     d = seq & (LEAF_SIZE - 1)
     bitmap = new[2]
-    new[4 + (d if bitmap == 0xFF else (bitmap & ((1 << d) - 1)).bit_count())] = item
+    new[4 + (d if bitmap == LEAF_FULL else (bitmap & ((1 << d) - 1)).bit_count())] = item
     return root
 
 
@@ -334,7 +345,7 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     while node[0]:
         d = (seq >> node[0]) & (INNER_SIZE - 1)
         bitmap = node[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         path.append((node, i))
         node = node[i]
     bit = 1 << (seq & (LEAF_SIZE - 1))
@@ -382,7 +393,7 @@ def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
         new[-1] -= 1  # every inner node on the path loses the item
         d = (seq >> shift) & (INNER_SIZE - 1)
         bitmap = new[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         child = new[i]
         shift = child[0]
         if shift:
