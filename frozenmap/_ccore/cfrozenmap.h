@@ -126,9 +126,33 @@ fm_clz64_portable(uint64_t x)
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 
-/* Free lists of order-trie nodes, one per size in slots (1..32), each at most
- * ORDER_FREE_MAX long (see ordertrie.c).  None in free-threaded builds. */
-#define ORDER_FREE_SIZES 33
+/* The order trie's widths (ordertrie.c), here because the module state's
+ * free lists of its nodes are sized by them.
+ *
+ * Leaves hold 8 items (a 3-bit digit of seq); inner nodes have 16 children
+ * (4-bit digits at shifts 3, 7, ..., 63), as in the pure core
+ * (was 16 and 8).  A derivation copies one leaf and the
+ * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
+ * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
+ * 5-11% fewer instructions for set and delete, for ~3.5 more bytes per item
+ * (docs/design-decisions.md, "The C core's speed work"). */
+#define ORDER_LEAF_BITS 3
+#define ORDER_INNER_BITS 4
+/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
+ * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
+#define ORDER_MAX_SHIFT \
+  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
+/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
+#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
+
+/* Free lists of order-trie nodes, one per node size in pointer units
+ * (order_alloc_units: two per item of a leaf; one per child of an inner
+ * node, and one for its size), each at most ORDER_FREE_MAX long (see
+ * ordertrie.c).  None in free-threaded builds. */
+#define ORDER_LEAF_UNITS (2 << ORDER_LEAF_BITS)
+#define ORDER_INNER_UNITS ((1 << ORDER_INNER_BITS) + 1)
+#define ORDER_FREE_SIZES \
+  (1 + (ORDER_LEAF_UNITS > ORDER_INNER_UNITS ? ORDER_LEAF_UNITS : ORDER_INNER_UNITS))
 #define ORDER_FREE_MAX 8
 
 typedef struct order_node order_node;
@@ -662,21 +686,8 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 /* ------------------------------------------------------------------------ */
 /* ordertrie.c: the insertion-order index                                     */
 
-/* Leaves hold 8 items (a 3-bit digit of seq); inner nodes have 16 children
- * (4-bit digits at shifts 3, 7, ..., 63), as in the pure core
- * (was 16 and 8).  A derivation copies one leaf and the
- * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
- * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
- * 5-11% fewer instructions for set and delete, for ~3.5 more bytes per item
- * (docs/design-decisions.md, "The C core's speed work"). */
-#define ORDER_LEAF_BITS 3
-#define ORDER_INNER_BITS 4
-/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
- * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
-#define ORDER_MAX_SHIFT \
-  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
-/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
-#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
+/* (Its widths, ORDER_LEAF_BITS and ORDER_INNER_BITS, and the numbers derived
+ * from them are at the top of this file, with the module state.) */
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
  * references); above it, child nodes (strong).
