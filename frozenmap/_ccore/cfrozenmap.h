@@ -23,7 +23,9 @@
  * (merge.c), fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c),
  * path_* (paths.c), fm_* (module.c and the shared inline helpers).  The
  * pure-Python core uses the same names (the files of frozenmap/_pycore) so
- * a bug found in one core points to the same function in the other.
+ * a bug found in one core points to the same function in the other: by
+ * the rule in CONTRIBUTING.md ("The pure core carries the C names"), which
+ * tests/test_mirror_names.py holds function by function.
  *
  * Layers (docs/how-it-works.md; tests/test_layers.py checks them): hashing,
  * keytrie and ordertrie at the bottom; flat.c beside them; transient.c

@@ -7,7 +7,7 @@ CPython's, the reference twin of ``frozenmap/_ccore/keytrie.c``) and
 ``keytrie_pypy`` (the entries' fields flat in the node, walked by the
 bitmaps: PyPy's).  Each provides the node-level functions: the lookups, the
 one-walk copies, the builds, the walks over entries, and the steps below
-(``_descend``, ``_put_at``, ``_remove_at``, ``_split``, ...).  This module
+(``_descend``, ``champ_put_path``, ``champ_remove_path``, ``_split``, ...).  This module
 imports one of them, chosen here and nowhere else, and every other module of
 the core imports the key trie from here; nothing is rebound, so the hot paths
 are the chosen layout's own module-level functions, with no indirection.
@@ -66,10 +66,7 @@ if LAYOUT == "pypy":
         _check_layout,
         _descend,
         _diff_inline_entries,
-        _put_at,
-        _remove_at,
         _split,
-        _subtree_entries,
         champ_build,
         champ_build_items,
         champ_collect,
@@ -79,17 +76,17 @@ if LAYOUT == "pypy":
         champ_find,
         champ_find_stored,
         champ_identical,
+        champ_put_path,
+        champ_remove_path,
         champ_set_copying,
+        champ_subtree_entries,
     )
 else:
     from .keytrie import (
         _check_layout,
         _descend,
         _diff_inline_entries,
-        _put_at,
-        _remove_at,
         _split,
-        _subtree_entries,
         champ_build,
         champ_build_items,
         champ_collect,
@@ -99,7 +96,10 @@ else:
         champ_find,
         champ_find_stored,
         champ_identical,
+        champ_put_path,
+        champ_remove_path,
         champ_set_copying,
+        champ_subtree_entries,
     )
 
 __all__ = [
@@ -150,7 +150,7 @@ def champ_put(
     """
     path: Path = []
     node, shift = _descend(node, shift, entry[0], path)
-    return _put_at(path, node, shift, entry, old, owner)
+    return champ_put_path(path, node, shift, entry, old, owner)
 
 
 def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[object]) -> BitmapNode:
@@ -167,7 +167,7 @@ def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[objec
     """
     path: Path = []
     node, shift = _descend(node, shift, old[0], path)
-    return _remove_at(path, node, shift, old, owner)
+    return champ_remove_path(path, node, shift, old, owner)
 
 
 def champ_set_general(
@@ -247,8 +247,8 @@ def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> Non
                 by_identity,
             )
             continue
-        side_a = _subtree_entries(a, bit)
-        side_b = _subtree_entries(b, bit)
+        side_a = champ_subtree_entries(a, bit)
+        side_b = champ_subtree_entries(b, bit)
         if len(side_a) == 1 and len(side_b) == 1 and side_a[0] is side_b[0]:
             continue
         champ_diff_lists(side_a, side_b, out, by_identity)

@@ -37,8 +37,8 @@ from .champ import (
     champ_set_copying,
     champ_set_general,
 )
-from .flat import FLAT_MAX, flat_find, flat_promote, flat_with, flat_without
-from .hashing import KEY_MASK, acc_replace, unhashable
+from .flat import FLAT_MAX, flat_copy_without, flat_find, flat_promote, flat_with_value
+from .hashing import KEY_MASK, hashing_acc_replace, unhashable
 from .ordertrie import order_insert_copying, order_remove_copying, order_replace_copying
 
 __all__ = ["derive_with", "derive_without"]
@@ -63,7 +63,7 @@ def derive_with(cls: Any, version: Any, key: Any, value: Any) -> Any:
     # copies it (list slicing is the cheap copy), which runs the same user
     # code in the same order.
     try:
-        h = hash(key) & KEY_MASK  # key_hash, inlined
+        h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
     except TypeError as exc:
         unhashable(key, exc)
     if version._len <= FLAT_MAX:
@@ -76,13 +76,13 @@ def derive_with(cls: Any, version: Any, key: Any, value: Any) -> Any:
     acc = version._acc
     if old is None:
         if acc is not None:
-            acc = acc_replace(acc, h, None, value, False, True)
+            acc = hashing_acc_replace(acc, h, None, value, False, True)
         order = order_insert_copying(version._order, seq, (key, value))
         return cls._from_parts(root, order, version._len + 1, seq + 1, acc)
     if root is None:  # the very value already stored
         return version._exact()
     if acc is not None:
-        acc = acc_replace(acc, h, old[3], value, True, True)
+        acc = hashing_acc_replace(acc, h, old[3], value, True, True)
     # (the first key object stays, as in dict)
     order = order_replace_copying(version._order, old[1], (old[2], value))
     return cls._from_parts(root, order, version._len, seq, acc)
@@ -98,7 +98,7 @@ def derive_flat_with(cls: Any, version: Any, h: int, key: Any, value: Any) -> An
     acc = version._acc
     if i < 0:
         if acc is not None:
-            acc = acc_replace(acc, h, None, value, False, True)
+            acc = hashing_acc_replace(acc, h, None, value, False, True)
         length = version._len + 1
         hashes = hashes + (h,)
         items = items + ((key, value),)
@@ -109,8 +109,10 @@ def derive_flat_with(cls: Any, version: Any, h: int, key: Any, value: Any) -> An
     if old is value:  # the very value already stored
         return version._exact()
     if acc is not None:
-        acc = acc_replace(acc, h, old, value, True, True)
-    return cls._from_parts(hashes, flat_with(items, i, value), version._len, version._len, acc)
+        acc = hashing_acc_replace(acc, h, old, value, True, True)
+    return cls._from_parts(
+        hashes, flat_with_value(items, i, value), version._len, version._len, acc
+    )
 
 
 def derive_without(cls: Any, version: Any, key: Any, missing_ok: bool) -> Any:
@@ -126,7 +128,7 @@ def derive_without(cls: Any, version: Any, key: Any, missing_ok: bool) -> Any:
     frozendict({'a': 1})
     """
     try:
-        h = hash(key) & KEY_MASK  # key_hash, inlined
+        h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
     except TypeError as exc:
         unhashable(key, exc)
     if version._len <= FLAT_MAX:
@@ -165,8 +167,8 @@ def derive_flat_without(cls: Any, version: Any, i: int) -> Any:
     items: Any = version._order
     acc = version._acc
     if acc is not None:
-        acc = acc_replace(acc, hashes[i], items[i][1], None, True, False)
-    hashes, items = flat_without(hashes, items, i)
+        acc = hashing_acc_replace(acc, hashes[i], items[i][1], None, True, False)
+    hashes, items = flat_copy_without(hashes, items, i)
     return cls._from_parts(hashes, items, version._len - 1, version._len - 1, acc)
 
 
@@ -179,6 +181,6 @@ def derive_trie_without(cls: Any, version: Any, found: Tuple[BitmapNode, Entry])
     root, old = found
     acc = version._acc
     if acc is not None:
-        acc = acc_replace(acc, old[0], old[3], None, True, False)
+        acc = hashing_acc_replace(acc, old[0], old[3], None, True, False)
     order = order_remove_copying(version._order, old[1])
     return cls._from_parts(root, order, version._len - 1, version._next_seq, acc)

@@ -81,15 +81,15 @@ __all__ = [
     "flat_find",
     "flat_find_after",
     "flat_entry",
-    "flat_with",
-    "flat_without",
+    "flat_with_value",
+    "flat_copy_without",
     "flat_promote",
     "flat_key_trie",
     "flat_demote",
     "flat_entries",
     "flat_equal",
     "flat_diff",
-    "flat_identical",
+    "flat_same_items",
     "flat_check",
     "flat_dump",
 ]
@@ -189,13 +189,13 @@ def flat_entry(hashes: Hashes, items: Items, i: int) -> Entry:
     return (hashes[i], i, item[0], item[1])
 
 
-def flat_with(items: Items, i: int, value: Any) -> Items:
+def flat_with_value(items: Items, i: int, value: Any) -> Items:
     """``items`` with the value at position ``i`` replaced (the stored key
     object stays, as in dict).  The hashes are unchanged: share them."""
     return items[:i] + ((items[i][0], value),) + items[i + 1 :]
 
 
-def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
+def flat_copy_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
     """``(hashes, items)`` without the entry at position ``i``."""
     return hashes[:i] + hashes[i + 1 :], items[:i] + items[i + 1 :]
 
@@ -371,7 +371,7 @@ def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:
             changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
 
 
-def flat_identical(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
+def flat_same_items(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
     """Whether a flat form, or tries, of as many entries hold the very same
     entries as a flat version: the same hashes, and the same key and value
     objects in the same order.  No user code runs."""

@@ -49,7 +49,7 @@ back to the caller, which goes the general way above.
 
 This module is one layout of the bitmap nodes, CPython's: the nodes, the
 lookups, the one-walk copies, the builds and the walks over entries, and the
-node-level steps of an edit (``_descend``, ``_put_at``, ``_remove_at``).
+node-level steps of an edit (``_descend``, ``champ_put_path``, ``champ_remove_path``).
 PyPy's layout (the entries' fields flat in the node, no index) is
 ``keytrie_pypy``, which shares this module's collision nodes and
 layout-free helpers.  ``champ`` chooses the layout, once, and holds what is
@@ -166,7 +166,7 @@ _PAIRS = [
 ]
 """``_PAIRS[lo << BITS | hi]`` (lo < hi): the index of a node holding two entries,
 at digits lo and hi: shared by every such node (a third of the nodes at
-n = 100,000, most of them made by ``_pair_subtree``), which saves building
+n = 100,000, most of them made by ``champ_pair_subtree``), which saves building
 one per split and ~10 bytes per item."""
 
 
@@ -197,7 +197,7 @@ class CollisionNode(List[Any]):
     __slots__ = ()
 
 
-def _collision(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
+def champ_collision_alloc(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
     """A new collision node, filled by appends: on CPython < 3.13, building a
     list (subclass) from an iterable leaks the iterable when the first
     allocation fails."""
@@ -288,7 +288,7 @@ def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
     return None
 
 
-def _is_stored(entry: Entry, old: Optional[Entry]) -> bool:
+def champ_is_stored_key(entry: Entry, old: Optional[Entry]) -> bool:
     """Whether ``entry`` (as stored) is the one ``old`` describes: the same
     key object at the same seq.  Entries are told apart by what they hold,
     never by the entry object's identity, so a layout that builds entries on
@@ -299,7 +299,7 @@ def _is_stored(entry: Entry, old: Optional[Entry]) -> bool:
 def _slot_of(node: CollisionNode, old: Entry) -> int:
     """The position of the entry ``old`` describes in a collision node, or -1."""
     for i in range(FIRST, len(node)):
-        if _is_stored(node[i], old):
+        if champ_is_stored_key(node[i], old):
             return i
     return -1
 
@@ -343,31 +343,37 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) ->
 # --- insertion ---------------------------------------------------------------
 
 
-def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
+def champ_pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
     """The canonical subtree at ``shift`` holding two distinct entries."""
     if a[0] == b[0]:
-        return _collision(owner, [a, b])
+        return champ_collision_alloc(owner, [a, b])
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
+        return [0, 1 << da, owner, _SOLO[da], champ_pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
         return [(1 << da) | (1 << db), 0, owner, _PAIRS[da << 5 | db], a, b]
     return [(1 << da) | (1 << db), 0, owner, _PAIRS[db << 5 | da], b, a]
 
 
-def _split_collision(
+def champ_split_collision(
     coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
 ) -> Node:
     """A bitmap node at ``shift`` holding ``coll`` and an entry of another hash."""
     dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        return [0, 1 << dc, owner, _SOLO[dc], _split_collision(coll, entry, shift + BITS, owner)]
+        return [
+            0,
+            1 << dc,
+            owner,
+            _SOLO[dc],
+            champ_split_collision(coll, entry, shift + BITS, owner),
+        ]
     return [1 << de, 1 << dc, owner, _pair_index(ENTRY + de, dc), entry, coll]
 
 
-def _collision_put(
+def champ_collision_put(
     node: CollisionNode, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> Node:
     """``node`` with ``entry`` (of the same full hash) stored, replacing the
@@ -376,7 +382,7 @@ def _collision_put(
     if owner is not None and node[OWNER] is owner:
         new = node
     else:
-        new = _collision(owner, node[FIRST:])
+        new = champ_collision_alloc(owner, node[FIRST:])
     if old is not None:
         i = _slot_of(new, old)
         if i < 0:
@@ -400,16 +406,16 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
         shift += BITS
 
 
-def _put_at(
+def champ_put_path(
     path: Path, node: Node, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> BitmapNode:
     """``champ_put``'s edit of ``node`` (at ``shift``, reached along ``path``)
     and of the nodes above it."""
     if type(node) is CollisionNode:
         if entry[0] != node[FIRST][0]:  # another hash: both go below a bitmap node
-            new = _split_collision(node, entry, shift, owner)
+            new = champ_split_collision(node, entry, shift, owner)
         else:
-            new = _collision_put(node, entry, old, owner)
+            new = champ_collision_put(node, entry, old, owner)
             if new is node:
                 return path[0][0]
     else:
@@ -429,7 +435,7 @@ def _put_at(
             new[0] = bitmap | bit
             new[2] = owner
             new[3] = index
-        elif _is_stored(node[i := node[3][ENTRY + d]], old):
+        elif champ_is_stored_key(node[i := node[3][ENTRY + d]], old):
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -439,7 +445,7 @@ def _put_at(
         else:
             # The entry gives way to a child: positions above it move down
             # one, and those from the child's on move back up.
-            child = _pair_subtree(node[i], entry, shift + BITS, owner)
+            child = champ_pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
             new = node[:]  # (one copy, cheaper than two slices and a concatenation)
             del new[i]
@@ -536,7 +542,7 @@ def champ_set_copying(
             return top, old
     # The entry gives way to a child: positions above it move down one, and
     # those from the child's on move back up.
-    child = _pair_subtree(old, (h, seq, key, value), shift + BITS, None)
+    child = champ_pair_subtree(old, (h, seq, key, value), shift + BITS, None)
     del new[i]
     nodemap = new[1] | bit
     c = len(new) - (nodemap & (bit - 1)).bit_count()
@@ -559,13 +565,13 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     reaches the same trie by another route, a radix sort of the entries in
     place into a scratch array, one or two digits at a time
     (``champ_build_root``, ``_partition``, ``_wide``, ``_buckets``,
-    ``_bitmap``, ``_child``, ``_collision``, ``_node``), where this core
-    splits the entries into lists by digit (``_build``), already the fast
+    ``_bitmap``, ``_child``, ``champ_collision_alloc``, ``_node``), where this core
+    splits the entries into lists by digit (``champ_build_bitmap``), already the fast
     way in Python.  Same rule, same trie, node for node.
     """
     if not entries:
         return EMPTY_ROOT
-    return _build(entries, 0, owner)
+    return champ_build_bitmap(entries, 0, owner)
 
 
 def champ_build_items(
@@ -586,12 +592,12 @@ def champ_build_items(
     return champ_build(entries, owner)
 
 
-def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
+def champ_build_bitmap(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
     """The bitmap node at ``shift`` holding ``entries`` (at the root any;
     below it two or more distinct hashes).
 
     The buckets are a list of 32 slots, visited in digit order (no dict, no
-    sort), and a bucket of two entries is ``_pair_subtree``'s: 0.7x the time
+    sort), and a bucket of two entries is ``champ_pair_subtree``'s: 0.7x the time
     of a dict of buckets on PyPy at n = 1,000, 0.9x on CPython; at
     n = 100,000 within the noise of PyPy's collections (docs/design-decisions.md,
     "PyPy: the key trie's layout and the floors")."""
@@ -617,15 +623,15 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
             continue
         nodemap |= 1 << d
         if len(bucket) == 2:  # (the usual child near the leaves)
-            children.append(_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
+            children.append(champ_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
             continue
         h = bucket[0][0]
         for entry in bucket:
             if entry[0] != h:
-                children.append(_build(bucket, shift + BITS, owner))
+                children.append(champ_build_bitmap(bucket, shift + BITS, owner))
                 break
         else:
-            children.append(_collision(owner, bucket))
+            children.append(champ_collision_alloc(owner, bucket))
     for child in reversed(children):
         node.append(child)
     node[0] = datamap
@@ -640,13 +646,15 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
 # --- removal -----------------------------------------------------------------
 
 
-def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> CollisionNode:
+def champ_collision_remove(
+    node: CollisionNode, old: Entry, owner: Optional[object]
+) -> CollisionNode:
     # Always a new node: the parent may still fail to inline what is left,
     # and the node it holds must then be as it was.
     i = _slot_of(node, old)
     if i < 0:
         raise AssertionError("champ_remove: old entry not in its collision node")
-    return _collision(owner, node[FIRST:i] + node[i + 1 :])
+    return champ_collision_alloc(owner, node[FIRST:i] + node[i + 1 :])
 
 
 def champ_delete_copying(
@@ -723,7 +731,7 @@ def champ_delete_copying(
     return top, old
 
 
-def _remove_at(
+def champ_remove_path(
     path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
 ) -> BitmapNode:
     """``champ_remove``'s edit of ``node`` (at ``shift``, holding ``old``,
@@ -736,7 +744,7 @@ def _remove_at(
     """
     new: Node
     if type(node) is CollisionNode:
-        new = _collision_remove(node, old, owner)  # (never the root)
+        new = champ_collision_remove(node, old, owner)  # (never the root)
     else:
         d = (old[0] >> shift) & 31
         bitmap = node[0] ^ (1 << d)
@@ -832,7 +840,7 @@ def champ_collect(node: Node, out: List[Entry]) -> None:
         champ_collect(node[k], out)
 
 
-def _same_pair(a: Entry, b: Entry) -> bool:
+def champ_same_pair(a: Entry, b: Entry) -> bool:
     """Whether two entries at one position hold equal keys and equal values."""
     ka = a[2]
     kb = b[2]
@@ -843,7 +851,7 @@ def _same_pair(a: Entry, b: Entry) -> bool:
     return va is vb or bool(va == vb)
 
 
-def _find_in(entries: List[Entry], entry: Entry) -> Optional[Entry]:
+def champ_find_in(entries: List[Entry], entry: Entry) -> Optional[Entry]:
     for e in entries:
         if e[0] == entry[0]:
             k = e[2]
@@ -878,11 +886,11 @@ def _collision_equal(a: List[Entry], b: List[Entry]) -> bool:
                 j = k
                 match = b[k]
             else:
-                found = _find_in(b, entry)
+                found = champ_find_in(b, entry)
                 if found is None:
                     return False
                 match = found
-        if not _same_pair(entry, match):
+        if not champ_same_pair(entry, match):
             return False
         j += 1
     return True
@@ -909,7 +917,7 @@ def champ_equal(a: Node, b: Node) -> bool:
     for k in range(FIRST, d):
         ea = a[k]
         eb = b[k]
-        if ea is not eb and not _same_pair(ea, eb):
+        if ea is not eb and not champ_same_pair(ea, eb):
             return False
     for k in range(len(a) - 1, d - 1, -1):  # the children, in digit order
         if not champ_equal(a[k], b[k]):
@@ -949,7 +957,7 @@ def champ_diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: 
         by_hash.setdefault(e[0], []).append(e)
     for ea in a:
         candidates = by_hash.get(ea[0])
-        match = _find_in(candidates, ea) if candidates else None
+        match = champ_find_in(candidates, ea) if candidates else None
         if match is None:
             if removed is not None:
                 removed.append(ea)
@@ -981,7 +989,7 @@ def _diff_inline_entries(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity
     return d
 
 
-def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
+def champ_subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
     if node[DATAMAP] & bit:
         return [node[FIRST + (node[DATAMAP] & (bit - 1)).bit_count()]]
     if node[NODEMAP] & bit:

@@ -14,7 +14,7 @@ the floors").
 The shapes, the collision nodes (entry tuples, as in ``keytrie``) and the API
 are ``keytrie``'s: readers get entries as ``(hash, seq, key, value)`` tuples
 built on demand, and edits find an old entry by its key object and seq
-(``keytrie._is_stored``), never by the entry object's identity.  This module
+(``keytrie.champ_is_stored_key``), never by the entry object's identity.  This module
 has its own version of each function of ``keytrie`` that reads or writes a
 bitmap node, under the same name; the layout-free parts (collision nodes,
 ``_put_above``, ``champ_diff_lists``, ...) are ``keytrie``'s.  ``champ`` chooses
@@ -44,12 +44,12 @@ from .keytrie import (
     Entry,
     Node,
     Path,
-    _collision,
     _collision_equal,
     _collision_find,
-    _collision_put,
-    _collision_remove,
     _put_above,
+    champ_collision_alloc,
+    champ_collision_put,
+    champ_collision_remove,
     champ_diff_lists,
 )
 
@@ -149,14 +149,14 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) ->
     return None
 
 
-def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
+def champ_pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
     """The canonical subtree at ``shift`` holding two distinct entries."""
     if a[0] == b[0]:
-        return _collision(owner, [a, b])
+        return champ_collision_alloc(owner, [a, b])
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        return [0, 1 << da, owner, _NO_INDEX, _pair_subtree(a, b, shift + BITS, owner)]
+        return [0, 1 << da, owner, _NO_INDEX, champ_pair_subtree(a, b, shift + BITS, owner)]
     if da > db:
         a, b = b, a
     # (the fields written out: 0.8x the time of ``*a, *b`` on PyPy in a build)
@@ -164,14 +164,20 @@ def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> No
     return [bits, 0, owner, _NO_INDEX, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
 
 
-def _split_collision(
+def champ_split_collision(
     coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
 ) -> Node:
     """A bitmap node at ``shift`` holding ``coll`` and an entry of another hash."""
     dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        return [0, 1 << dc, owner, _NO_INDEX, _split_collision(coll, entry, shift + BITS, owner)]
+        return [
+            0,
+            1 << dc,
+            owner,
+            _NO_INDEX,
+            champ_split_collision(coll, entry, shift + BITS, owner),
+        ]
     return [1 << de, 1 << dc, owner, _NO_INDEX, *entry, coll]
 
 
@@ -189,7 +195,7 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
         shift += BITS
 
 
-def _put_at(
+def champ_put_path(
     path: Path,
     node: Node,
     shift: int,
@@ -197,12 +203,12 @@ def _put_at(
     old: Optional[Entry],
     owner: Optional[object],
 ) -> BitmapNode:
-    """``keytrie._put_at`` in this layout (``champ_put``'s edit of ``node``
+    """``keytrie.champ_put_path`` in this layout (``champ_put``'s edit of ``node``
     and of the nodes above it)."""
     if type(node) is CollisionNode:
         if entry[0] != node[FIRST][0]:  # another hash: both go below a bitmap node
-            return _put_above(path, _split_collision(node, entry, shift, owner), owner)
-        new = _collision_put(node, entry, old, owner)
+            return _put_above(path, champ_split_collision(node, entry, shift, owner), owner)
+        new = champ_collision_put(node, entry, old, owner)
         if new is node:
             return path[0][0]
         return _put_above(path, new, owner)
@@ -219,7 +225,7 @@ def _put_at(
         new[i : i + 4] = entry
     else:
         # The entry gives way to a child (built before anything is stored).
-        child = _pair_subtree(tuple(node[i : i + 4]), entry, shift + BITS, owner)
+        child = champ_pair_subtree(tuple(node[i : i + 4]), entry, shift + BITS, owner)
         nodemap = node[1] | bit
         new = node[:]
         del new[i : i + 4]
@@ -272,7 +278,7 @@ def champ_set_copying(
                 return None, old
             new[i + 3] = value
             return top, old
-    child = _pair_subtree(tuple(new[i : i + 4]), (h, seq, key, value), shift + BITS, None)
+    child = champ_pair_subtree(tuple(new[i : i + 4]), (h, seq, key, value), shift + BITS, None)
     del new[i : i + 4]
     nodemap = nm | bit
     new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
@@ -443,7 +449,7 @@ def _column_child(
         ki, vi = items[i]
         kj, vj = items[j]
         si, sj = (i, j) if seqs is None else (seqs[i], seqs[j])
-        return _pair_subtree((hashes[i], si, ki, vi), (hashes[j], sj, kj, vj), shift, owner)
+        return champ_pair_subtree((hashes[i], si, ki, vi), (hashes[j], sj, kj, vj), shift, owner)
     h = hashes[i]
     for i in where:
         if hashes[i] != h:
@@ -452,7 +458,7 @@ def _column_child(
     for i in where:
         key, value = items[i]
         entries.append((h, i if seqs is None else seqs[i], key, value))
-    return _collision(owner, entries)
+    return champ_collision_alloc(owner, entries)
 
 
 def champ_delete_copying(
@@ -511,13 +517,13 @@ def champ_delete_copying(
     return top, old
 
 
-def _remove_at(
+def champ_remove_path(
     path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
 ) -> BitmapNode:
-    """``keytrie._remove_at`` in this layout (``champ_remove``'s edit)."""
+    """``keytrie.champ_remove_path`` in this layout (``champ_remove``'s edit)."""
     new: Node
     if type(node) is CollisionNode:
-        new = _collision_remove(node, old, owner)  # (never the root)
+        new = champ_collision_remove(node, old, owner)  # (never the root)
     else:
         bit = 1 << ((old[0] >> shift) & 31)
         i = 4 + 4 * (node[0] & (bit - 1)).bit_count()
@@ -649,7 +655,7 @@ def _diff_inline_entries(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity
     return d
 
 
-def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
+def champ_subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
     """The entries below the digit with bit ``bit`` of ``node`` (for ``champ_diff``)."""
     if node[DATAMAP] & bit:
         i = FIRST + 4 * (node[DATAMAP] & (bit - 1)).bit_count()
