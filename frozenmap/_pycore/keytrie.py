@@ -565,9 +565,10 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     reaches the same trie by another route, a radix sort of the entries in
     place into a scratch array, one or two digits at a time
     (``champ_build_root``, ``_partition``, ``_wide``, ``_buckets``,
-    ``_bitmap``, ``_child``, ``champ_collision_alloc``, ``_node``), where this core
-    splits the entries into lists by digit (``champ_build_bitmap``), already the fast
-    way in Python.  Same rule, same trie, node for node.
+    ``_child``, ``_collision``, ``_node``), where this core splits the
+    entries into lists by digit (``champ_build_bitmap``, whose C namesake
+    builds one bitmap node too), already the fast way in Python.  Same rule,
+    same trie, node for node.
     """
     if not entries:
         return EMPTY_ROOT
