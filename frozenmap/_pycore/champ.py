@@ -7,10 +7,11 @@ CPython's, the reference twin of ``frozenmap/_ccore/keytrie.c``) and
 ``keytrie_pypy`` (the entries' fields flat in the node, walked by the
 bitmaps: PyPy's).  Each provides the node-level functions: the lookups, the
 one-walk copies, the builds, the walks over entries, and the steps below
-(``_descend``, ``champ_put_path``, ``champ_remove_path``, ``_split``, ...).  This module
-imports one of them, chosen here and nowhere else, and every other module of
-the core imports the key trie from here; nothing is rebound, so the hot paths
-are the chosen layout's own module-level functions, with no indirection.
+(``_descend``, ``champ_put_path``, ``champ_remove_path``, ``_split``, ...).
+This module imports one of them, chosen here and nowhere else, and every
+other module of the core imports the key trie from here; nothing is
+rebound, so the hot paths are the chosen layout's own module-level
+functions, with no indirection.
 
 The choice: PyPy's layout on PyPy, CPython's elsewhere;
 ``FROZENMAP_KEYTRIE_NX=1`` forces PyPy's (to run the suite over it on

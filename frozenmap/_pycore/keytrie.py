@@ -49,13 +49,13 @@ back to the caller, which goes the general way above.
 
 This module is one layout of the bitmap nodes, CPython's: the nodes, the
 lookups, the one-walk copies, the builds and the walks over entries, and the
-node-level steps of an edit (``_descend``, ``champ_put_path``, ``champ_remove_path``).
-PyPy's layout (the entries' fields flat in the node, no index) is
-``keytrie_pypy``, which shares this module's collision nodes and
-layout-free helpers.  ``champ`` chooses the layout, once, and holds what is
-written once over either: ``champ_put``, ``champ_remove``, ``champ_diff``,
-``champ_check``, ``champ_dump``.  The rest of the core imports the key trie
-from ``champ``.
+node-level steps of an edit (``_descend``, ``champ_put_path``,
+``champ_remove_path``).  PyPy's layout (the entries' fields flat in the
+node, no index) is ``keytrie_pypy``, which shares this module's collision
+nodes and layout-free helpers.  ``champ`` chooses the layout, once, and
+holds what is written once over either: ``champ_put``, ``champ_remove``,
+``champ_diff``, ``champ_check``, ``champ_dump``.  The rest of the core
+imports the key trie from ``champ``.
 
 With ``champ``, mirrors ``frozenmap/_ccore/keytrie.c``.
 """

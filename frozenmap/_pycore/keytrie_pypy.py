@@ -14,9 +14,9 @@ the floors").
 The shapes, the collision nodes (entry tuples, as in ``keytrie``) and the API
 are ``keytrie``'s: readers get entries as ``(hash, seq, key, value)`` tuples
 built on demand, and edits find an old entry by its key object and seq
-(``keytrie.champ_is_stored_key``), never by the entry object's identity.  This module
-has its own version of each function of ``keytrie`` that reads or writes a
-bitmap node, under the same name; the layout-free parts (collision nodes,
+(``keytrie.champ_is_stored_key``), never by the entry object's identity.
+This module has its own version of each function of ``keytrie`` that reads
+or writes a bitmap node, under the same name; the layout-free parts (collision nodes,
 ``_put_above``, ``champ_diff_lists``, ...) are ``keytrie``'s.  ``champ`` chooses
 between the two layouts and holds what is written once over either
 (``champ_put``, ``champ_remove``, ``champ_diff``, ``champ_check``, ...).
