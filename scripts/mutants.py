@@ -152,6 +152,8 @@ TESTS = {
     "common": ["test_rules.py", "test_patches.py", "test_diff.py", "test_view_setops.py"],
     "cold": ["test_rules.py", "test_pep814_objects.py", "test_diff.py"],
     "interop": ["test_rules.py", "test_serializers.py", "test_pprint.py"],
+    # the user calls themselves (counted; both cores' transcripts compared)
+    "user calls": ["test_derivations.py", "test_transcripts.py"],
     "flat": [
         "test_flat_maps.py",
         "test_flat_lookup_collisions.py",
@@ -449,8 +451,11 @@ MUTANTS: List[Mutant] = [
       "    if root is None:  # the very value already stored\n        return version",
       "interop"),
     M("discard-missing-returns-subclass", "derive",
-      "        if old is None:\n            return version._exact()\n        key = old[2]",
-      "        if old is None:\n            return version\n        key = old[2]", "interop"),
+      "        if located is None:\n            return version._exact()\n        key = located[2]",
+      "        if located is None:\n            return version\n        key = located[2]", "interop"),
+    M("discard-collision-second-eq", "derive",
+      "found = champ_delete_general(root, h, key, found[1] or located)",
+      "found = champ_delete_general(root, h, key, found[1])", "user calls"),
     M("constructor-shares-subclass", "frozendict",
       "                if cls is frozendict and type(arg) is frozendict:",
       "                if type(arg) is cls:", "interop"),
