@@ -360,7 +360,7 @@ draft_dict_first_set(fm_state *st, draft_dict *self, draft_scope *scope, PyObjec
     PyObject *contents = Py_NewRef(self->map); /* the base: released at the end */
     PyObject *old_map = NULL, *old_first = NULL;
     int result = -1;
-    PyObject *changed = transient_version_with(st, contents, key, value);
+    PyObject *changed = derive_with(st, contents, key, value);
     if (changed != NULL) {
         PyObject *first = PyTuple_Pack(2, key, value);
         if (first == NULL) {
@@ -756,7 +756,7 @@ static PyObject *
 draft_set(fm_state *st, PyObject *reg, PyObject *value, PyObject *key, PyObject *final)
 {
     if (Py_IS_TYPE(value, st->frozendict_type)) {
-        return transient_version_with(st, value, key, final);
+        return derive_with(st, value, key, final);
     }
     return PyObject_CallMethodObjArgs(value, REG(reg, DR_STR_SET), key, final, NULL);
 }
