@@ -156,3 +156,48 @@ def test_a_revoked_or_foreign_draft_is_refused_by_both_paths(core_name):
     for use in (lambda: kept["root"]["a"], lambda: kept["a"].__setitem__("b", 2)):
         with pytest.raises(RuntimeError, match="revoked"):
             use()
+
+
+class _Logged:
+    """A key that records its __hash__ and __eq__ calls (two share a hash)."""
+
+    log: list = []
+
+    def __init__(self, name, h):
+        self.name, self.h = name, h
+
+    def __hash__(self):
+        _Logged.log.append(("hash", self.name))
+        return self.h
+
+    def __eq__(self, other):
+        _Logged.log.append(("eq", self.name, getattr(other, "name", other)))
+        return isinstance(other, _Logged) and other.name == self.name
+
+    def __repr__(self):
+        return self.name
+
+
+@needs_both
+def test_c_and_python_paths_make_the_same_user_calls():
+    a, b, c, fresh = _Logged("a", 1), _Logged("b", 1), _Logged("c", 2), _Logged("fresh", 1)
+    twin_b = _Logged("b", 1)  # equal to b, not b: found by __eq__
+
+    def recipe(d):
+        inner = d["m"]
+        inner[a] = 10  # a first change
+        inner[twin_b] = 20  # a second change, through __eq__
+        del inner[c]
+        inner[fresh] = 0
+        assert twin_b in inner and c not in inner
+        d["m2"][a] = inner.get(b)
+
+    logs = []
+    for core in (CORES["c"], CORES["python"]):
+        fd = core.frozendict
+        base = fd(m=fd({a: 1, b: 2, c: 3}), m2=fd({a: 0}))
+        _Logged.log = []
+        new = produce(base, recipe)
+        logs.append(list(_Logged.log))
+        assert list(new["m"].items()) == [(a, 10), (b, 20), (fresh, 0)]
+    assert logs[0] == logs[1] and ("eq", "b", "b") in logs[0]
