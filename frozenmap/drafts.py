@@ -50,13 +50,20 @@ How it stays cheap and correct:
   while a write is under way) or after the recipe returned.
 
 Built on frozenmap's public API; the drafts serve both cores (a draft builds
-new frozendicts of its base's type).
+new frozendicts of its base's type).  With the C core loaded, ``_Scope``,
+``DictDraft`` and ``ListDraft`` are built on its draft bases
+(frozenmap/_ccore/drafts.c), which hold their fields and run the hot paths of
+a C-core state in C: the scope and root, ``draft[key]`` and a map's first
+change (``draft[key] = scalar``), and the finish of the map drafts with their
+patches.  Every other case calls the Python here, which stays the whole
+implementation: a state of the pure core runs it alone, with the same results.
 """
 
 from __future__ import annotations
 
 import copy as _copy
 import operator
+import sys
 from _thread import get_ident
 from collections.abc import (
     ItemsView,
@@ -85,6 +92,7 @@ from typing import (
 )
 
 from . import _common, _freeze
+from . import jsonpatch as _jsonpatch
 
 if TYPE_CHECKING:
     from typing_extensions import TypeGuard
@@ -100,6 +108,21 @@ __all__ = [
     "DictDraft",
     "ListDraft",
 ]
+
+
+def _c_bases() -> Any:
+    """The C core's module when it is the core loaded (its draft bases then
+    carry the hot paths: see frozenmap/_ccore/drafts.c), else None."""
+    module = sys.modules.get("frozenmap._ccore._cfrozenmap")
+    if module is None or getattr(module, "frozendict", None) is not _freeze.FROZENDICT:
+        return None
+    return module if hasattr(module, "_DictDraft") else None
+
+
+_C = _c_bases()
+#: The C core's frozendict when the drafts have their C paths: a state of
+#: that type (or a tuple) runs them.
+_C_FROZENDICT: Any = None if _C is None else _C.frozendict
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -129,8 +152,54 @@ _SCALARS: FrozenSet[type] = frozenset({str, int, float, bool, type(None), bytes,
 # --- who may use a draft ----------------------------------------------------------
 
 
-class _Scope:
-    """One ``produce`` call, shared by all its drafts (made by ``_start``).
+class _PyScopeFields:
+    """The fields of a ``_Scope`` (the C core's ``_DraftScope`` holds them when it is loaded)."""
+
+    __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+    reader: Optional[int]
+    writer: Optional[int]
+    edits: int
+    recording: bool
+    shared: bool
+    frozendict: Any
+
+
+class _PyDictDraftFields:
+    """The fields of a ``DictDraft`` (the C core's ``_DictDraft`` when loaded)."""
+
+    __slots__ = ("_scope", "_base", "_map", "_children", "_touched", "_first")
+    _scope: Any
+    _base: Any
+    _map: Any
+    _children: Any
+    _touched: Any
+    _first: Any
+
+
+class _PyListDraftFields:
+    """The fields of a ``ListDraft`` (the C core's ``_ListDraft`` when loaded)."""
+
+    __slots__ = ("_scope", "_base", "_items", "_children", "_log")
+    _scope: Any
+    _base: Any
+    _items: Any
+    _children: Any
+    _log: Any
+
+
+if TYPE_CHECKING or _C is None:
+    _ScopeFields = _PyScopeFields
+    _DictDraftFields = _PyDictDraftFields
+    _ListDraftFields = _PyListDraftFields
+else:
+    _ScopeFields = _C._DraftScope
+    _DictDraftFields = _C._DictDraft
+    _ListDraftFields = _C._ListDraft
+
+
+class _Scope(_ScopeFields):
+    """One ``produce`` call, shared by all its drafts (made with the root
+    draft: ``_new_root``, or the C core's ``_root``).
 
     ``reader`` is the thread that may read the drafts (None once revoked);
     ``writer`` the thread that may change them (None while a change is
@@ -144,7 +213,7 @@ class _Scope:
     the type plain dicts assigned become.
     """
 
-    __slots__ = ("reader", "writer", "edits", "recording", "shared", "frozendict")
+    __slots__ = ()
     reader: Optional[int]
     writer: Optional[int]
     edits: int
@@ -200,6 +269,7 @@ def _sync_types() -> None:
     if own is not _synced_types:
         for cls in own:
             _DRAFTABLE[cls] = _new_dict_draft
+            _ROOTS[cls] = _C_START if cls is _C_FROZENDICT else _PY_START
         _FROZENDICT_TYPES = frozenset(own)
         _synced_types = own
 
@@ -228,6 +298,33 @@ def _new_list_draft(scope: _Scope, base: Any) -> "ListDraft[Any]":
 
 
 _DRAFTABLE[tuple] = _new_list_draft
+
+
+def _new_root(base: Any, recording: bool) -> Any:
+    """The root draft of a new ``produce`` of ``base`` (an exact frozendict
+    or tuple), with its scope (``root._scope``)."""
+    scope = _object_new(_Scope)
+    scope.reader = scope.writer = get_ident()
+    scope.edits = 0
+    scope.recording = recording
+    scope.shared = False
+    if type(base) is tuple:
+        scope.frozendict = _freeze.FROZENDICT
+        return _new_list_draft(scope, base)
+    scope.frozendict = type(base)
+    return _new_dict_draft(scope, base)
+
+
+#: type of a base -> (the function making its root draft, the finish of its
+#: drafts, the end of its produce_with_patches): a state of the C core's
+#: frozendict (and a tuple, with the C core loaded) has them in C
+#: (frozenmap/_ccore/drafts.c), the others in Python.
+_ROOTS: Dict[type, Tuple[Any, Any, Any]] = {}
+
+
+def _finisher(scope: _Scope) -> Callable[[Any, Any, Optional[str]], Any]:
+    """The finish of ``scope``'s drafts: ``_finish``, or the C core's."""
+    return _C_START[1] if scope.frozendict is _C_FROZENDICT else _finish
 
 
 def _detached(scope: _Scope, value: Any) -> Any:
@@ -384,7 +481,7 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
         single = len(children) == 1  # (then its change is made at once, with no list)
         changes: List[Tuple[Any, Any]] = []
         # (a copy: a key's __eq__ run below may read the draft and add a child)
-        for key, child in children.items() if single else list(children.items()):
+        for key, child in list(children.items()):
             if type(child) is DictDraft and not child._children:
                 # A map without children, as _finish does it but without the
                 # call: the most common node, a leaf map the recipe read.
@@ -443,7 +540,13 @@ def _finish(draft: Any, memo: Any, path: Optional[str] = None) -> Any:
             memo[ident] = value
     if path is None or not touched:
         return value
-    # The operations of the keys this draft changed.
+    return _emit_keys(draft, value, path, memo, touched)
+
+
+def _emit_keys(draft: Any, value: Any, path: str, memo: _Memo, touched: Any) -> Any:
+    """Write the operations of the keys ``draft`` changed (``touched``, see
+    ``_mark``), ``value`` being its final map, in place at ``path``; return
+    ``value``.  The end of ``_finish``, the C core's too."""
     base = draft._base
     if value is base:
         return value
@@ -524,27 +627,34 @@ def _final(value: Any, memo: _Memo) -> Any:
 
 
 def _token(key: Any) -> str:
-    """``key`` as a JSON Pointer reference token (RFC 6901), written as
-    ``json.dumps`` writes an object key: ``1`` is ``"1"``, ``True`` is ``"true"``."""
-    if isinstance(key, str):
-        return str(key).replace("~", "~0").replace("/", "~1")
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    if isinstance(key, float):
-        if key != key:
-            return "NaN"
-        if key in (float("inf"), float("-inf")):
-            return "Infinity" if key > 0 else "-Infinity"
-        return float.__repr__(key)
-    if key is None:
-        return "null"
-    raise TypeError(
-        "produce_with_patches() cannot write a path through the key %r: a JSON object's "
-        "keys are str (or int, float, bool and None, written as json.dumps writes them), "
-        "not %s" % (key, type(key).__name__)
-    )
+    """``key`` as a JSON Pointer reference token (RFC 6901): the member name
+    ``json.dumps`` writes for it (``1`` is ``"1"``, ``True`` is ``"true"``,
+    see ``jsonpatch.json_key``), escaped."""
+    try:
+        name = _jsonpatch.json_key(key)
+    except TypeError:
+        raise TypeError(
+            "produce_with_patches() cannot write a path through the key %r: a JSON object's "
+            "keys are str (or int, float, bool and None, written as json.dumps writes them), "
+            "not %s" % (key, type(key).__name__)
+        ) from None
+    return _jsonpatch._escape(name)
+
+
+def _new_memo() -> _Memo:
+    memo = _Memo()
+    memo.forward = []
+    memo.undo = []
+    return memo
+
+
+def _patches(root: Any) -> Tuple[Any, Patch, Patch]:
+    """The end of a ``produce_with_patches`` whose recipe kept its draft
+    ``root``: ``(new, patches, inverse_patches)``."""
+    memo = _new_memo()
+    new = _finish(root, memo, "")
+    memo.undo.reverse()
+    return new, memo.forward, memo.undo
 
 
 def _replace_whole(path: str, new: Any, old: Any, memo: _Memo) -> None:
@@ -775,7 +885,7 @@ class _DraftItems(ItemsView[_K, _V]):
         return "draft_items(%r)" % (list(self),)
 
 
-class DictDraft(MutableMapping[_K, _V]):
+class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
     """The draft of a frozendict inside a ``produce`` recipe: a ``dict`` to edit.
 
     It has every ``dict`` method and keeps dict's order: a key assigned again
@@ -802,7 +912,7 @@ class DictDraft(MutableMapping[_K, _V]):
     frozendict({'user': frozendict({'name': 'ada', 'langs': ('en', 'fr')}), 'seen': True})
     """
 
-    __slots__ = ("_scope", "_base", "_map", "_children", "_touched", "_first")
+    __slots__ = ()  # (the fields: _DictDraftFields)
     _scope: _Scope
     _base: Any
     _map: Any  # the contents: the base, the base after one change, or an Evolver
@@ -815,7 +925,11 @@ class DictDraft(MutableMapping[_K, _V]):
 
     # --- reads -------------------------------------------------------------------
 
-    def __getitem__(self, key: _K) -> _V:
+    # The item access: with the C core loaded, draft[key] and its assignment
+    # and deletion are the slots of its _DictDraft, which serve a C-core state
+    # and call these for everything else.
+    def _getitem(self, key: _K, /) -> _V:
+        """``self[key]``: the value (a draft for a nested node).  Cost: O(log n)."""
         scope = self._scope
         if scope.reader != get_ident():
             scope.refuse(self)
@@ -970,7 +1084,8 @@ class DictDraft(MutableMapping[_K, _V]):
 
     # --- changes -----------------------------------------------------------------
 
-    def __setitem__(self, key: _K, value: _V) -> None:
+    def _setitem(self, key: _K, value: _V, /) -> None:
+        """``self[key] = value`` (deep-frozen).  Cost: O(log n)."""
         scope = self._scope
         ident = get_ident()
         if scope.writer != ident:
@@ -1045,13 +1160,25 @@ class DictDraft(MutableMapping[_K, _V]):
             children.pop(key, None)
         return contents
 
-    def __delitem__(self, key: _K) -> None:
+    def _delitem(self, key: _K, /) -> None:
+        """``del self[key]``.  Cost: O(log n)."""
         scope = self._scope
         ident = _begin(scope, self)
         try:
             released = self._discard(key)  # noqa: F841
         finally:
             scope.writer = ident
+
+    if TYPE_CHECKING:
+
+        def __getitem__(self, key: _K, /) -> _V: ...
+        def __setitem__(self, key: _K, value: _V, /) -> None: ...
+        def __delitem__(self, key: _K, /) -> None: ...
+
+    elif _C is None:
+        __getitem__ = _getitem
+        __setitem__ = _setitem
+        __delitem__ = _delitem
 
     def pop(self, key: _K, default: Any = _MISSING, /) -> Any:
         """Remove ``key`` and return its value (a draft for a nested node),
@@ -1138,7 +1265,7 @@ class DictDraft(MutableMapping[_K, _V]):
             scope.writer = ident
 
 
-class ListDraft(MutableSequence[_T]):
+class ListDraft(_ListDraftFields, MutableSequence[_T]):
     """The draft of a tuple inside a ``produce`` recipe: a ``list`` to edit.
 
     It has every ``list`` method, slices included (read, assigned, deleted;
@@ -1157,7 +1284,7 @@ class ListDraft(MutableSequence[_T]):
     (1, 2, 3)
     """
 
-    __slots__ = ("_scope", "_base", "_items", "_children", "_log")
+    __slots__ = ()  # (the fields: _ListDraftFields)
     _scope: _Scope
     _base: Any
     _items: Optional[List[Any]]  # the contents after the first change (drafts included)
@@ -1580,6 +1707,34 @@ class ListDraft(MutableSequence[_T]):
 
 _DRAFT_TYPES: FrozenSet[type] = frozenset({DictDraft, ListDraft})
 
+#: How a state of the pure core starts and finishes (and, without the C
+#: core, every state): in Python.
+_PY_START = (_new_root, _finish, _patches)
+_C_START = _PY_START
+if _C is not None:
+    # The C core's draft bases learn the classes and the Python functions
+    # that their C paths hand the other cases to.
+    _C._DraftScope._register(
+        _Scope,
+        DictDraft,
+        ListDraft,
+        _DRAFTABLE,
+        _finish,
+        DictDraft._getitem,
+        DictDraft._setitem,
+        DictDraft._delitem,
+        _emit_keys,
+        _emit,
+        _token,
+        _cycle,
+        _MISSING,
+        _IN_PROGRESS,
+        _WHOLE,
+        _Memo,
+    )
+    _C_START = (_C._DraftScope._root, _C._DraftScope._finish, _C._DraftScope._patches)
+_ROOTS[tuple] = _C_START
+
 # freeze() of a draft is its frozen snapshot (a draft inside a value of a
 # type freeze() was taught, or frozen by hand).
 _freeze.freeze.register(DictDraft, lambda draft: current(draft))
@@ -1589,12 +1744,10 @@ _freeze.freeze.register(ListDraft, lambda draft: current(draft))
 # --- the public functions -------------------------------------------------------------
 
 
-def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, Any]:
-    """The scope of a new ``produce`` and the draft of ``base`` (its root)."""
-    if _common._own_types is not _synced_types:
-        _sync_types()
-    make = _DRAFTABLE.get(type(base))
-    if make is None:
+def _refuse_start(base: Any, recipe: Any, name: str) -> NoReturn:
+    """Raise the ``TypeError`` that says why ``name(base, recipe)`` cannot
+    start (``base`` has no entry in ``_ROOTS``, or ``recipe`` is not callable)."""
+    if type(base) not in _ROOTS:
         hint = ""
         if isinstance(base, dict):
             hint = " (freeze(base) makes a frozendict of a dict)"
@@ -1606,16 +1759,7 @@ def _start(base: Any, recipe: Any, recording: bool, name: str) -> Tuple[_Scope, 
             "%s() base must be an exact frozendict or tuple, not %s%s"
             % (name, type(base).__name__, hint)
         )
-    if not callable(recipe):
-        raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
-    # (produce makes its scope and root as here, inline: they are most of its own cost)
-    scope = _object_new(_Scope)
-    scope.reader = scope.writer = get_ident()
-    scope.edits = 0
-    scope.recording = recording
-    scope.shared = False
-    scope.frozendict = type(base) if make is _new_dict_draft else _freeze.FROZENDICT
-    return scope, make(scope, base)
+    raise TypeError("%s() recipe must be callable, not %s" % (name, type(recipe).__name__))
 
 
 def _returned_after_changes(result: Any) -> RuntimeError:
@@ -1699,31 +1843,19 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
     """
     if _common._own_types is not _synced_types:
         _sync_types()
-    make = _DRAFTABLE.get(type(base))
-    if make is None or not callable(recipe):
+    start = _ROOTS.get(type(base))
+    if start is None or not callable(recipe):
         if type(base) in _DRAFT_TYPES:
             return _in_place(base, recipe)
-        _start(base, recipe, False, "produce")  # raises the TypeError
-    # (as _start does, without its frames)
-    scope = _object_new(_Scope)
-    scope.reader = scope.writer = get_ident()
-    scope.edits = 0
-    scope.recording = scope.shared = False
-    if make is _new_dict_draft:  # (as _new_dict_draft does, without its frame)
-        scope.frozendict = type(base)
-        root = _object_new(DictDraft)
-        root._scope = scope
-        root._base = root._map = base
-        root._children = root._touched = None
-    else:
-        scope.frozendict = _freeze.FROZENDICT
-        root = make(scope, base)  # type: ignore[misc]
+        _refuse_start(base, recipe, "produce")
+    root = start[0](base, False)
+    scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None  # the finish: reads only
         memo: Any = {} if scope.shared else None  # (a plain dict: no patches here)
         if result is None or result is root:
-            return _finish(root, memo)
+            return start[1](root, memo, None)
         return _replacement(scope, result, memo)
     finally:
         scope.reader = scope.writer = None
@@ -1775,24 +1907,27 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
     >>> inverse
     [{'op': 'remove', 'path': '/tags/1'}, {'op': 'replace', 'path': '/user/name', 'value': 'ada'}]
     """
-    if type(base) in _DRAFT_TYPES:
-        raise TypeError(
-            "produce_with_patches() base must be an exact frozendict or tuple, not a draft: "
-            "patches are recorded by the outermost produce_with_patches()"
-        )
-    scope, root = _start(base, recipe, True, "produce_with_patches")
+    if _common._own_types is not _synced_types:
+        _sync_types()
+    start = _ROOTS.get(type(base))
+    if start is None or not callable(recipe):
+        if type(base) in _DRAFT_TYPES:
+            raise TypeError(
+                "produce_with_patches() base must be an exact frozendict or tuple, not a "
+                "draft: patches are recorded by the outermost produce_with_patches()"
+            )
+        _refuse_start(base, recipe, "produce_with_patches")
+    root = start[0](base, True)
+    scope = root._scope
     try:
         result = recipe(root)
         scope.writer = None
-        memo = _Memo()
-        memo.forward = []
-        memo.undo = []
         if result is None or result is root:
-            new = _finish(root, memo, "")
-        else:
-            new = _replacement(scope, result, memo)
-            if new is not base:
-                _replace_whole("", new, base, memo)
+            return start[2](root)  # type: ignore[no-any-return]
+        memo = _new_memo()
+        new = _replacement(scope, result, memo)
+        if new is not base:
+            _replace_whole("", new, base, memo)
         memo.undo.reverse()
         return new, memo.forward, memo.undo
     finally:
@@ -1831,7 +1966,7 @@ def current(draft: Any) -> Any:
     scope = draft._scope
     if scope.reader != get_ident():
         scope.refuse(draft)
-    return _finish(draft, {})
+    return _finisher(scope)(draft, {}, None)
 
 
 @overload

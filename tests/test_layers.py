@@ -59,6 +59,9 @@ C_ALLOWED_UPWARD = {
     "merge.c": ("flat_", "transient_", "mapping_"),
     "views.c": ("flat_", "transient_", "mapping_"),
     "paths.c": ("flat_", "transient_", "derive_", "mapping_"),
+    # The C bases of frozenmap.drafts' classes: drafts read through mapping_get
+    # and make a map's first change through derive_with.
+    "drafts.c": ("derive_", "mapping_"),
     "evolver.c": (
         "flat_",
         "transient_",
@@ -88,6 +91,7 @@ C_PREFIX = {
     "flat.c": ("flat_",),
     "transient.c": ("transient_",),
     "derive.c": ("derive_",),
+    "drafts.c": ("draft_",),
     "reads.c": ("mapping_", "position_"),
     "merge.c": ("merge_",),
     "views.c": ("view_",),

@@ -175,6 +175,12 @@ typedef struct {
     PyObject *builtin_iter;    /* builtins.iter (iterator pickles) */
     PyObject *str_keys;        /* interned "keys" */
     PyObject *str_items;       /* interned "items" */
+    /* drafts.c: the C bases of frozenmap.drafts' _Scope, DictDraft and
+     * ListDraft, and what frozenmap.drafts registered with them. */
+    PyTypeObject *draft_scope_type;
+    PyTypeObject *dict_draft_type;
+    PyTypeObject *list_draft_type;
+    PyObject *drafts;
 #if !FM_FREE_THREADED
     order_node *order_free[ORDER_FREE_SIZES]; /* chained through slots[0] */
     int order_nfree[ORDER_FREE_SIZES];
@@ -1386,6 +1392,9 @@ extern PyType_Spec view_values_spec;
 extern PyType_Spec view_items_spec;
 extern PyType_Spec view_iter_spec;
 extern vectorcallfunc fd_tp_vectorcall_ptr;
+
+/* drafts.c: create the draft base types and add them to the module.  0 or -1. */
+int draft_module_exec(PyObject *module, fm_state *st);
 
 /* ------------------------------------------------------------------------ */
 /* views.c                                                                    */

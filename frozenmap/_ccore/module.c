@@ -163,6 +163,10 @@ fm_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->common);
     Py_VISIT(st->view_set_ops);
     Py_VISIT(st->builtin_iter);
+    Py_VISIT(st->draft_scope_type);
+    Py_VISIT(st->dict_draft_type);
+    Py_VISIT(st->list_draft_type);
+    Py_VISIT(st->drafts);
     return 0;
 }
 
@@ -186,6 +190,10 @@ fm_clear(PyObject *module)
     Py_CLEAR(st->builtin_iter);
     Py_CLEAR(st->str_keys);
     Py_CLEAR(st->str_items);
+    Py_CLEAR(st->draft_scope_type);
+    Py_CLEAR(st->dict_draft_type);
+    Py_CLEAR(st->list_draft_type);
+    Py_CLEAR(st->drafts);
     return 0;
 }
 
@@ -317,6 +325,9 @@ fm_exec(PyObject *module)
     if (fm_register("KeysView", st->keys_type) < 0
         || fm_register("ItemsView", st->items_type) < 0
         || fm_register("ValuesView", st->values_type) < 0) {
+        return -1;
+    }
+    if (draft_module_exec(module, st) < 0) {
         return -1;
     }
     return 0;
