@@ -65,6 +65,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, 
     t->root = root;
     t->order = (order_node *)Py_XNewRef(order);
     t->flat = NULL;
+    t->table = NULL;
     t->len = len;
     t->next_seq = next_seq;
     t->acc = acc;
@@ -80,6 +81,16 @@ transient_init_from(fm_state *st, transient *t, PyObject *version)
     fd_object *src = fm_as_fd(version);
     if (fm_is_flat(src)) {
         return flat_promote(st, t, src);
+    }
+    if (fm_is_table(src)) {
+        /* Its tries: the twin, built once (t holds its roots). */
+        PyObject *twin = table_twin(st, src);
+        if (twin == NULL) {
+            return -1;
+        }
+        int r = transient_init_from(st, t, twin);
+        Py_DECREF(twin);
+        return r;
     }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(src, &acc);
@@ -111,6 +122,7 @@ transient_clear(transient *t)
     champ_clear(&t->root);
     Py_CLEAR(t->order);
     Py_CLEAR(t->flat);
+    Py_CLEAR(t->table);
 }
 
 int
@@ -118,6 +130,7 @@ transient_traverse(transient *t, visitproc visit, void *arg)
 {
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
     Py_VISIT(t->order);
+    Py_VISIT(t->table); /* (a build's own dict, on the GC's lists) */
     fd_object *fd = t->flat;
     if (fd != NULL && !PyObject_GC_IsTracked((PyObject *)fd)) {
         /* An Evolver's private items (flat_t_own): visited here, so that the
@@ -228,6 +241,16 @@ transient_flat_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 int
 transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
+    if (t->table != NULL) {
+        if (hashing_key_is_pure(key)) {
+            int r = PyDict_SetItem(t->table, key, value);
+            t->len = PyDict_GET_SIZE(t->table);
+            return r;
+        }
+        if (table_t_leave(st, t) < 0) { /* before the key is hashed again */
+            return -1;
+        }
+    }
     int paused = transient_gc_pause(t);
     int r = t->flat != NULL ? transient_flat_put_new(st, t, h, key, value)
                             : transient_write_new(st, t, h, key, value);
@@ -298,6 +321,20 @@ fm_edit
 transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
+    if (t->table != NULL) {
+        if (hashing_key_is_pure(key)) {
+            /* dict's own insertion (its hash of a pure key runs no user
+             * code): a later value wins, the first key object stays */
+            if (PyDict_SetItem(t->table, key, value) < 0) {
+                return FM_EDIT_FAILED;
+            }
+            t->len = PyDict_GET_SIZE(t->table);
+            return FM_CHANGED;
+        }
+        if (table_t_leave(st, t) < 0) {
+            return FM_EDIT_FAILED;
+        }
+    }
     if (t->flat != NULL) {
         return transient_flat_assoc(st, t, h, key, value);
     }
@@ -358,6 +395,12 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 fm_edit
 transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
 {
+    if (t->table != NULL && hashing_key_is_pure(key)) {
+        return transient_assoc_hashed(st, t, 0, key, value); /* the dict hashes it */
+    }
+    if (t->table != NULL && table_t_leave(st, t) < 0) { /* before it is hashed */
+        return FM_EDIT_FAILED;
+    }
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return FM_EDIT_FAILED;
@@ -479,6 +522,9 @@ fm_lookup
 transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                         PyObject **old_value)
 {
+    if (t->table != NULL && table_t_leave(st, t) < 0) {
+        return FM_ERROR;
+    }
     if (t->flat != NULL) {
         Py_ssize_t index;
         fm_lookup r = flat_t_find(t, h, key, &index);
@@ -501,6 +547,9 @@ transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 PyObject *
 transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 {
+    if (t->table != NULL) {
+        return table_t_publish(st, t, tp);
+    }
     if (t->flat != NULL) {
         /* t's flat version itself (|'s private builder): the reference
          * published makes later edits copy it. */
@@ -593,7 +642,8 @@ int
 transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
                        int may_gc)
 {
-    if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) { /* (t is empty) */
+    if ((t->flat != NULL && flat_t_promote(st, t, NULL) < 0)
+        || (t->table != NULL && table_t_leave(st, t) < 0)) { /* (t is empty) */
         transient_entries_free(entries, n);
         return -1;
     }
@@ -625,6 +675,9 @@ transient_version_exact(fm_state *st, PyObject *op)
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
         return flat_version_copy(st->frozendict_type, s);
+    }
+    if (fm_is_table(s)) {
+        return table_version_share(st->frozendict_type, s);
     }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(s, &acc);
