@@ -12,8 +12,9 @@ unless ``FROZENMAP_PURE_PYTHON=1`` (when frozenmap was built, or now) says the
 pure-Python core is intended.  It also exports the serializer helpers
 ``json_default`` and ``thaw`` (see ``frozenmap._interop``), and the
 capabilities built on the public API, written once above both cores:
-``History`` (``frozenmap.history``), JSON Patch (``frozenmap.jsonpatch``) and
-``Versioned`` (``frozenmap.versioned``).
+``History`` (``frozenmap.history``), JSON Patch (``frozenmap.jsonpatch``),
+``Versioned`` (``frozenmap.versioned``) and drafts (``produce`` and its
+helpers, ``frozenmap.drafts``).
 """
 
 import os as _os
@@ -37,6 +38,45 @@ def _build_status() -> str:
             return file.read().strip()
     except OSError:
         return ""
+
+
+def _shadowing_source_tree() -> str:
+    """Why the C core is missing when this package is a source tree without a
+    built extension (its C sources beside it, ``pyproject.toml`` above it),
+    imported because Python looks in the current directory first; "" otherwise."""
+    import sys
+    from importlib.machinery import EXTENSION_SUFFIXES, PathFinder
+
+    package = _os.path.dirname(_os.path.abspath(__file__))
+    tree = _os.path.dirname(package)
+    ccore = _os.path.join(package, "_ccore")
+    built = any(
+        _os.path.exists(_os.path.join(ccore, "_cfrozenmap" + suffix))
+        for suffix in EXTENSION_SUFFIXES
+    )
+    source = _os.path.exists(_os.path.join(tree, "pyproject.toml")) and _os.path.exists(
+        _os.path.join(ccore, "module.c")
+    )
+    if built or not source:
+        return ""
+
+    elsewhere = [
+        entry
+        for entry in sys.path
+        if _os.path.realpath(entry or _os.curdir) != _os.path.realpath(tree)
+    ]
+    installed = PathFinder.find_spec("frozenmap", elsewhere)
+    if installed is not None and installed.submodule_search_locations:
+        return (
+            "the source tree %s, where the C core is not built, shadows the installed "
+            "frozenmap (%s): Python imports from the current directory first; run from "
+            "another directory (e.g. cd /tmp) to use the installed package"
+            % (package, list(installed.submodule_search_locations)[0])
+        )
+    return (
+        "frozenmap was imported from its source tree %s, where the C core is not built; "
+        "install it (pip install .) and run from another directory (e.g. cd /tmp)" % package
+    )
 
 
 def _importer_stacklevel() -> int:
@@ -84,12 +124,22 @@ else:
 
         IMPLEMENTATION = "python"
         _status = _build_status()
+        _shadow = _shadowing_source_tree()
         if _platform.python_implementation() != "CPython":
             _CORE_REASON = (
                 "the C core is for CPython; this is %s" % _platform.python_implementation()
             )
         elif _status.startswith("intended:"):
             _CORE_REASON = _status[len("intended:") :].strip()
+        elif _shadow:
+            _CORE_REASON = _shadow
+            import warnings as _warnings
+
+            _warnings.warn(
+                "frozenmap is using its slower pure-Python core because " + _CORE_REASON,
+                RuntimeWarning,
+                stacklevel=_importer_stacklevel(),
+            )
         else:
             if _status.startswith("failed:"):
                 _why = (
@@ -117,6 +167,7 @@ _freeze.FROZENDICT = frozendict  # what freeze() builds
 
 # Capabilities built on the public API, above the cores (they import this module's
 # names lazily or not at all, so they come last).
+from .drafts import current, is_draft, original, produce, produce_with_patches  # noqa: E402
 from .history import History  # noqa: E402
 from .jsonpatch import JsonPatchError, apply_json_patch, make_json_patch  # noqa: E402
 from .versioned import Versioned  # noqa: E402
@@ -134,5 +185,10 @@ __all__ = [
     "apply_json_patch",
     "make_json_patch",
     "JsonPatchError",
+    "produce",
+    "produce_with_patches",
+    "current",
+    "original",
+    "is_draft",
 ]
 __version__ = "0.1.0"

@@ -47,12 +47,21 @@ from typing import (
 
 from _typeshed import SupportsKeysAndGetItem
 from typing_extensions import Self
+from typing_extensions import TypeVar as _TypeVarWithDefault
 
 if sys.version_info >= (3, 15):
     from builtins import frozendict as _builtin_frozendict
 
 # Versioned is written once in Python above the cores (frozenmap/versioned.py,
 # annotated inline and checked with mypy --strict); the stub re-exports it.
+# So are the drafts (frozenmap/drafts.py): ``produce`` keeps the state's type and
+# hands the recipe a ``DictDraft`` (a MutableMapping) or ``ListDraft`` (a
+# MutableSequence).
+from frozenmap.drafts import current as current
+from frozenmap.drafts import is_draft as is_draft
+from frozenmap.drafts import original as original
+from frozenmap.drafts import produce as produce
+from frozenmap.drafts import produce_with_patches as produce_with_patches
 from frozenmap.versioned import Versioned as Versioned
 
 __all__ = [
@@ -68,6 +77,11 @@ __all__ = [
     "apply_json_patch",
     "make_json_patch",
     "JsonPatchError",
+    "produce",
+    "produce_with_patches",
+    "current",
+    "original",
+    "is_draft",
 ]
 
 __version__: str
@@ -90,24 +104,35 @@ _V_co = TypeVar("_V_co", covariant=True)
 _K2 = TypeVar("_K2")
 _V2 = TypeVar("_V2")
 _T = TypeVar("_T")
+# What a Diff's ``changed`` maps a key to: ``(old, new)`` in a shallow diff (the
+# default); a deep diff (``diff(other, deep=True)``) also holds nested Diffs.
+_C = _TypeVarWithDefault("_C", default=tuple[_V, _V])
 
 # Serializer helpers (frozenmap/_interop.py): ``default=`` for json/orjson and
 # ``enc_hook`` for msgspec, and the recursive inverse of freezing.
 def json_default(obj: object, /) -> dict[Any, Any]: ...
 def thaw(obj: Any, /) -> Any: ...
 
-class Diff(NamedTuple, Generic[_K, _V]):
-    """What changed from one mapping to another; the result of ``frozendict.diff``."""
+class Diff(NamedTuple, Generic[_K, _V, _C]):
+    """What changed from one mapping to another; the result of ``frozendict.diff``.
+
+    ``Diff[K, V]`` is a shallow diff, whose ``changed`` maps each key to
+    ``(old, new)``; a deep one is ``Diff[K, V, tuple[V, V] | Diff[Any, Any, Any]]``.
+    """
 
     added: frozendict[_K, _V]
     removed: frozendict[_K, _V]
-    # (old, new) pairs; in a deep diff, a nested Diff where both are frozendicts
-    changed: frozendict[_K, tuple[_V, _V]]
+    changed: frozendict[_K, _C]
     def __bool__(self) -> bool: ...
     def __len__(self) -> int: ...
     def apply(self, mapping: frozendict[_K, Any], /) -> frozendict[_K, Any]: ...
-    def invert(self) -> Diff[_K, _V]: ...
+    def invert(self) -> Diff[_K, _V, _C]: ...
     def to_json_patch(self) -> list[dict[str, Any]]: ...
+
+# A deep diff's change at a key: ``(old, new)``, or the nested (deep) Diff where
+# both values are frozendicts.  The keys and values below the top level are not
+# typed (as with ``get_in``), so a nested Diff is ``Diff[Any, Any, Any]``.
+_DeepChange = tuple[_V, _V] | Diff[Any, Any, Any]
 
 # -- capabilities above the cores (frozenmap/history.py, frozenmap/jsonpatch.py) --
 
@@ -121,6 +146,14 @@ class History(Generic[_T]):
     def commit(self, version: _T) -> None: ...
     def undo(self, steps: int = 1) -> _T: ...
     def redo(self, steps: int = 1) -> _T: ...
+    # Random access: positions count the kept versions, oldest first.
+    @property
+    def index(self) -> int: ...
+    def goto(self, index: SupportsIndex) -> _T: ...
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[_T, ...]: ...
     @property
     def can_undo(self) -> bool: ...
     @property
@@ -243,7 +276,14 @@ class frozendict(Mapping[_K, _V_co]):
     def __sub__(self, keys: Iterable[_K], /) -> frozendict[_K, _V_co]: ...
     def __and__(self, keys: Iterable[_K], /) -> frozendict[_K, _V_co]: ...
     def evolve(self) -> Evolver[_K, _V_co]: ...
-    def diff(self, other: Mapping[_K, _V2], /, *, deep: bool = False) -> Diff[_K, _V_co | _V2]: ...
+    @overload
+    def diff(
+        self, other: Mapping[_K, _V2], /, *, deep: Literal[False] = False
+    ) -> Diff[_K, _V_co | _V2]: ...
+    @overload
+    def diff(
+        self, other: Mapping[_K, _V2], /, *, deep: bool
+    ) -> Diff[_K, _V_co | _V2, _DeepChange[_V_co | _V2]]: ...
     def merge_with(
         self, fn: Callable[[Any, Any], Any], /, *others: Mapping[Any, Any]
     ) -> frozendict[Any, Any]: ...

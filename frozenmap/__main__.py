@@ -1,12 +1,21 @@
 """``python -m frozenmap``: the version, which core is loaded, and why."""
 
+import argparse
 import platform
 import sys
+from typing import Optional, Sequence
 
 import frozenmap
 
 
-def main() -> None:
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m frozenmap",
+        description="Say which frozenmap this is: its version, the Python running it, "
+        "which core is loaded (the C core or the pure-Python one) and why, and where "
+        "the package was imported from.  The benchmark is python -m frozenmap.bench.",
+    )
+    parser.parse_args(argv)
     print(
         "frozenmap %s on %s %s (%s)"
         % (
@@ -23,7 +32,8 @@ def main() -> None:
     else:
         print("core: python (%s)" % frozenmap._CORE_REASON)
     print("package: %s" % frozenmap.__path__[0])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -153,15 +153,20 @@ class Diff(NamedTuple):
         """The JSON Patch (RFC 6902) that does what this diff does.
 
         ``remove`` for each removed key, ``add`` for each added one, and for
-        each changed one the operations of its nested diff, or ``replace``
-        (arrays, tuples, are compared element by element).  Keys are JSON
-        Pointer escaped.  Cost: O(d) for d changes, plus the length of each
-        changed array.
+        each changed one the operations of its nested diff, or those
+        ``make_json_patch`` writes for the pair (arrays, tuples, are
+        aligned); a removed value that is added elsewhere is one ``move``.
+        Keys are named as ``json.dumps`` writes them (``1`` is ``"1"``,
+        ``True`` is ``"true"``) and JSON Pointer escaped.  The diff says
+        what changed as Python compares (``1 == True``): ``make_json_patch``
+        compares as JSON does.  Cost: O(d) for d changes, plus what each
+        changed pair of arrays costs to align.
 
         >>> from frozenmap import frozendict
-        >>> old = frozendict(user=frozendict(name='ada', age=36))
-        >>> old.diff(old.set_in(['user', 'age'], 37), deep=True).to_json_patch()
-        [{'op': 'replace', 'path': '/user/age', 'value': 37}]
+        >>> old = frozendict(user=frozendict(name='ada', age=36), todos=frozendict({1: 'x'}))
+        >>> new = old.set_in(['user', 'age'], 37).set_in(['todos', 2], 'y')
+        >>> old.diff(new, deep=True).to_json_patch()
+        [{'op': 'replace', 'path': '/user/age', 'value': 37}, {'op': 'add', 'path': '/todos/2', 'value': 'y'}]
         """
         from .jsonpatch import diff_to_json_patch
 

@@ -22,9 +22,21 @@ from __future__ import annotations
 import operator
 import threading
 from itertools import islice
-from typing import Any, Generic, Iterator, List, Optional, Tuple, TypeVar
+from typing import (
+    Any,
+    Generic,
+    Iterator,
+    List,
+    Optional,
+    SupportsIndex,
+    Tuple,
+    TypeVar,
+    overload,
+)
 
 from . import _common
+from ._shortrepr import short_repr
+from ._typeinfo import type_lookup, type_name
 
 __all__ = ["History"]
 
@@ -41,7 +53,6 @@ _DELETE = 4  # (_DELETE, key)
 _EDITS = 5  # (_EDITS, removed keys, {key: new value}, {key: nested step})
 
 Step = Tuple[Any, ...]
-_NONE: Any = object()
 
 
 def _diffable(old: Any, new: Any) -> bool:
@@ -50,18 +61,24 @@ def _diffable(old: Any, new: Any) -> bool:
     return type(old) is type(new) and type(new) in _common._own_types
 
 
-def _tail_in_order(old: Any, new: Any, removed: Any, added: Any) -> bool:
-    """Whether ``new`` ends as applying the diff leaves it: the last key of
-    ``old`` that stays, then the ``added`` keys in their order.  (Catches a
-    key moved to the end, which a diff does not see; a key moved elsewhere
-    while the last one stays last goes unseen.)  Cost: O((r + a) log n)."""
-    last_kept = next((key for key in reversed(old) if key not in removed), _NONE)
-    expected = list(added)
-    if last_kept is not _NONE:
-        expected.insert(0, last_kept)
-    tail = list(islice(reversed(new), len(expected)))
-    tail.reverse()
-    return tail == expected
+def _in_diff_order(old: Any, new: Any, removed: Any, added: Any) -> bool:
+    """Whether ``new``'s keys are in the order applying the diff leaves them:
+    ``old``'s keys but the ``removed`` ones, in ``old``'s order, then the
+    ``added`` keys in their order -- by identity (a diff cannot carry a move,
+    and versions built apart with equal keys are stored whole).  No key is
+    hashed or compared.  Cost: O(n), the walks in C."""
+    kept = len(new) - len(added)
+    if kept != len(old) - len(removed):
+        return False
+    if removed:
+        gone = {id(key) for key in removed}  # (old's key objects: no hashing)
+        old_keys: Any = (key for key in old if id(key) not in gone)
+    else:
+        old_keys = iter(old)
+    new_keys = iter(new)
+    if not all(map(operator.is_, old_keys, islice(new_keys, kept))):
+        return False
+    return all(map(operator.is_, added, new_keys))
 
 
 def _encode(old: Any, new: Any) -> Optional[Step]:
@@ -74,7 +91,7 @@ def _encode(old: Any, new: Any) -> Optional[Step]:
         return (_SAME,) if list(old) == list(new) else None
     if len(removed) + len(changed) + len(added) >= len(new):
         return None  # as large as the version itself
-    if not _tail_in_order(old, new, removed, added):
+    if not _in_diff_order(old, new, removed, added):
         return None
     sets = {}
     nested = {}
@@ -131,12 +148,90 @@ def _apply(old: Any, step: Step) -> Any:
     return e.freeze()
 
 
-def _load(cls: Any, limit: Optional[int], index: int, first: Any, steps: Tuple[Step, ...]) -> Any:
-    """Rebuild a pickled History: ``first`` and the versions its steps make."""
+# The length of a step of each kind, for checking a loaded one.
+_STEP_LENGTHS = {_SAME: 1, _PLAIN: 2, _SET: 3, _NESTED: 3, _DELETE: 2, _EDITS: 4}
+
+
+def _check_step(step: Any, where: str) -> None:
+    """Raise ``ValueError`` (or ``TypeError``) unless ``step`` has the shape
+    ``_step`` gives a step; ``where`` names it in the message."""
+    if type(step) is not tuple:
+        raise TypeError("%s must be a tuple, not '%s'" % (where, type(step).__name__))
+    kind = step[0] if step else None
+    if type(kind) is not int or _STEP_LENGTHS.get(kind) != len(step):
+        raise ValueError(
+            "%s is not a step of a History: %d item%s, starting with %s"
+            % (where, len(step), "" if len(step) == 1 else "s", _short(kind))
+        )
+    if kind == _NESTED:
+        _check_step(step[2], where + " (nested at key %s)" % _short(step[1]))
+    elif kind == _EDITS:
+        for position, expected in ((1, tuple), (2, dict), (3, dict)):
+            if type(step[position]) is not expected:
+                raise TypeError(
+                    "%s holds a '%s' where a step of several edits has a %s"
+                    % (where, type(step[position]).__name__, expected.__name__)
+                )
+        for key, sub in step[3].items():
+            _check_step(sub, where + " (nested at key %s)" % _short(key))
+
+
+def _short(value: Any) -> str:
+    return short_repr(value, 40)
+
+
+def _check_count(value: Any, field: str) -> int:
+    """``value`` as a pickle stores an index or a limit: an int >= 0."""
+    if type(value) is not int:
+        raise TypeError(
+            "a History pickle's %s must be an int, not '%s'" % (field, type(value).__name__)
+        )
+    if value < 0:
+        raise ValueError("a History pickle's %s must be >= 0, not %d" % (field, value))
+    return value
+
+
+def _load(cls: Any, limit: Any, index: Any, first: Any, steps: Any) -> Any:
+    """Rebuild a pickled History: ``first`` and the versions its steps make.
+
+    A pickle that no History could have written (a wrong type, an index or a
+    limit out of range, a step of no known shape or one that does not apply)
+    raises ``TypeError`` or ``ValueError`` naming what is wrong: a History
+    that loads is one whose every call works.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, History)):
+        raise TypeError(
+            "a History pickle's class must be History or a subclass, not %s" % _short(cls)
+        )
+    if limit is not None:
+        limit = _check_count(limit, "limit")
+    index = _check_count(index, "index")
+    if type(steps) is not tuple:
+        raise TypeError("a History pickle's steps must be a tuple, not '%s'" % type(steps).__name__)
+    count = len(steps) + 1  # the first version, then one per step
+    if index >= count:
+        raise ValueError(
+            "a History pickle's index is %d, but it holds %d version%s "
+            "(positions 0 to %d)" % (index, count, "" if count == 1 else "s", count - 1)
+        )
+    if limit is not None and count > limit + 1:
+        raise ValueError(
+            "a History pickle with limit=%d holds %d versions, but a history with that "
+            "limit keeps at most %d (the present and %d in the past or future)"
+            % (limit, count, limit + 1, limit)
+        )
+    for number, step in enumerate(steps, 1):
+        _check_step(step, "a History pickle's step %d" % number)
     versions = [first]
     version = first
-    for step in steps:
-        version = _apply(version, step)
+    for number, step in enumerate(steps, 1):
+        try:
+            version = _apply(version, step)
+        except (LookupError, AttributeError, TypeError, ValueError) as exc:
+            raise ValueError(
+                "a History pickle's step %d does not apply to version %d: %s: %s"
+                % (number, number - 1, type(exc).__name__, exc)
+            ) from exc
         versions.append(version)
     return _make(cls, versions, index, limit)
 
@@ -166,6 +261,33 @@ def _check_steps(steps: Any) -> int:
     return steps  # type: ignore[no-any-return]
 
 
+def _versions(count: int) -> str:
+    """``count`` versions, in words: "no version", "1 version", "3 versions"."""
+    if count == 0:
+        return "no version"
+    return "%d version%s" % (count, "" if count == 1 else "s")
+
+
+def _positions(count: int) -> str:
+    """The positions a history of ``count`` versions has, in words."""
+    return "the history keeps %s (positions 0 to %d, or -%d to -1)" % (
+        _versions(count),
+        count - 1,
+        count,
+    )
+
+
+def _slice_bounds(key: slice) -> slice:
+    """``key`` with each bound read through ``__index__`` once, here, outside
+    the lock (user code must not run while the history is locked)."""
+    return slice(
+        *(
+            None if bound is None else operator.index(bound)
+            for bound in (key.start, key.stop, key.step)
+        )
+    )
+
+
 class History(Generic[_T]):
     """An undo/redo history of versions (any values, typically frozendicts).
 
@@ -176,7 +298,11 @@ class History(Generic[_T]):
     the past (``limit`` undo steps).  ``undo(n)`` and ``redo(n)`` move ``n``
     steps and return the new present; moving past either end raises
     ``IndexError`` and changes nothing.  ``len()`` and iteration cover every
-    kept version, oldest first.
+    kept version, oldest first; ``h[i]`` reads the version at position ``i``
+    in that line (negative from the newest, a slice gives a tuple),
+    ``h.index`` is the present's position and ``h.goto(i)`` moves the present
+    there.  Positions count the versions kept: with a ``limit``, dropping the
+    oldest shifts them down.
 
     Each call is atomic (one lock per history), so a history can be shared
     between threads: a reader sees the history before or after a step, never
@@ -190,10 +316,15 @@ class History(Generic[_T]):
     its value changing while other keys changed in the same step, loads as
     it was before that step.
 
-    Cost: ``commit``, ``undo``, ``redo``, ``present``: O(1) (``commit`` with
-    a full ``limit``: O(limit) to drop the oldest).  ``past``, ``future``,
-    iteration: O(len).  Pickling: O(d log n) per step of d changes;
-    loading: one version's unpickling plus O(d log n) per step.
+    The versions are kept in a list, one reference each: in memory a
+    version costs what it does not share with its neighbours, and reading
+    any of them is O(1).
+
+    Cost: ``commit``, ``undo``, ``redo``, ``goto``, ``h[i]``, ``index``,
+    ``present``: O(1) (``commit`` with a full ``limit``: O(limit) to drop
+    the oldest).  ``past``, ``future``, iteration: O(len); a slice: O(its
+    length).  Pickling: O(d log n) per step of d changes; loading: one
+    version's unpickling plus O(d log n) per step.
 
     >>> from frozenmap import History, frozendict
     >>> h = History(frozendict(count=0))
@@ -206,6 +337,14 @@ class History(Generic[_T]):
     >>> h.commit(h.present.set('label', 'x'))  # forgets the redo side
     >>> [v.get('label') for v in h], h.can_redo
     ([None, None, 'x'], False)
+    >>> h[0], h[-1] is h.present, h.index
+    (frozendict({'count': 0}), True, 2)
+    >>> h.goto(0)
+    frozendict({'count': 0})
+    >>> h.undo()
+    Traceback (most recent call last):
+      ...
+    IndexError: cannot undo 1 step: no version is in the past
     """
 
     __slots__ = ("_lock", "_versions", "_index", "_limit", "__weakref__")
@@ -271,13 +410,109 @@ class History(Generic[_T]):
         with self._lock:
             index = self._index + delta
             if not 0 <= index < len(self._versions):
-                available = self._index if delta < 0 else len(self._versions) - 1 - self._index
+                if delta < 0:
+                    available, where = self._index, "in the past"
+                else:
+                    available, where = len(self._versions) - 1 - self._index, "in the future"
+                at_limit = delta < 0 and available == self._limit
                 raise IndexError(
-                    "cannot %s %d step%s: the history has %d"
-                    % (verb, abs(delta), "" if abs(delta) == 1 else "s", available)
+                    "cannot %s %d step%s: %s%s %s %s%s"
+                    % (
+                        verb,
+                        abs(delta),
+                        "" if abs(delta) == 1 else "s",
+                        "only " if available else "",
+                        _versions(available),
+                        "are" if available > 1 else "is",
+                        where,
+                        " (limit=%d keeps no more)" % available if at_limit else "",
+                    )
                 )
             self._index = index
             return self._versions[index]
+
+    @property
+    def index(self) -> int:
+        """The present's position among the kept versions: how many are in the
+        past (0 for the oldest).  Cost: O(1).
+
+        >>> from frozenmap import History
+        >>> h = History('a')
+        >>> h.commit('b')
+        >>> h.index, h[h.index]
+        (1, 'b')
+        """
+        with self._lock:
+            return self._index
+
+    def goto(self, index: SupportsIndex) -> _T:
+        """Make the version at position ``index`` the present, and return it.
+
+        ``index`` counts as ``h[index]`` does (negative from the newest);
+        nothing is forgotten, so ``goto`` can move either way and back.
+        ``IndexError`` (and no move) when no version is at that position,
+        ``TypeError`` when ``index`` is not an integer (its ``__index__`` is
+        called once).  Cost: O(1).
+
+        >>> from frozenmap import History
+        >>> h = History('draft')
+        >>> for text in ('edit 1', 'edit 2', 'edit 3'):
+        ...     h.commit(text)
+        >>> h.goto(1), h.past, h.future
+        ('edit 1', ('draft',), ('edit 2', 'edit 3'))
+        >>> h.goto(-1), h.can_redo
+        ('edit 3', False)
+        """
+        if not type_lookup(type(index), "__index__")[0]:
+            raise TypeError(
+                "History.goto() needs an integer position, not '%s'" % type_name(type(index))
+            )
+        position = operator.index(index)
+        with self._lock:
+            count = len(self._versions)
+            target = position + count if position < 0 else position
+            if not 0 <= target < count:
+                raise IndexError("cannot go to position %d: %s" % (position, _positions(count)))
+            self._index = target
+            return self._versions[target]
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> _T: ...
+    @overload
+    def __getitem__(self, index: slice) -> Tuple[_T, ...]: ...
+    def __getitem__(self, index: Any) -> Any:
+        """The version at position ``index`` (oldest first, negative from the
+        newest), or a tuple of them for a slice.  The present does not move.
+        ``IndexError`` and ``TypeError`` as a list raises them.  Cost: O(1);
+        a slice: O(its length).
+
+        >>> from frozenmap import History
+        >>> h = History(0)
+        >>> for n in (1, 2, 3):
+        ...     h.commit(n)
+        >>> h[0], h[-1], h[1:3]
+        (0, 3, (1, 2))
+        >>> h[4]
+        Traceback (most recent call last):
+          ...
+        IndexError: History index 4 is out of range: the history keeps 4 versions (positions 0 to 3, or -4 to -1)
+        """
+        if isinstance(index, slice):
+            bounds = _slice_bounds(index)
+            with self._lock:
+                return tuple(self._versions[bounds])
+        if not type_lookup(type(index), "__index__")[0]:
+            raise TypeError(
+                "History indices must be integers or slices, not %s" % type_name(type(index))
+            )
+        position = operator.index(index)
+        with self._lock:
+            count = len(self._versions)
+            if not -count <= position < count:
+                raise IndexError(
+                    "History index %d is out of range: %s" % (position, _positions(count))
+                )
+            return self._versions[position]
 
     @property
     def can_undo(self) -> bool:
@@ -317,9 +552,7 @@ class History(Generic[_T]):
 
     def __repr__(self) -> str:
         versions, index = self._snapshot()
-        present = repr(versions[index])
-        if len(present) > 80:
-            present = present[:76] + " ..."
+        present = short_repr(versions[index], 80)
         limit = "" if self._limit is None else ", limit=%d" % self._limit
         return "<%s present=%s, %d to undo, %d to redo%s>" % (
             type(self).__name__,

@@ -25,6 +25,11 @@ How it stays correct without readers ever locking:
   and resetting the variable follows ``contextvars``: the current thread or
   task and what it starts (``asyncio.gather``, ``TaskGroup``,
   ``copy_context().run``) see it; siblings and the parent never do.
+- **A frozendict holder stays one.**  A ``Versioned`` created with a
+  frozendict refuses, at the call that makes it, any other value as the next
+  version (``set``, ``update``, an override's function): a forgotten
+  ``return`` or a plain dict would otherwise be published to every reader of
+  the process, and fail far from the code that made it.
 - **Subscribers** are called after each change, outside any lock, in the
   order of changes.  Each change is appended to a queue under the lock; the
   thread that finds no delivery running becomes the deliverer and empties the
@@ -71,13 +76,36 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, Callable, Deque, Generic, Iterable, Optional, Set, Tuple, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Deque,
+    Generic,
+    Iterable,
+    Optional,
+    ParamSpec,
+    Set,
+    Tuple,
+    TypeVar,
+    cast,
+    overload,
+)
 
 from . import _common
+from ._shortrepr import short_repr
+from ._typeinfo import type_lookup, type_name
+
+if TYPE_CHECKING:
+    from . import Diff, frozendict
 
 __all__ = ["Versioned", "Override", "Subscription"]
 
 T = TypeVar("T")
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 _UNSET: Any = object()
 
@@ -154,7 +182,31 @@ class _Layer:
 
 
 def _type_name(obj: Any) -> str:
-    return type(obj).__name__
+    return type_name(type(obj))
+
+
+def _is_frozendict(value: Any) -> bool:
+    return issubclass(type(value), _common.frozendict_types)
+
+
+def _not_a_frozendict(value: Any, where: str, from_function: bool) -> TypeError:
+    """The error for ``value`` offered as the next version of a Versioned that
+    holds frozendicts; ``where`` says who offered it (a function returned it
+    when ``from_function``)."""
+    if value is None:
+        what = "None" + (" (a forgotten return?)" if from_function else "")
+    else:
+        what = "'%s'" % _type_name(value)
+    if isinstance(value, Mapping) or type_lookup(type(value), "keys")[0]:
+        advice = "convert it with frozenmap.freeze()"
+    else:
+        advice = "%s a frozendict (frozenmap.freeze() converts a mapping)" % (
+            "return" if from_function else "pass"
+        )
+    return TypeError(
+        "%s a frozendict, not %s: this Versioned holds frozendicts (it was created "
+        "with one); %s" % (where, what, advice)
+    )
 
 
 def _check_frozendict(value: Any, where: str) -> None:
@@ -212,7 +264,12 @@ class Versioned(Generic[T]):
     innermost ``override`` entered by this thread or task (or by the task
     that started it), else the global version.  ``set``, ``update`` and
     ``override`` never change a version; they publish or layer new ones, so
-    the value should be immutable (a frozendict, usually).
+    the value should be immutable (a frozendict, usually).  Created with a
+    frozendict, a ``Versioned`` holds frozendicts for good: ``set``,
+    ``update`` and a function given to ``override`` must give one, or raise
+    ``TypeError`` at that call (so a forgotten ``return`` or a plain dict
+    never reaches the readers).  Created with any other value, it holds
+    whatever it is given.
 
     ``history``, if given, is an object with a ``commit(version)`` method,
     such as ``frozenmap.History(initial)``; each global change is committed
@@ -235,6 +292,10 @@ class Versioned(Generic[T]):
     4
     >>> cfg
     Versioned(frozendict({'timeout': 30, 'retries': 4}), version=1)
+    >>> cfg.update(lambda c: None)
+    Traceback (most recent call last):
+      ...
+    TypeError: the function given to Versioned.update() must return a frozendict, not None (a forgotten return?): this Versioned holds frozendicts (it was created with one); return a frozendict (frozenmap.freeze() converts a mapping)
     """
 
     __slots__ = (
@@ -246,6 +307,7 @@ class Versioned(Generic[T]):
         "_subscriptions",
         "_pending",
         "_delivering",
+        "_holds_frozendicts",
         "__weakref__",
     )
 
@@ -265,6 +327,7 @@ class Versioned(Generic[T]):
         self._subscriptions: Tuple[Subscription, ...] = ()
         self._pending: Deque[Tuple[int, T, T]] = deque()
         self._delivering = False
+        self._holds_frozendicts = _is_frozendict(initial)
 
     # -- reading
 
@@ -351,13 +414,22 @@ class Versioned(Generic[T]):
         thread that is delivering keeps delivering, before it returns, while
         other threads keep changing the value.)
 
+        A ``Versioned`` created with a frozendict takes only a frozendict
+        (``TypeError`` otherwise, and nothing changes).
+
         Cost: O(1) plus the subscribers (and ``history.commit``).
 
-        >>> from frozenmap import Versioned
+        >>> from frozenmap import Versioned, frozendict
         >>> cfg = Versioned(1)
         >>> cfg.set(2), cfg.version
         (2, 1)
+        >>> Versioned(frozendict(a=1)).set({'a': 2})
+        Traceback (most recent call last):
+          ...
+        TypeError: Versioned.set() needs a frozendict, not 'dict': this Versioned holds frozendicts (it was created with one); convert it with frozenmap.freeze()
         """
+        if self._holds_frozendicts and not _is_frozendict(new):
+            raise _not_a_frozendict(new, "Versioned.set() needs", False)
         self._publish(None, new)
         return new
 
@@ -375,7 +447,9 @@ class Versioned(Generic[T]):
         With ``at=path``, ``fn`` gets and replaces the value at that path
         through nested frozendicts (``update_in``; ``KeyError`` if a key is
         missing).  The update acts on the global version even inside an
-        override.  Returning the current value itself is not a change.
+        override.  Returning the current value itself is not a change.  A
+        ``Versioned`` created with a frozendict needs one back from ``fn``
+        (``TypeError`` otherwise, and nothing changes).
 
         Cost: one call of ``fn`` per attempt, plus ``set``'s.
 
@@ -392,6 +466,10 @@ class Versioned(Generic[T]):
         while True:
             state = self._state
             new: T = apply(state[1])
+            if self._holds_frozendicts and not _is_frozendict(new):
+                raise _not_a_frozendict(
+                    new, "the function given to Versioned.update() must return", True
+                )
             if self._publish(state, new) is not _Outcome.CONFLICT:
                 return new
 
@@ -425,7 +503,9 @@ class Versioned(Generic[T]):
         should therefore depend on its argument only.  The override is seen
         by this thread or task and by the tasks and contexts it starts
         (``contextvars`` rules), is undone on exit even when the block
-        raises, and nests.
+        raises, and nests.  Under a ``Versioned`` created with a frozendict,
+        a function that returns anything else raises ``TypeError`` where it
+        is applied (on entry, or in the ``get()`` that reapplies it).
 
         Cost: O(k log n) on entry for k changed keys, and again after each
         global change that is read under it; O(1) on exit.
@@ -450,7 +530,12 @@ class Versioned(Generic[T]):
                 changes = dict(changes)
             apply = _merge_function(changes, path)
         elif callable(changes):
-            apply = changes if path is None else _at_path(changes, path)
+            if path is not None:
+                apply = _at_path(changes, path)
+            elif self._holds_frozendicts:
+                apply = _returning_frozendict(changes)
+            else:
+                apply = changes
         else:
             raise TypeError(
                 "override() takes a mapping of changes or a function of the current "
@@ -460,15 +545,29 @@ class Versioned(Generic[T]):
 
     # -- subscribers
 
-    def subscribe(self, callback: Callable[[T, T, Any], Any], /) -> "Subscription":
+    @overload
+    def subscribe(
+        self: Versioned[frozendict[_K, _V]],
+        callback: Callable[
+            [frozendict[_K, _V], frozendict[_K, _V], Optional[Diff[_K, _V]]], object
+        ],
+        /,
+    ) -> Subscription: ...
+    @overload
+    def subscribe(
+        self, callback: Callable[[T, T, Optional[Diff[Any, Any]]], object], /
+    ) -> Subscription: ...
+    def subscribe(self, callback: Callable[[Any, Any, Any], object], /) -> Subscription:
         """Call ``callback(old, new, diff)`` after each later global change.
 
-        ``diff`` is ``old.diff(new)`` when both are frozendicts, else
-        ``None``; it is computed once per change, and only when someone is
-        subscribed.  Callbacks run outside any lock, one change at a time,
-        in the order of changes, each change once, even when several threads
-        change the value at once (see ``set`` for which thread runs them).
-        An exception from a callback is reported through
+        ``diff`` is ``old.diff(new)`` when both are frozenmap frozendicts,
+        else ``None`` (and ``None`` too, reported through
+        ``sys.unraisablehook``, when computing it raised: a value's
+        ``__eq__``, say); it is computed once per change, and only when
+        someone is subscribed.  Callbacks run outside any lock, one change
+        at a time, in the order of changes, each change once, even when
+        several threads change the value at once (see ``set`` for which
+        thread runs them).  An exception from a callback is reported through
         ``sys.unraisablehook`` and neither stops the other callbacks nor
         undoes the change.  Overrides are not changes.  A callback may change
         the value again: that change is delivered after the current one.
@@ -495,7 +594,7 @@ class Versioned(Generic[T]):
             self._subscriptions = self._subscriptions + (subscription,)
         return subscription
 
-    def _unsubscribe(self, subscription: "Subscription") -> None:
+    def _unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
             self._subscriptions = tuple(s for s in self._subscriptions if s is not subscription)
 
@@ -549,7 +648,8 @@ class Versioned(Generic[T]):
         _REPR_RUNNING.add(key)
         try:
             number, value = self._state
-            text = "%s(%r, version=%d" % (type(self).__name__, value, number)
+            # Bounded as History's repr is: a map of a million keys prints a line.
+            text = "%s(%s, version=%d" % (type(self).__name__, short_repr(value, 80), number)
         finally:
             _REPR_RUNNING.discard(key)
         layers = len(self._layers.get())
@@ -562,6 +662,33 @@ class Versioned(Generic[T]):
             "cannot pickle a Versioned: it holds a process's current version; "
             "pickle its value (cfg.get()) instead"
         )
+
+    def __copy__(self) -> Versioned[T]:
+        raise TypeError(_CANNOT_COPY % "copy.copy()")
+
+    def __deepcopy__(self, memo: Any) -> Versioned[T]:
+        raise TypeError(_CANNOT_COPY % "copy.deepcopy()")
+
+
+_CANNOT_COPY = (
+    "%s cannot copy a Versioned: it is the one current version of a value for "
+    "the whole process, and a copy would be a second one, changing apart; "
+    "share the Versioned itself, take its value with get() (an immutable "
+    "snapshot: nothing to copy), or start another holder with Versioned(v.get())"
+)
+
+
+def _returning_frozendict(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``fn``, checked to return a frozendict (an override's function under
+    a Versioned that holds frozendicts)."""
+
+    def checked(current: Any) -> Any:
+        result = fn(current)
+        if not _is_frozendict(result):
+            raise _not_a_frozendict(result, "the function given to override() must return", True)
+        return result
+
+    return checked
 
 
 class Override(Generic[T]):
@@ -607,8 +734,9 @@ class Override(Generic[T]):
             "(a generator that yields inside it, or a task that did not enter it)"
         )
 
-    def __call__(self, fn: Callable[..., Any], /) -> Callable[..., Any]:
-        """Decorate ``fn`` to run under this override on every call."""
+    def __call__(self, fn: Callable[_P, _R], /) -> Callable[_P, _R]:
+        """Decorate ``fn`` to run under this override on every call (its
+        signature is kept, for type checkers too)."""
         if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
             raise TypeError(
                 "override() cannot decorate the generator function %r: its yield would "
@@ -618,16 +746,18 @@ class Override(Generic[T]):
         if not callable(fn):
             raise TypeError("override() decorates functions, not '%s'" % _type_name(fn))
         if inspect.iscoroutinefunction(fn):
+            coroutine_function = cast(Any, fn)
 
             @functools.wraps(fn)
-            async def run_async(*args: Any, **kwargs: Any) -> Any:
+            async def run_async(*args: _P.args, **kwargs: _P.kwargs) -> Any:
                 with self:
-                    return await fn(*args, **kwargs)
+                    return await coroutine_function(*args, **kwargs)
 
-            return run_async
+            # A coroutine function again: _R is the coroutine it returns.
+            return cast(Callable[_P, _R], run_async)
 
         @functools.wraps(fn)
-        def run(*args: Any, **kwargs: Any) -> Any:
+        def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             with self:
                 return fn(*args, **kwargs)
 
@@ -635,7 +765,11 @@ class Override(Generic[T]):
 
     def __repr__(self) -> str:
         at = "" if self._path is None else ", at=%r" % (list(self._path),)
-        return "<override of Versioned %#x: %r%s>" % (id(self._versioned), self._changes, at)
+        return "<override of Versioned %#x: %s%s>" % (
+            id(self._versioned),
+            short_repr(self._changes, 80),
+            at,
+        )
 
 
 class Subscription:

@@ -9,6 +9,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+for arg in "$@"; do
+    case "$arg" in
+    -h | --help)
+        # At once: the options' help from the source tree, nothing built or installed.
+        echo "usage: bash scripts/bench.sh [OPTIONS]"
+        echo
+        echo "Creates .venv (if missing), installs frozenmap (from a clean copy of the tree)"
+        echo "and the peer libraries, then runs python -m frozenmap.bench with OPTIONS:"
+        echo
+        FROZENMAP_PURE_PYTHON=1 "${PYTHON:-python3}" -m frozenmap.bench --help
+        exit
+        ;;
+    esac
+done
 . scripts/clean-copy.sh
 SRC=$(mktemp -d "${TMPDIR:-/tmp}/frozenmap-src.XXXXXX")
 trap 'rm -rf "$SRC"' EXIT

@@ -1006,35 +1006,43 @@ def load_core(name):
     )
 
 
-def _registry_args(ns, role, failing):
-    """An argument for a registry operation's role (tests/operations.py)."""
-    if failing:
-        return {
-            "key": lambda: HashBomb(),
-            "value": lambda: BadValueEq(),
-            "pairs": lambda: failing_pairs(5, 3),
-            "mapping": lambda: KeysMapping({"a": 5}, fail_at="a"),
-            "keys": lambda: ["a", UnhashableKey()],
-            "path": lambda: ["a", "x"],  # through a value that is no frozendict
-            "fn": lambda: _raise_crash,
-            "other": lambda: {"a": BadValueEq(), HashKey(7, "x"): 3},
-            "version": lambda: ns.frozendict({EqBomb(7): 1, "a": [1]}),
-            "position": lambda: 1.5,
-            "span": lambda: (0, "x"),
-        }[role]()
-    return {
-        "key": lambda: "a",
-        "value": lambda: (5,),
-        "pairs": lambda: [("a", 5), ("c", (6,))],
-        "mapping": lambda: {"a": 5, "c": (6,)},
-        "keys": lambda: ["a", "z", HashKey(7, "y")],
-        "path": lambda: ["a"],
-        "fn": lambda: lambda *args: args[-1],
-        "other": lambda: {"a": 2, "d": (4,)},
-        "version": lambda: ns.frozendict({"a": 2, "d": (4,), HashKey(7, "x"): 1}),
-        "position": lambda: -2,
-        "span": lambda: (1, 3),
-    }[role]()
+def _registry_roles(registry):
+    """The arguments of a registry operation (tests/operations.py) by role:
+    plain ones, and ones that fail inside the operation, each made from the
+    core's namespace."""
+    plain = registry.role_table(
+        registry.LEAKS,
+        {
+            "key": lambda ns: "a",
+            "value": lambda ns: (5,),
+            "pairs": lambda ns: [("a", 5), ("c", (6,))],
+            "mapping": lambda ns: {"a": 5, "c": (6,)},
+            "keys": lambda ns: ["a", "z", HashKey(7, "y")],
+            "path": lambda ns: ["a"],
+            "fn": lambda ns: lambda *args: args[-1],
+            "other": lambda ns: {"a": 2, "d": (4,)},
+            "version": lambda ns: ns.frozendict({"a": 2, "d": (4,), HashKey(7, "x"): 1}),
+            "position": lambda ns: -2,
+            "span": lambda ns: (1, 3),
+        },
+    )
+    failing = registry.role_table(
+        registry.LEAKS,
+        {
+            "key": lambda ns: HashBomb(),
+            "value": lambda ns: BadValueEq(),
+            "pairs": lambda ns: failing_pairs(5, 3),
+            "mapping": lambda ns: KeysMapping({"a": 5}, fail_at="a"),
+            "keys": lambda ns: ["a", UnhashableKey()],
+            "path": lambda ns: ["a", "x"],  # through a value that is no frozendict
+            "fn": lambda ns: _raise_crash,
+            "other": lambda ns: {"a": BadValueEq(), HashKey(7, "x"): 3},
+            "version": lambda ns: ns.frozendict({EqBomb(7): 1, "a": [1]}),
+            "position": lambda ns: 1.5,
+            "span": lambda ns: (0, "x"),
+        },
+    )
+    return plain, failing
 
 
 def _raise_crash(*args):
@@ -1045,6 +1053,7 @@ def g_registry(ns):
     """Every operation of tests/operations.py that names the leak check."""
     import operations
 
+    roles = _registry_roles(operations)
     base = {"a": 1, "b": (2,), HashKey(7, "x"): 3, HashKey(7, "y"): 4}
     for entry in operations.for_engine(operations.LEAKS):
         for failing in (False, True):
@@ -1054,7 +1063,7 @@ def g_registry(ns):
                 "type": lambda: ns.frozendict,
             }[entry.on]()
             try:
-                args = [_registry_args(ns, role, failing) for role in entry.args]
+                args = operations.arguments(roles[failing], entry, ns)
                 entry.call(ns, subject, *args)
             except (CrashError, TypeError, KeyError, ValueError, RuntimeError):
                 if not failing and entry.name not in _REGISTRY_RAISES:

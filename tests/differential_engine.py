@@ -364,29 +364,29 @@ def _dict_or_skip(pairs):
         raise _Skip from None
 
 
+RESOLVE = registry.role_table(
+    registry.DIFFERENTIAL,
+    {
+        "key": lambda backend, versions, field: key(field),
+        "value": lambda backend, versions, field: value(field),
+        "pairs": lambda backend, versions, field: pairs_of(field),
+        "mapping": lambda backend, versions, field: _dict_or_skip(pairs_of(field)),
+        "keys": lambda backend, versions, field: [key(k) for k in field],
+        "path": lambda backend, versions, field: [key(k) for k in field],
+        "version": lambda backend, versions, field: backend.version(_pick(versions, field)),
+        "other": lambda backend, versions, field: dict(_pick(versions, field).items()),
+        "fn": lambda backend, versions, field: registry.FN_POOL[field % len(registry.FN_POOL)],
+        "position": lambda backend, versions, field: position(field),
+        "span": lambda backend, versions, field: (position(field[0]), position(field[1])),
+    },
+    besides=("edits", "hostile"),  # (frozendict.evolve and the hostile operand: run below)
+)
+"""The argument a field stands for, by role (tests/operations.py ROLES)."""
+
+
 def _resolve(backend, versions, kind, field):
-    """The argument that ``field`` (of kind ``kind``) stands for on ``backend``."""
-    if kind == "key":
-        return key(field)
-    if kind == "value":
-        return value(field)
-    if kind == "pairs":
-        return pairs_of(field)
-    if kind == "mapping":
-        return _dict_or_skip(pairs_of(field))
-    if kind in ("keys", "path"):
-        return [key(k) for k in field]
-    if kind == "version":
-        return backend.version(_pick(versions, field))
-    if kind == "other":
-        return dict(_pick(versions, field).items())
-    if kind == "fn":
-        return registry.FN_POOL[field % len(registry.FN_POOL)]
-    if kind == "position":
-        return position(field)
-    if kind == "span":
-        return (position(field[0]), position(field[1]))
-    raise AssertionError("the differential engine has no role %r" % (kind,))
+    """The argument that ``field`` (of role ``kind``) stands for on ``backend``."""
+    return RESOLVE[kind](backend, versions, field)
 
 
 def run(backend, ops, observe_each_version=True):

@@ -19,6 +19,12 @@ Each class is defined here once; the tests (``tests/hostile/`` above all) and
 * User code that re-enters or runs late: ``HookKey`` (its ``__eq__`` runs an
   action first: derives from the map, edits the Evolver under edit) and
   ``Finalizer`` (a value whose ``__del__`` runs an action and logs its result).
+* Transcripts of user calls: ``RecordingKey``, ``RecordingValue``,
+  ``RecordingIndex`` and ``RecordingFunction`` write every call into them
+  (``__hash__``, ``__eq__``/``__ne__``, ``__index__``, ``__call__``, and their
+  finalizers) into one shared ``CallLog``, ``CALLS``, naming each object by
+  its label, so that two runs can be compared line by line
+  (``tests/transcript_engine.py``).
 
 Keys and values built for one test only (the re-entrancy sweep's ``RKey``,
 which fires the sweep's plan) stay beside that test.
@@ -401,3 +407,183 @@ class Finalizer:
 
     def __repr__(self):
         return "Finalizer(%r)" % (self.name,)
+
+
+# --- transcripts of user calls ----------------------------------------------------
+
+
+class CallLog:
+    """One log of user calls, shared by every recording key, value, index and function.
+
+    Each entry is a tuple of strings: ``("hash", label)``, ``("eq", self's
+    label, other's label)`` (the object whose ``__eq__`` ran comes first),
+    ``("ne", ...)``, ``("index", label)``, ``("call", label, *argument
+    labels)``, ``("del", label)``, and the markers the caller adds with
+    ``mark``.  Nothing is written unless ``recording`` is True, so building the
+    operands of an operation leaves no trace.
+    """
+
+    __slots__ = ("entries", "recording")
+
+    def __init__(self):
+        self.entries = []
+        self.recording = False
+
+    def start(self):
+        """Forget what was written and record from now on."""
+        self.entries = []
+        self.recording = True
+
+    def stop(self):
+        """Stop recording; return the entries written since ``start``."""
+        self.recording = False
+        return self.entries
+
+    def add(self, *entry):
+        if self.recording:
+            self.entries.append(entry)
+
+    mark = add
+
+
+CALLS = CallLog()
+"""The log every recording object writes to."""
+
+
+def label_of(obj):
+    """The name a transcript gives ``obj``: a recording object's label, the
+    repr of a plain int, str, float, bool or None, else its type's name (and
+    length): never anything that depends on the object's address."""
+    label = getattr(type(obj), "_transcript_label", None)
+    if label is not None:
+        return label(obj)
+    if type(obj) in (int, str, float, bool, type(None)):
+        return repr(obj)
+    try:
+        return "<%s of %d>" % (type(obj).__name__, len(obj))
+    except Exception:
+        return "<%s>" % type(obj).__name__
+
+
+class RecordingKey:
+    """A key with a chosen hash that records its calls in ``CALLS``.
+
+    Keys are equal when their ``identity`` is (a NotImplemented for anything
+    else); ``label`` names this object in transcripts, so an equal key made
+    apart (a *twin*) carries the same identity under another label.
+    """
+
+    __slots__ = ("identity", "hash_value", "label")
+
+    def __init__(self, identity, hash_value, label=None):
+        self.identity = identity
+        self.hash_value = hash_value
+        self.label = identity if label is None else label
+
+    def _transcript_label(self):
+        return self.label
+
+    def __hash__(self):
+        CALLS.add("hash", self.label)
+        return self.hash_value
+
+    def __eq__(self, other):
+        CALLS.add("eq", self.label, label_of(other))
+        if not isinstance(other, RecordingKey):
+            return NotImplemented
+        return self.identity == other.identity
+
+    def __ne__(self, other):
+        CALLS.add("ne", self.label, label_of(other))
+        if not isinstance(other, RecordingKey):
+            return NotImplemented
+        return self.identity != other.identity
+
+    def __del__(self, _calls=CALLS):  # (CALLS may be gone at interpreter exit)
+        _calls.add("del", self.label)
+
+    def __repr__(self):
+        return self.label
+
+    def __reduce__(self):
+        # (copies and unpickled keys record under the same label, into CALLS)
+        return (RecordingKey, (self.identity, self.hash_value, self.label))
+
+
+class RecordingValue:
+    """A value that records its calls in ``CALLS``; equal when ``content`` is."""
+
+    __slots__ = ("content", "label")
+
+    def __init__(self, content, label):
+        self.content = content
+        self.label = label
+
+    def _transcript_label(self):
+        return self.label
+
+    def __hash__(self):
+        CALLS.add("hash", self.label)
+        return hash(self.content)
+
+    def __eq__(self, other):
+        CALLS.add("eq", self.label, label_of(other))
+        if not isinstance(other, RecordingValue):
+            return NotImplemented
+        return self.content == other.content
+
+    def __ne__(self, other):
+        CALLS.add("ne", self.label, label_of(other))
+        if not isinstance(other, RecordingValue):
+            return NotImplemented
+        return self.content != other.content
+
+    def __del__(self, _calls=CALLS):  # (CALLS may be gone at interpreter exit)
+        _calls.add("del", self.label)
+
+    def __repr__(self):
+        return self.label
+
+    def __reduce__(self):
+        return (RecordingValue, (self.content, self.label))
+
+
+class RecordingIndex:
+    """A position whose ``__index__`` records its call in ``CALLS``."""
+
+    __slots__ = ("position", "label")
+
+    def __init__(self, position, label):
+        self.position = position
+        self.label = label
+
+    def _transcript_label(self):
+        return self.label
+
+    def __index__(self):
+        CALLS.add("index", self.label)
+        return self.position
+
+    def __repr__(self):
+        return self.label
+
+
+class RecordingFunction:
+    """A callable that records each call (with its arguments' labels) in
+    ``CALLS``, then returns ``function(*args)``."""
+
+    __slots__ = ("function", "label")
+
+    def __init__(self, function, label):
+        self.function = function
+        self.label = label
+
+    def _transcript_label(self):
+        return self.label
+
+    def __call__(self, *args):
+        CALLS.add("call", self.label, *[label_of(arg) for arg in args])
+        return self.function(*args)
+
+    def __repr__(self):
+        return self.label

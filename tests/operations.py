@@ -19,25 +19,27 @@ added here is run by every engine it names:
                   operation fails in turn.
 ``leaks``         ``scripts/leakcheck.py``: many rounds, no growth in blocks or
                   references.
+``transcript``    ``tests/transcript_engine.py``: each operation runs on both
+                  cores with keys, values, positions and functions that record
+                  their user calls (``__hash__``, ``__eq__``, ``__index__``,
+                  finalizers) in one log; the two logs must be identical, not
+                  only the results (``tests/test_transcripts.py``).  For the
+                  roles ``keys`` and ``pairs`` it passes either a list or the
+                  other version itself, so ``-``, ``&``, the constructor and
+                  ``Evolver.update`` meet frozendict operands too.
+``cleared``       ``tests/test_cleared_and_borrowed.py``: the operation on an
+                  object the collector cleared (``tp_clear``), and with one as
+                  its operand, answers as on an empty one.
 
-An operation's arguments are named by role; each engine supplies its own
-object for a role (the differential engine an index into its pools, the
-re-entrancy sweep a key whose ``__eq__`` runs code, the nomemory sweep a key
-made at run time):
-
-``key``, ``value``   one key, one value
-``pairs``            a list of (key, value) pairs
-``mapping``          a dict
-``keys``             a list of keys
-``version``          another frozendict
-``other``            a dict holding another version's items
-``path``             a list of keys (``get_in`` and friends)
-``fn``               a function taking any number of arguments
-``edits``            a list of Evolver operations (``frozendict.evolve`` only)
-``hostile``          the differential engine's hostile operand (a type index)
-``position``         a position for ``key_at`` and friends: an int in or out of
-                     range, negative, huge, or a bool, None or float
-``span``             a (start, stop) pair of positions for ``slice``
+An operation's arguments are named by role (``ROLES``: what each stands for,
+and how the sequence engines encode it).  Each engine supplies its own object
+for a role (the differential engine an index into its pools, the re-entrancy
+sweep a key whose ``__eq__`` runs code, the nomemory sweep a key made at run
+time): it declares them in one table per engine with ``role_table``, which
+fails at import, naming the engine and the role, when an operation it runs
+takes a role the table lacks; ``arguments`` builds an entry's arguments from
+it.  So a new operation whose roles exist needs no change in any engine, and
+a new role is added here and, where the failure says, to each engine's table.
 
 ``call(core, subject, *args)`` runs the operation on a core (``core`` has
 ``frozendict`` and ``Evolver``); ``subject`` is a frozendict (``on =
@@ -67,10 +69,50 @@ REENTRANCY = "reentrancy"
 HOSTILE = "hostile"
 NOMEMORY = "nomemory"
 LEAKS = "leaks"
-ENGINES = frozenset({DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
+TRANSCRIPT = "transcript"
 
-ROLES = ("key", "value", "pairs", "mapping", "keys", "version", "other", "path", "fn", "edits", "hostile",
-         "position", "span")  # fmt: skip
+CLEARED = "cleared"
+ENGINES = frozenset(
+    {DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED}
+)
+
+
+@dataclass(frozen=True)
+class Role:
+    """An argument role: what it stands for, and how the sequence engines
+    (``differential``, ``fuzz``) encode it in an operation: ``"key"`` or
+    ``"value"`` (an index into a pool), ``"pairs"`` (a list of key and value
+    indexes), ``"keys"`` (a list of key indexes), ``"index"`` (one small int,
+    read as the role needs: a version, a function, a position ...),
+    ``"index pair"`` or ``"edits"`` (a list of Evolver operations); ``most``:
+    the longest list drawn."""
+
+    name: str
+    meaning: str
+    field: str
+    most: int = 0
+
+
+ROLES = {
+    role.name: role
+    for role in (
+        Role("key", "one key", "key"),
+        Role("value", "one value", "value"),
+        Role("pairs", "a list of (key, value) pairs", "pairs", most=8),
+        Role("mapping", "a dict", "pairs", most=8),
+        Role("keys", "a list of keys", "keys", most=6),
+        Role("version", "another frozendict", "index"),
+        Role("other", "a dict holding another version's items", "index"),
+        Role("path", "a list of keys (get_in and friends)", "keys", most=3),
+        Role("fn", "a function taking any number of arguments", "index"),
+        Role("edits", "a list of Evolver operations (frozendict.evolve only)", "edits", most=12),
+        Role("hostile", "the differential engine's hostile operand (a type index)", "index"),
+        Role("position", "a position for key_at and friends: an int in or out of range, "
+             "negative, huge, or a bool, None or float", "index"),
+        Role("span", "a (start, stop) pair of positions for slice", "index pair"),
+    )
+}  # fmt: skip
+FIELDS = frozenset({"key", "value", "pairs", "keys", "index", "index pair", "edits"})
 
 
 @dataclass(frozen=True)
@@ -93,7 +135,7 @@ class Operation:
     in_python: bool = False  # written once in Python above the cores (frozenmap/_common.py)
     # stdlib_python: the call runs the standard library's Python code
     # (copy.deepcopy), so the allocation-failure sweep fails its points one at a
-    # time on the C core too (see tests/test_nomemory.py, Sweep.run)
+    # time on the C core too (see tests/hostile/test_allocation_failure.py, Sweep.run)
     stdlib_python: bool = False
 
     def __repr__(self):
@@ -427,7 +469,7 @@ def _model_edit_in(d, path, fn):
 
 # --- the table --------------------------------------------------------------------------------
 
-CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS})
+CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED})  # (no dict model)
 LOOKUP = frozenset({"eq", "hash"})
 LOOKUP_DEL = frozenset({"eq", "hash", "del"})
 
@@ -639,8 +681,46 @@ assert len(BY_NAME) == len(OPERATIONS), "two operations share a name"
 
 
 def for_engine(engine, on=None):
-    """The operations ``engine`` runs (on one kind of subject, if given), in table order."""
-    return [op for op in OPERATIONS if engine in op.engines and (on is None or op.on == on)]
+    """The operations ``engine`` runs (on one kind of subject, or one of a
+    tuple of them, if given), in table order."""
+    subjects = (on,) if isinstance(on, str) else on
+    return [op for op in OPERATIONS if engine in op.engines and (on is None or op.on in subjects)]
+
+
+def role_table(engine, makers, on=None, besides=()):
+    """``makers`` (role -> what makes the engine's object for it), checked:
+    every role an operation of ``engine`` takes (on the subjects ``on``, as
+    ``for_engine``) has one, but the roles the engine handles itself
+    (``besides``), and every role named is in ``ROLES``.  A LookupError
+    saying which otherwise, raised where the engine declares its table (at
+    its import)."""
+    unknown = sorted(set(makers) - set(ROLES))
+    taken = {role for op in for_engine(engine, on) for role in op.args}
+    missing = sorted(taken - set(makers) - set(besides))
+    if unknown or missing:
+        raise LookupError(
+            "the %s engine's role table%s: %s (tests/operations.py: ROLES lists the roles; "
+            "each engine makes an object for every role its operations take)"
+            % (
+                engine,
+                "" if on is None else " for operations on %s" % (on,),
+                "; ".join(
+                    part
+                    for part in (
+                        "no object for the role(s) %s" % ", ".join(missing) if missing else "",
+                        "unknown role(s) %s" % ", ".join(unknown) if unknown else "",
+                    )
+                    if part
+                ),
+            )
+        )
+    return makers
+
+
+def arguments(table, entry, *context):
+    """``entry``'s arguments: each role's object from an engine's ``role_table``,
+    made by calling its maker with ``context``."""
+    return [table[role](*context) for role in entry.args]
 
 
 NOT_OPERATIONS = {
@@ -658,5 +738,9 @@ NOT_OPERATIONS = {
     "__ge__": "the C type's rich-compare slot: ordering is not supported, as for dict",
     "__setattr__": "the pure core refuses attribute assignment; tests/test_pep814_objects.py",
     "__delattr__": "the pure core refuses attribute deletion; tests/test_pep814_objects.py",
+    # Diff (one Python class for both cores): its public methods, as "Diff.name"
+    "Diff.to_json_patch": "reads a Diff into RFC 6902 operations, whose pointers need str keys "
+    "(the engines' keys are not JSON); tests/test_jsonpatch.py checks it on both cores",
 }
-"""Public attributes that are not operations for the engines, each with why."""
+"""Public attributes that are not operations for the engines, each with why
+(``Diff``'s methods as ``"Diff.name"``)."""

@@ -51,7 +51,7 @@ def test_reducer_actions_are_valid_and_every_library_reaches_the_same_state(core
 def test_operations_with_their_own_sizes_are_planned_at_those_sizes(monkeypatch):
     measured = []
 
-    def fake_measure(op, libs, w, target, repeat):
+    def fake_measure(op, libs, w, target, repeat, **settings):
         measured.append((w.n, op.key))
         return []
 
@@ -122,3 +122,49 @@ def test_construction_peak_stays_near_the_finished_map(core):
         # (two builds measured apart: a table version's build keeps all it
         # allocates, so the two agree but for a few bytes either way)
         assert 0.99 * kept <= peak <= 1.25 * kept, (n, kept, peak)
+
+
+def test_the_undo_history_is_pickled_once_for_both_of_its_rows(core, monkeypatch):
+    """``history_pickle`` leaves its pickle for ``history_loaded``, which
+    unpickles it once (under tracemalloc) and counts the versions it knows."""
+    dumped, loaded = [], []
+    dumps, loads = operations.pickle.dumps, operations.pickle.loads
+    monkeypatch.setattr(
+        operations.pickle, "dumps", lambda *a, **k: dumped.append(1) or dumps(*a, **k)
+    )
+    monkeypatch.setattr(
+        operations.pickle, "loads", lambda *a, **k: loaded.append(1) or loads(*a, **k)
+    )
+    w = operations.Workload(300)
+    for lib in (_library(core), load_library("dict")):
+        per_version = operations.history_pickle_per_version(lib, w)
+        in_memory = operations.history_loaded_per_version(lib, w)
+        assert 0 < per_version < in_memory
+    assert (len(dumped), len(loaded)) == (2, 2)
+    assert w._undo == {}  # used up: nothing kept after the row
+
+
+@pytest.mark.parametrize(
+    "n, versions",
+    [
+        (1000, operations.UNDO_ITEMS // 1000),  # by items
+        (10_000, operations.UNDO_VERSIONS),  # never fewer than this ...
+        (100_000, operations.HISTORY_BYTES // (64 * 100_000)),  # ... unless bytes say so
+    ],
+)
+def test_a_peers_undo_history_is_bounded_and_frozenmaps_is_whole(n, versions):
+    class Sized:
+        """A workload's fields the history reads, without building n keys."""
+
+        def __init__(self, w):
+            self.n, self.history = n, w.history
+
+        def base(self, lib):
+            return lib.build({})
+
+    w = Sized(operations.Workload(10))
+    w.history = [("key%d" % i, i) for i in range(operations.HISTORY)]
+    # the base and one version per update
+    assert len(operations._history_versions(load_library("dict"), w)) == versions + 1
+    whole = operations._history_versions(FrozenMap("py"), w)
+    assert len(whole) == operations.HISTORY + 1

@@ -435,3 +435,18 @@ def test_hash_of_derivations_with_colliding_keys(core):
     out = fd.set(keys[3], "x").delete(keys[10]).set(HashKey(7, "new"), 1)
     assert hash(out) == fresh_hash(core, out)
     out._check()
+
+
+@pytest.mark.parametrize("method", ["delete", "discard"])
+@pytest.mark.parametrize("extra", [0, 40])
+def test_removing_a_colliding_key_compares_each_key_before_it_once(core, method, extra):
+    """Keys of one full hash share a collision node (or, flat, are scanned in
+    order): removing the third of them compares it with the two stored before
+    it, once each, whether the version is flat or in tries."""
+    colliding = [CountingKey("c%d" % i, 7) for i in range(4)]
+    fd = core.frozendict([("x%d" % i, i) for i in range(extra)] + [(k, 0) for k in colliding])
+    probe = CountingKey("c2", 7)  # equal to the third, another object
+    CountingKey.reset()
+    result = getattr(fd, method)(probe)
+    assert CountingKey.eq_calls == 3  # c0, c1 (unequal), then c2
+    assert colliding[2] not in result and len(result) == len(fd) - 1

@@ -37,21 +37,27 @@ key_list = st.lists(key_index, max_size=6)
 # a few keys, so that paths meet the maps set_in made
 path = st.lists(st.integers(0, 3) | key_index, max_size=3)
 
-FIELD = {
-    "version": version,
-    "other": version,
-    "key": key_index,
-    "value": value_index,
-    "pairs": pairs,
-    "mapping": pairs,
-    "keys": key_list,
-    "path": path,
-    "fn": st.integers(0, len(de.registry.FN_POOL) - 1),
-    "hostile": st.integers(0, len(de.HOSTILE_TYPES) - 1),
-    "position": st.integers(0, len(de.POSITIONS) - 1),
-    "span": st.tuples(st.integers(0, len(de.POSITIONS) - 1), st.integers(0, len(de.POSITIONS) - 1)),
-}
-"""A strategy for each kind of field (differential_engine.fields)."""
+FIELD = de.registry.role_table(
+    de.registry.DIFFERENTIAL,
+    {
+        "version": version,
+        "other": version,
+        "key": key_index,
+        "value": value_index,
+        "pairs": pairs,
+        "mapping": pairs,
+        "keys": key_list,
+        "path": path,
+        "fn": st.integers(0, len(de.registry.FN_POOL) - 1),
+        "hostile": st.integers(0, len(de.HOSTILE_TYPES) - 1),
+        "position": st.integers(0, len(de.POSITIONS) - 1),
+        "span": st.tuples(
+            st.integers(0, len(de.POSITIONS) - 1), st.integers(0, len(de.POSITIONS) - 1)
+        ),
+    },
+    besides=("edits",),  # (drawn from the edits below)
+)
+"""A strategy for each role's field (differential_engine.fields)."""
 
 
 def _drawn(code, entry, edit_strategy=None):

@@ -485,8 +485,8 @@ def test_diff_to_json_patch(core):
     ]
     assert apply_json_patch(old, patch) == new
     assert Diff(fd(), fd(), fd()).to_json_patch() == []
-    with pytest.raises(TypeError, match="keys are strings"):
-        fd({1: 2}).diff(fd()).to_json_patch()
+    # keys other than str are named as json.dumps writes them
+    assert fd({1: 2}).diff(fd()).to_json_patch() == [{"op": "remove", "path": "/1"}]
 
 
 @given(st.data())

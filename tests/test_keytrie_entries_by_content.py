@@ -8,8 +8,8 @@ keys whose hash changes while they are stored."""
 
 import pytest
 
-from frozenmap._pycore import keytrie
-from frozenmap._pycore.keytrie import (
+from frozenmap._pycore import champ
+from frozenmap._pycore.champ import (
     champ_build,
     champ_check,
     champ_entries,
@@ -95,7 +95,7 @@ def test_collect_gives_every_entry_once():
     entries.append((entries[5][0], 300, "same-hash", 0))  # a collision node
     root = _build(entries)
     out = []
-    keytrie.champ_collect(root, out)
+    champ.champ_collect(root, out)
     assert sorted(out, key=lambda e: e[1]) == sorted(entries, key=lambda e: e[1])
 
 

@@ -22,17 +22,20 @@ if not (PACKAGE / "_pycore" / "transient.py").exists():  # pragma: no cover
 # The same picture as the C core's below and docs/how-it-works.md's drawing.
 PY_RANKS = {
     "hashing": 0,
-    "keytrie": 0,
+    "keytrie": 0,  # the key trie in CPython's layout, and its layout-free parts
     "ordertrie": 0,
-    "flat": 1,  # beside the tries, above them: it builds and reads both
-    "transient": 2,  # the builder
-    "reads": 3,  # the reads both types share (a slice is built by a builder)
-    "merge": 4,  # the one merge (it recognises operands through reads)
-    "views": 4,  # views and iterators, over what reads reads
-    "paths": 4,  # nested paths (the C core's derive through the builder)
-    "evolver": 5,
-    "frozendict": 6,  # evolve() constructs an Evolver, through its constructor
-    "__init__": 7,
+    "keytrie_pypy": 1,  # the key trie in PyPy's layout (shares keytrie's layout-free parts)
+    "champ": 2,  # chooses the layout, once; what is written once over either
+    "flat": 3,  # beside the tries, above them: it builds and reads both
+    "transient": 4,  # the builder
+    "derive": 5,  # the one-key derivations of a version (set, delete, discard)
+    "reads": 5,  # the reads both types share (a slice is built by a builder)
+    "merge": 6,  # the one merge (it recognises operands through reads)
+    "views": 6,  # views and iterators, over what reads reads
+    "paths": 6,  # nested paths (they derive through derive)
+    "evolver": 7,
+    "frozendict": 8,  # evolve() constructs an Evolver, through its constructor
+    "__init__": 9,
 }
 
 # C files: the function prefixes each may call, by layer.
@@ -51,12 +54,30 @@ C_ALLOWED_UPWARD = {
     # flat.c and transient.c call each other.
     "flat.c": ("transient_",),
     "transient.c": ("flat_",),
+    "derive.c": ("flat_", "transient_"),
     "reads.c": ("flat_", "transient_"),
     "merge.c": ("flat_", "transient_", "mapping_"),
     "views.c": ("flat_", "transient_", "mapping_"),
-    "paths.c": ("flat_", "transient_", "mapping_"),
-    "evolver.c": ("flat_", "transient_", "mapping_", "position_", "merge_", "view_", "path_"),
-    "frozendict.c": ("flat_", "transient_", "mapping_", "position_", "merge_", "view_", "path_"),
+    "paths.c": ("flat_", "transient_", "derive_", "mapping_"),
+    "evolver.c": (
+        "flat_",
+        "transient_",
+        "mapping_",
+        "position_",
+        "merge_",
+        "view_",
+        "path_",
+    ),
+    "frozendict.c": (
+        "flat_",
+        "transient_",
+        "derive_",
+        "mapping_",
+        "position_",
+        "merge_",
+        "view_",
+        "path_",
+    ),
 }
 
 # The prefixes of each C file's own functions.
@@ -66,6 +87,7 @@ C_PREFIX = {
     "hashing.c": ("hashing_",),
     "flat.c": ("flat_",),
     "transient.c": ("transient_",),
+    "derive.c": ("derive_",),
     "reads.c": ("mapping_", "position_"),
     "merge.c": ("merge_",),
     "views.c": ("view_",),
@@ -109,3 +131,11 @@ def test_c_core_file_calls_only_lower_layers(name):
     allowed = set(C_LOWER) | set(C_ALLOWED_UPWARD[name]) | set(own)
     called = _called(PACKAGE / "_ccore" / name) & layered
     assert called <= allowed, "%s calls %s" % (name, sorted(called - allowed))
+
+
+def test_every_module_and_c_file_has_its_place():
+    """A new file is placed in the layers above (and in docs/how-it-works.md's
+    drawing) before it is checked: none goes unranked."""
+    assert {path.stem for path in (PACKAGE / "_pycore").glob("*.py")} == set(PY_RANKS)
+    c_files = {path.name for path in (PACKAGE / "_ccore").glob("*.c")}
+    assert c_files - {"module.c"} == set(C_ALLOWED_UPWARD) == set(C_PREFIX)

@@ -2,14 +2,19 @@
 
 docs/spec.md §2.  Properties on both cores: ``a.diff(b).apply(a) == b`` and
 ``a.diff(b).invert().apply(b) == a`` for any a, b, shallow and deep; a patch
-that does not fit raises ``ValueError`` naming the key and changes nothing.
+that does not fit raises ``ValueError`` naming the key and changes nothing;
+``a.diff(b).to_json_patch()``, sent as JSON text and applied to ``a``, gives
+``b`` as JSON, ``int`` keys included.
 """
 
+import json
 import pickle
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from frozenmap import apply_json_patch, json_default
 
 KEYS = st.sampled_from(["a", "b", "c", "d", 1, 2])
 LEAVES = st.one_of(st.integers(0, 3), st.sampled_from(["x", "y"]))
@@ -35,6 +40,16 @@ def test_apply_and_invert_round_trip(core, data):
         assert pickle.loads(pickle.dumps(d)) == d
         a._check()
         b._check()
+
+
+@given(st.data())
+def test_a_diff_as_json_patch_gives_the_target_as_json(core, data):
+    a = data.draw(frozen(core))
+    b = data.draw(frozen(core))
+    as_json = lambda doc: json.loads(json.dumps(doc, default=json_default))  # noqa: E731
+    for deep in (False, True):
+        text = json.dumps(a.diff(b, deep=deep).to_json_patch(), default=json_default)
+        assert as_json(apply_json_patch(a, json.loads(text))) == as_json(b)
 
 
 @given(st.data())

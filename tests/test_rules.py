@@ -89,7 +89,7 @@ def _hashed(core, **items):
 
 @pytest.mark.parametrize("error", [MemoryError, KeyboardInterrupt])
 def test_value_hash_memory_error_propagates_from_derivations(core, error):
-    """Mutants acc-memoryerror-swallowed, acc-baseexception-swallowed: ``acc_replace`` swallows them."""
+    """Mutants acc-memoryerror-swallowed, acc-baseexception-swallowed: ``hashing_acc_replace`` swallows them."""
     m = _hashed(core, a=1, b=2)
     bad = MemoryHash(error)
     with pytest.raises(error):
@@ -113,7 +113,7 @@ def test_value_hash_memory_error_propagates_from_derivations(core, error):
 
 
 def test_value_hash_ordinary_error_leaves_the_hash_unknown(core):
-    """Mutant acc-ordinary-error-fails-edit: ``acc_replace`` re-raises a value's ordinary exception."""
+    """Mutant acc-ordinary-error-fails-edit: ``hashing_acc_replace`` re-raises a value's ordinary exception."""
     m = _hashed(core, a=1)
     bad = MemoryHash(ValueError)
     derived = m.set("b", bad)  # a frozendict may hold unhashable values
@@ -184,7 +184,7 @@ def test_collision_lookup_compares_the_hash_before_eq(core):
 
 
 def test_equality_compares_stored_hashes_before_keys(core):
-    """Mutant same-pair-no-hash-check: ``_same_pair`` drops ``a[0] != b[0]`` before the keys' ``==``."""
+    """Mutant same-pair-no-hash-check: ``champ_same_pair`` drops ``a[0] != b[0]`` before the keys' ``==``."""
     a = core.frozendict({EqBomb(1, "a"): "v"})
     b = core.frozendict({EqBomb(1 + FAR, "b"): "v"})
     assert a != b
@@ -476,7 +476,7 @@ def test_order_trie_failure_undoes_the_key_trie_edit(core, edit, monkeypatch):
 
 
 def test_popitem_never_iterates_a_tuple_subclass_key(core):
-    """Mutant pure-hash-subclass-iter: ``pure_key_hash`` walks a tuple key with its own ``__iter__``."""
+    """Mutant pure-hash-subclass-iter: ``hashing_pure_key_hash`` walks a tuple key with its own ``__iter__``."""
 
     class Pair(tuple):
         def __iter__(self):
@@ -672,7 +672,7 @@ def test_collision_nodes_with_different_values_are_unequal(core):
 
 
 def test_a_collision_node_made_by_set_is_never_edited_in_place(core):
-    """Mutant collision-put-edits-unowned: ``_collision_put`` edits a node whose owner is None, as the caller's."""
+    """Mutant collision-put-edits-unowned: ``champ_collision_put`` edits a node whose owner is None, as the caller's."""
     x, y, z = HashKey(7, "x"), HashKey(7, "y"), HashKey(7, "z")
     m = core.frozendict(o=0).set(x, 1).set(y, 2)  # the collision node made by set()
     before = list(m.items())

@@ -87,7 +87,7 @@ def test_delete_compares_the_stored_hash_before_eq(core):
 
 
 def test_equality_compares_stored_hashes_before_keys(core):
-    """Mutant same-pair-no-hash-check: ``_same_pair`` drops ``a[0] != b[0]`` before the keys' ``==``."""
+    """Mutant same-pair-no-hash-check: ``champ_same_pair`` drops ``a[0] != b[0]`` before the keys' ``==``."""
     a = padded(core, [(EqBomb(1, "a"), "v")])
     b = padded(core, [(EqBomb(1 + FAR, "b"), "v")])
     assert a != b
@@ -110,7 +110,7 @@ def test_delete_finds_the_stored_key_object_by_identity(core):
 
 
 def test_equality_matches_values_by_identity_first(core):
-    """Mutant same-pair-no-identity: ``_same_pair`` compares the values with ``==`` only."""
+    """Mutant same-pair-no-identity: ``champ_same_pair`` compares the values with ``==`` only."""
     nan = float("nan")
     x, y = HashKey(7, "x"), HashKey(7, "y")  # a collision node: its entries compared in pairs
     a = padded(core, [(x, nan), (y, 1), ("n", nan)])
@@ -161,7 +161,7 @@ def test_lone_collision_node_moves_up_after_a_delete(core, neighbour_hash):
 
 
 def test_a_collision_node_made_by_set_is_never_edited_in_place(core):
-    """Mutant collision-put-edits-unowned: ``_collision_put`` edits a node whose owner is None."""
+    """Mutant collision-put-edits-unowned: ``champ_collision_put`` edits a node whose owner is None."""
     x, y, z = HashKey(7, "x"), HashKey(7, "y"), HashKey(7, "z")
     m = padded(core, [("o", 0)]).set(x, 1).set(y, 2)  # the collision node made by set()
     before = list(m.items())

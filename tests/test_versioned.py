@@ -9,7 +9,9 @@ lock test only turns a deadlock into a failure instead of a hang.
 """
 
 import asyncio
+import builtins
 import contextvars
+import copy
 import doctest
 import pickle
 import sys
@@ -123,6 +125,17 @@ def test_errors_are_clear(core):
         Versioned(1, history=[])
     with pytest.raises(TypeError, match="cannot pickle a Versioned"):
         pickle.dumps(cfg)
+    for copier in (copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError) as caught:
+            copier(cfg)
+        assert str(caught.value) == (
+            "copy.%s() cannot copy a Versioned: it is the one current version of a value "
+            "for the whole process, and a copy would be a second one, changing apart; share "
+            "the Versioned itself, take its value with get() (an immutable snapshot: nothing "
+            "to copy), or start another holder with Versioned(v.get())" % copier.__name__
+        )
+    with pytest.raises(TypeError, match="copy.deepcopy\\(\\) cannot copy a Versioned"):
+        copy.deepcopy({"config": cfg})  # also inside what is copied
     with pytest.raises(TypeError, match="the current version is of type 'int'"):
         Versioned(1).override({"a": 2}).__enter__()
     with pytest.raises(TypeError, match="the value at path \\['a'\\] is of type 'int'"):
@@ -145,6 +158,178 @@ def test_repr(core):
     recursive = Versioned([])
     recursive.get().append(recursive)
     assert repr(recursive) == "Versioned([Versioned(...)], version=0)"
+    inside = Versioned(core.frozendict())
+    inside.set(core.frozendict(me=inside))
+    assert repr(inside) == "Versioned(frozendict({'me': Versioned(...)}), version=1)"
+
+
+def test_repr_is_bounded(core):
+    """A holder of a big map prints a line, as History does, and reads only
+    the items it prints."""
+    big = core.frozendict.fromkeys(range(100_000), 0)
+    cfg = Versioned(big)
+    assert repr(cfg) == (
+        "Versioned(frozendict({0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0, 8: 0, 9: 0, "
+        "10: 0, ...}), version=0)"
+    )
+    nested = Versioned(core.frozendict(db=core.frozendict(hosts=tuple(range(10_000)))))
+    assert len(repr(nested)) < 120 and repr(nested).startswith(
+        "Versioned(frozendict({'db': frozendict({'hosts': (0, 1, 2,"
+    )
+    assert len(repr(Versioned("x" * 10_000))) < 120
+    assert len(repr(cfg.override(dict.fromkeys(range(10_000), 1)))) < 130
+
+    counted = []
+
+    class Key:
+        def __init__(self, n):
+            self.n = n
+
+        def __repr__(self):
+            counted.append(self.n)
+            return "K%d" % self.n
+
+    keyed = Versioned(core.frozendict((Key(n), n) for n in range(10_000)))
+    text = repr(keyed)
+    assert len(text) < 120 and len(counted) < 30
+
+
+# -- a holder of frozendicts stays one --------------------------------------------------
+
+HOLDS = "this Versioned holds frozendicts (it was created with one)"
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (
+            {"a": 2},
+            "Versioned.set() needs a frozendict, not 'dict': %s; "
+            "convert it with frozenmap.freeze()" % HOLDS,
+        ),
+        (
+            None,
+            "Versioned.set() needs a frozendict, not None: %s; pass a frozendict "
+            "(frozenmap.freeze() converts a mapping)" % HOLDS,
+        ),
+        (
+            [("a", 2)],
+            "Versioned.set() needs a frozendict, not 'list': %s; pass a "
+            "frozendict (frozenmap.freeze() converts a mapping)" % HOLDS,
+        ),
+    ],
+)
+def test_set_refuses_what_is_not_a_frozendict(core, value, message):
+    history = History(core.frozendict(a=1))
+    cfg = Versioned(history.present, history=history)
+    calls = []
+    cfg.subscribe(lambda *args: calls.append(args))
+    with pytest.raises(TypeError) as caught:
+        cfg.set(value)
+    assert str(caught.value) == message
+    assert cfg.get() == {"a": 1} and cfg.version == 0 and len(history) == 1 and not calls
+
+
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (
+            lambda c: None,
+            "the function given to Versioned.update() must return a frozendict, not None "
+            "(a forgotten return?): %s; return a frozendict (frozenmap.freeze() converts "
+            "a mapping)" % HOLDS,
+        ),
+        (
+            lambda c: dict(c, a=2),
+            "the function given to Versioned.update() must return a frozendict, not "
+            "'dict': %s; convert it with frozenmap.freeze()" % HOLDS,
+        ),
+        (
+            lambda c: c["a"] + 1,
+            "the function given to Versioned.update() must return a frozendict, not "
+            "'int': %s; return a frozendict (frozenmap.freeze() converts a mapping)" % HOLDS,
+        ),
+    ],
+)
+def test_update_refuses_a_result_that_is_not_a_frozendict(core, fn, message):
+    history = History(core.frozendict(a=1))
+    cfg = Versioned(history.present, history=history)
+    with pytest.raises(TypeError) as caught:
+        cfg.update(fn)
+    assert str(caught.value) == message
+    assert cfg.get() == {"a": 1} and cfg.version == 0 and len(history) == 1
+
+
+def test_update_refuses_after_a_conflict_too(core):
+    """The check is on every attempt, not only the first."""
+    fd = core.frozendict
+    cfg = Versioned(fd(n=0))
+    attempts = []
+
+    def forgetful(current):
+        attempts.append(current["n"])
+        if len(attempts) == 1:
+            other = threading.Thread(target=cfg.set, args=(fd(n=100),))
+            other.start()
+            other.join(JOIN_TIMEOUT)
+            return current.set("n", 1)  # loses the race: computed again
+        return None
+
+    with pytest.raises(TypeError, match="must return a frozendict, not None"):
+        cfg.update(forgetful)
+    assert attempts == [0, 100] and cfg.get() == {"n": 100} and cfg.version == 1
+
+
+def test_override_function_must_return_a_frozendict(core):
+    fd = core.frozendict
+    cfg = Versioned(fd(a=1))
+    with pytest.raises(TypeError) as caught:
+        with cfg.override(lambda c: None):
+            pass
+    assert str(caught.value) == (
+        "the function given to override() must return a frozendict, not None (a forgotten "
+        "return?): %s; return a frozendict (frozenmap.freeze() converts a mapping)" % HOLDS
+    )
+    assert cfg.get() == {"a": 1}  # nothing was entered
+
+    # a function that returns a frozendict only for some versions fails where it
+    # is reapplied: in the get() that reads it over a new global version
+    with cfg.override(lambda c: c if c["a"] == 1 else dict(c)):
+        cfg.set(fd(a=2))
+        with pytest.raises(TypeError, match="must return a frozendict, not 'dict'"):
+            cfg.get()
+    assert cfg.get() == {"a": 2}
+
+
+def test_what_a_frozendict_holder_accepts(core):
+    fd = core.frozendict
+
+    class Settings(core.frozendict):
+        pass
+
+    cfg = Versioned(fd(a=1))
+    assert type(cfg.set(Settings(a=2))) is Settings
+    assert cfg.update(lambda c: c.set("a", 3)) == {"a": 3}
+    # the value at a path may be anything: only the whole version is checked
+    nested = Versioned(fd(db=fd(pool=10)))
+    assert nested.update(lambda n: None, at=["db", "pool"]) == {"db": {"pool": None}}
+    with nested.override(lambda n: None, at=["db"]):
+        assert nested.get() == {"db": None}
+    builtin = getattr(builtins, "frozendict", None)
+    if builtin is not None:  # 3.15: the builtin frozendict is a frozendict too
+        assert type(cfg.set(builtin(a=4))) is builtin
+
+
+def test_other_values_are_held_as_given(core):
+    """Created with anything but a frozendict, a Versioned holds whatever it is
+    given, as documented (``Versioned(1)``); the initial value decides."""
+    cfg = Versioned(1)
+    assert cfg.set("two") == "two" and cfg.update(lambda v: None) is None
+    assert cfg.set(core.frozendict(a=1)) == {"a": 1}
+    assert cfg.set([3]) == [3] and cfg.version == 4
+    with cfg.override(lambda v: None):
+        assert cfg.get() is None
+    assert Versioned({"a": 1}).set({"a": 2}) == {"a": 2}
 
 
 def test_concurrent_updates_lose_nothing(core):

@@ -18,18 +18,22 @@
  * Python method or attribute <layer>_py_<name> (fd_py_get,
  * evolver_py_update).  Layers: champ_* (key trie, keytrie.c), order_* (order
  * trie, ordertrie.c), hashing_* (hashing.c), flat_* (flat.c),
- * transient_* (transient.c), mapping_* and position_* (reads.c), merge_*
+ * transient_* (transient.c), derive_* (derive.c), mapping_* and
+ * position_* (reads.c), merge_*
  * (merge.c), fd_* (frozendict.c), evolver_* (evolver.c), view_* (views.c),
  * path_* (paths.c), fm_* (module.c and the shared inline helpers).  The
  * pure-Python core uses the same names (the files of frozenmap/_pycore) so
- * a bug found in one core points to the same function in the other.
+ * a bug found in one core points to the same function in the other: by
+ * the rule in CONTRIBUTING.md ("The pure core carries the C names"), which
+ * tests/test_mirror_names.py holds function by function.
  *
  * Layers (docs/how-it-works.md; tests/test_layers.py checks them): hashing,
  * keytrie and ordertrie at the bottom; flat.c beside them; transient.c
- * above (the builder, versions made from roots and derived); reads.c above
- * it (the reads both types share: ==, repr, lookups, positions); merge.c
- * (the one merge), views.c (views, iterators) and paths.c (get_in & co.,
- * deriving through transient_version_with/_without) above reads.c; then
+ * above (the builder, versions made from roots); derive.c above it (the
+ * one-key derivations of a version: set, delete, discard) and reads.c
+ * beside it (the reads both types share: ==, repr, lookups, positions);
+ * merge.c (the one merge), views.c (views, iterators) and paths.c (get_in
+ * & co., deriving through derive_with/_without) above them; then
  * frozendict.c and evolver.c, the two types, which call down and never into
  * each other (evolve() calls the Evolver type from the module state).
  * module.c registers the types.
@@ -124,9 +128,33 @@ fm_clz64_portable(uint64_t x)
 /* ------------------------------------------------------------------------ */
 /* Module state                                                               */
 
-/* Free lists of order-trie nodes, one per size in slots (1..32), each at most
- * ORDER_FREE_MAX long (see ordertrie.c).  None in free-threaded builds. */
-#define ORDER_FREE_SIZES 33
+/* The order trie's widths (ordertrie.c), here because the module state's
+ * free lists of its nodes are sized by them.
+ *
+ * Leaves hold 8 items (a 3-bit digit of seq); inner nodes have 16 children
+ * (4-bit digits at shifts 3, 7, ..., 63), as in the pure core
+ * (was 16 and 8).  A derivation copies one leaf and the
+ * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
+ * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
+ * 5-11% fewer instructions for set and delete, for ~3.5 more bytes per item
+ * (docs/design-decisions.md, "The C core's speed work"). */
+#define ORDER_LEAF_BITS 3
+#define ORDER_INNER_BITS 4
+/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
+ * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
+#define ORDER_MAX_SHIFT \
+  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
+/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
+#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
+
+/* Free lists of order-trie nodes, one per node size in pointer units
+ * (order_alloc_units: two per item of a leaf; one per child of an inner
+ * node, and one for its size), each at most ORDER_FREE_MAX long (see
+ * ordertrie.c).  None in free-threaded builds. */
+#define ORDER_LEAF_UNITS (2 << ORDER_LEAF_BITS)
+#define ORDER_INNER_UNITS ((1 << ORDER_INNER_BITS) + 1)
+#define ORDER_FREE_SIZES \
+  (1 + (ORDER_LEAF_UNITS > ORDER_INNER_UNITS ? ORDER_LEAF_UNITS : ORDER_INNER_UNITS))
 #define ORDER_FREE_MAX 8
 
 typedef struct order_node order_node;
@@ -664,21 +692,8 @@ int champ_foreach(champ_node *node, int (*fn)(champ_entry *, void *), void *arg)
 /* ------------------------------------------------------------------------ */
 /* ordertrie.c: the insertion-order index                                     */
 
-/* Leaves hold 8 items (a 3-bit digit of seq); inner nodes have 16 children
- * (4-bit digits at shifts 3, 7, ..., 63), as in the pure core
- * (was 16 and 8).  A derivation copies one leaf and the
- * inner nodes above it; at n = 100,000 this layout copies 16 + 4 x 16
- * pointers instead of 32 + 5 x 8 and one node fewer, and frees as much:
- * 5-11% fewer instructions for set and delete, for ~3.5 more bytes per item
- * (docs/design-decisions.md, "The C core's speed work"). */
-#define ORDER_LEAF_BITS 3
-#define ORDER_INNER_BITS 4
-/* The top inner node's shift: inner digits start at ORDER_LEAF_BITS, one
- * every ORDER_INNER_BITS, below 64.  The shifts are 0, 3, 7, ..., 63. */
-#define ORDER_MAX_SHIFT \
-  (ORDER_LEAF_BITS + (63 - ORDER_LEAF_BITS) / ORDER_INNER_BITS * ORDER_INNER_BITS)
-/* Levels from a leaf to the top (17): the iteration and edit stacks' size. */
-#define ORDER_MAX_DEPTH (2 + (ORDER_MAX_SHIFT - ORDER_LEAF_BITS) / ORDER_INNER_BITS)
+/* (Its widths, ORDER_LEAF_BITS and ORDER_INNER_BITS, and the numbers derived
+ * from them are at the top of this file, with the module state.) */
 
 /* A node.  At shift 0 slots hold (key, value) pairs (2 pointers each, strong
  * references); above it, child nodes (strong).
@@ -1136,12 +1151,6 @@ int transient_compare_seq(const void *x, const void *y);
 /* op (a frozendict, any subclass) as an exact frozendict: op itself when
  * exact, else a new version sharing its roots.  New ref or NULL. */
 PyObject *transient_version_exact(fm_state *st, PyObject *op);
-/* op.set(key, value) and op.delete(key) (op.discard(key) when missing_ok)
- * of a frozendict op, for its methods and for paths.c: a new exact version,
- * or transient_version_exact(op) when nothing changes; NULL on error
- * (KeyError for a missing key unless missing_ok). */
-PyObject *transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
-PyObject *transient_version_without(PyObject *op, PyObject *key, int missing_ok);
 
 /* Start from a version's parts (new refs taken; root NULL means empty), in
  * in-place mode (owner 1).  0 or -1. */
@@ -1154,6 +1163,18 @@ int transient_init_from(fm_state *st, transient *t, PyObject *version);
  * edit goes through transient_assoc/_put_new/_dissoc (|, the Evolver). */
 int transient_init_flat_from(fm_state *st, transient *t, PyObject *version);
 void transient_clear(transient *t);
+/* Install new roots, then release the old ones (which can run finalizers:
+ * they see the new state).  The caller sets the other fields first. */
+static inline void
+transient_install(transient *t, champ_node *root, order_node *order)
+{
+    champ_node *old_root = t->root;
+    order_node *old_order = t->order;
+    t->root = root;
+    t->order = order;
+    champ_xdecref(old_root);
+    Py_XDECREF(old_order);
+}
 /* tp_traverse of a transient's references (the order trie owns the items). */
 int transient_traverse(transient *t, visitproc visit, void *arg);
 /* Find key: FM_FOUND (*entry, valid until the next edit), FM_MISSING or
@@ -1200,6 +1221,16 @@ fm_edit transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObjec
  * -1. */
 int transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
                            int may_gc);
+
+/* ------------------------------------------------------------------------ */
+/* derive.c: the one-key derivations of a version                             */
+
+/* op.set(key, value) and op.delete(key) (op.discard(key) when missing_ok)
+ * of a frozendict op, for its methods and for paths.c: a new exact version,
+ * or transient_version_exact(op) when nothing changes; NULL on error
+ * (KeyError for a missing key unless missing_ok). */
+PyObject *derive_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value);
+PyObject *derive_without(PyObject *op, PyObject *key, int missing_ok);
 /* Release entries[0:n]'s references to their keys and values, then the
  * PyMem array (a fill that failed before the tries took them). */
 void transient_entries_free(champ_entry *entries, Py_ssize_t n);
@@ -1362,7 +1393,7 @@ PyObject *flat_demote(PyTypeObject *tp, champ_node *root, const champ_entry *ski
  * len-1 in order.  0 or -1. */
 int flat_promote(fm_state *st, transient *t, fd_object *fd);
 /* op.set(key, value) / op.delete(key) of a flat version op (key's hash h):
- * as transient_version_with / transient_version_without. */
+ * as derive_with / derive_without, which call them. */
 PyObject *flat_with(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key, PyObject *value);
 PyObject *flat_without(fm_state *st, PyObject *op, Py_uhash_t h, PyObject *key,
                        int missing_ok);

@@ -299,8 +299,9 @@
  *     ordertrie.c  order_get, order_insert, order_replace, order_remove,
  *                  order_build, order_cursor_*, order_check
  *     transient.c  transient_*: the builder (init, assoc, dissoc, publish),
- *                  transient_version_new and the derivations of a
- *                  version (transient_version_with/_without)
+ *                  transient_version_new
+ *     derive.c     derive_with, derive_without: the one-key derivations
+ *                  of a version (set, delete, discard)
  *     reads.c      the reads both types share: mapping_get/_order/_len,
  *                  mapping_equal, mapping_repr, position_at/_of/_slice,
  *                  mapping_pair_path (the one choice of path for two maps)
@@ -348,10 +349,10 @@
  *  - set of a new key / delete copy the items into new parts (flat_with,
  *    flat_without); one key past FLAT_MAX promotes (both tries built
  *    bottom-up from the entries and the new one, seqs 0..FLAT_MAX); every
- *    path that publishes tries (transient_version_new,
- *    transient_version_take) demotes when the result has at most FLAT_MAX
- *    items (flat_demote: the key trie's entries sorted by seq).  Seqs are
- *    never observable, so renumbering is not.
+ *    path that publishes tries (transient_version_new, derive_take)
+ *    demotes when the result has at most FLAT_MAX items (flat_demote: the
+ *    key trie's entries sorted by seq).  Seqs are never observable, so
+ *    renumbering is not.
  *  - The hash accumulator is the same XOR of the same pair hashes, so a flat
  *    and a trie version with equal items hash equal.  Equal lengths mean the
  *    same form, so == compares flat with flat (by position first) or tries
@@ -1149,19 +1150,19 @@ fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     if (fm_check_nargs("set", nargs, 2, 2) < 0) {
         return NULL;
     }
-    return transient_version_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
+    return derive_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
 }
 
 static PyObject *
 fd_py_delete(PyObject *op, PyObject *key)
 {
-    return transient_version_without(op, key, 0);
+    return derive_without(op, key, 0);
 }
 
 static PyObject *
 fd_py_discard(PyObject *op, PyObject *key)
 {
-    return transient_version_without(op, key, 1);
+    return derive_without(op, key, 1);
 }
 
 static PyObject *fd_or_merge(fm_state *st, PyObject *op, PyObject *other);

@@ -276,12 +276,12 @@ fm_exec(PyObject *module)
 
     /* The tries' layout, so that a test can hold the pure core's constants
      * to it (tests/test_layout_constants.py). */
-    PyObject *layout =
-        Py_BuildValue("{sisisisisisisisisi}", "champ_bits", CHAMP_BITS, "champ_mask",
-                      CHAMP_MASK, "champ_max_shift", CHAMP_MAX_SHIFT, "champ_max_depth",
-                      CHAMP_MAX_DEPTH, "order_leaf_bits", ORDER_LEAF_BITS, "order_inner_bits",
-                      ORDER_INNER_BITS, "order_max_shift", ORDER_MAX_SHIFT, "order_max_depth",
-                      ORDER_MAX_DEPTH, "flat_max", FLAT_MAX);
+    PyObject *layout = Py_BuildValue(
+        "{sisisisisisisisisisi}", "champ_bits", CHAMP_BITS, "champ_mask", CHAMP_MASK,
+        "champ_max_shift", CHAMP_MAX_SHIFT, "champ_max_depth", CHAMP_MAX_DEPTH,
+        "order_leaf_bits", ORDER_LEAF_BITS, "order_inner_bits", ORDER_INNER_BITS,
+        "order_max_shift", ORDER_MAX_SHIFT, "order_max_depth", ORDER_MAX_DEPTH,
+        "order_free_sizes", ORDER_FREE_SIZES, "flat_max", FLAT_MAX);
     if (layout == NULL) {
         return -1;
     }

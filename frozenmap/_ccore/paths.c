@@ -7,9 +7,9 @@
  * The top of a path is a frozendict (the result is a new version) or an
  * Evolver (edited in place with one edit; the nested maps stay immutable).
  * The walk down collects the maps along the path (strong references); the
- * rebuild goes up with one transient_version_with ("set") per level, so every other sub-map
- * is shared and a level whose value did not change comes back as the same
- * object.  User code runs in the keys' __hash__/__eq__ and in update_in's
+ * rebuild goes up with one derive_with ("set") per level, so every other
+ * sub-map is shared and a level whose value did not change comes back as
+ * the same object.  User code runs in the keys' __hash__/__eq__ and in update_in's
  * function, always between complete steps on immutable maps we hold.
  */
 #include "cfrozenmap.h"
@@ -127,8 +127,7 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyOb
 {
     PyObject *top = pm->maps[0];
     for (Py_ssize_t i = level; i > 0; i--) {
-        PyObject *m =
-            transient_version_with(st, pm->maps[i], PyTuple_GET_ITEM(keys, i), value);
+        PyObject *m = derive_with(st, pm->maps[i], PyTuple_GET_ITEM(keys, i), value);
         Py_DECREF(value);
         if (m == NULL) {
             return NULL;
@@ -137,7 +136,7 @@ path_rebuild(fm_state *st, path_maps *pm, PyObject *keys, Py_ssize_t level, PyOb
     }
     PyObject *key = PyTuple_GET_ITEM(keys, 0);
     if (fm_is_frozendict(st, top)) {
-        PyObject *result = transient_version_with(st, top, key, value);
+        PyObject *result = derive_with(st, top, key, value);
         Py_DECREF(value);
         return result;
     }
@@ -329,7 +328,7 @@ path_py_delete_in(PyObject *self, PyObject *path)
             result = PyObject_DelItem(self, key) < 0 ? NULL : Py_NewRef(self);
         }
         else {
-            PyObject *m = transient_version_without(pm.maps[last], key, 0);
+            PyObject *m = derive_without(pm.maps[last], key, 0);
             if (m == NULL || last == 0) {
                 result = m;
             }

@@ -3,13 +3,13 @@
  * frozenmap/_pycore/transient.py; see "Transient ownership" in the essay at
  * the top of frozendict.c.
  *
- * Also here: versions made from a pair of roots (transient_version_new),
- * the single-key derivations of a version (transient_version_with and
- * _without, for frozendict.c and paths.c), the fill of an empty transient
- * from distinct entries (transient_load_entries, for the merge's bulk load
- * and a slice), and the lookup in an Evolver's transient
- * (transient_shared_get).  The one merge is in merge.c, the reads both
- * types share in reads.c; both call this file, which calls neither.
+ * Also here: versions made from a pair of roots (transient_version_new,
+ * transient_version_exact), the fill of an empty transient from distinct
+ * entries (transient_load_entries, for the merge's bulk load and a slice),
+ * and the lookup in an Evolver's transient (transient_shared_get).  The
+ * one-key derivations of a version are in derive.c, the one merge in
+ * merge.c, the reads both types share in reads.c; they call this file,
+ * which calls none of them.
  *
  * Every edit locates first (champ_find runs the keys' __hash__/__eq__),
  * updates the hash accumulator (a value's __hash__), and only then changes
@@ -175,19 +175,6 @@ transient_gc_resume(int paused)
     if (paused) {
         PyGC_Enable();
     }
-}
-
-/* Install new roots, then release the old ones (which can run finalizers:
- * they see the new state).  The caller sets the other fields first. */
-static void
-transient_install(transient *t, champ_node *root, order_node *order)
-{
-    champ_node *old_root = t->root;
-    order_node *old_order = t->order;
-    t->root = root;
-    t->order = order;
-    champ_xdecref(old_root);
-    Py_XDECREF(old_order);
 }
 
 static int
@@ -664,7 +651,7 @@ transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssiz
     return 0;
 }
 
-/* --- derivations of a version -------------------------------------------- */
+/* --- a version as an exact frozendict ------------------------------------ */
 
 PyObject *
 transient_version_exact(fm_state *st, PyObject *op)
@@ -683,160 +670,4 @@ transient_version_exact(fm_state *st, PyObject *op)
     int acc_valid = fm_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
                                  acc, acc_valid);
-}
-
-/* transient_publish for a private one-shot transient whose roots nobody
- * else will use: the new exact version takes t's references over (t is left
- * without roots), saving a pair of increfs and decrefs per trie.  t holds
- * the roots while the version is allocated (which can run the GC).  New ref
- * or NULL (t unchanged). */
-static PyObject *
-transient_version_take(fm_state *st, transient *t)
-{
-    PyTypeObject *tp = st->frozendict_type;
-    if (t->len <= FLAT_MAX) {
-        return flat_demote(tp, t->root, NULL, t->len, t->acc, t->acc_valid);
-    }
-    fd_object *self = (fd_object *)tp->tp_alloc(tp, 0);
-    if (self == NULL) {
-        return NULL;
-    }
-    self->root = t->root;
-    self->order = t->order;
-    t->root = NULL;
-    t->order = NULL;
-    self->len = t->len;
-    self->next_seq = t->next_seq;
-    self->hash = t->acc_valid ? hashing_finalize(t->acc, t->len) : -1;
-    return (PyObject *)self;
-}
-
-/* set and delete of a version: one lookup that records the path
- * (champ_find_path), the user code (the value hashes for the hash
- * accumulator), then both tries copied along their paths; the key trie
- * along the recorded one, without a second walk.  t holds the version's
- * roots throughout, so the recorded path and the entry found stay valid
- * (a version's nodes never change); nothing is edited in place (owner 0).
- * The pure core's twin is frozendict.set (and .delete for _without), a
- * method there because paths.py derives through the public methods; here a
- * function of this layer, as paths.c calls it too.  The same steps and user
- * code in the same order; the pure core copies the key-trie path in the
- * walk that locates (champ_set_copying), C records it first
- * (champ_find_path) and copies it after the value's __hash__. */
-PyObject *
-transient_version_with(fm_state *st, PyObject *op, PyObject *key, PyObject *value)
-{
-    Py_uhash_t h;
-    if (hashing_key_hash_fast(key, &h) < 0) {
-        return NULL;
-    }
-    if (fm_is_flat(fm_as_fd(op))) {
-        return flat_with(st, op, h, key, value);
-    }
-    transient t;
-    if (transient_init_from(st, &t, op) < 0) {
-        return NULL;
-    }
-    t.owner = 0; /* one edit: a plain path copy, exactly-sized nodes */
-    PyObject *result = NULL;
-    champ_path path;
-    champ_entry *found = NULL;
-    int r = champ_find_path(t.root, h, key, &path, &found);
-    if (r < 0) {
-        goto done;
-    }
-    champ_entry entry = {h, t.next_seq, key, value};
-    order_node *order;
-    if (r == 0) {
-        if (hashing_acc_replace(&t.acc, &t.acc_valid, h, NULL, value) < 0) {
-            goto done;
-        }
-        order = order_insert(st, t.order, entry.seq, key, value, 0);
-        t.len++;
-        t.next_seq++;
-    }
-    else {
-        champ_entry old = *found;
-        if (old.value == value) {
-            result = transient_version_exact(st, op);
-            goto done;
-        }
-        entry.seq = old.seq;
-        entry.key = old.key; /* the first key stays */
-        if (hashing_acc_replace(&t.acc, &t.acc_valid, h, old.value, value) < 0) {
-            goto done;
-        }
-        order = order_replace(st, t.order, old.seq, value, 0);
-    }
-    if (order == NULL) {
-        goto done;
-    }
-    champ_node *root = champ_put_path(&path, &entry, found);
-    if (root == NULL) {
-        Py_DECREF(order);
-        goto done;
-    }
-    transient_install(&t, root, order);
-    result = transient_version_take(st, &t);
-done:
-    transient_clear(&t);
-    return result;
-}
-
-PyObject *
-transient_version_without(PyObject *op, PyObject *key, int missing_ok)
-{
-    fm_state *st = fm_state_of_type(Py_TYPE(op));
-    Py_uhash_t h;
-    if (hashing_key_hash_fast(key, &h) < 0) {
-        return NULL;
-    }
-    if (fm_is_flat(fm_as_fd(op))) {
-        return flat_without(st, op, h, key, missing_ok);
-    }
-    transient t;
-    if (transient_init_from(st, &t, op) < 0) {
-        return NULL;
-    }
-    t.owner = 0;
-    PyObject *result = NULL;
-    champ_path path;
-    champ_entry *found;
-    int r = champ_find_path(t.root, h, key, &path, &found);
-    if (r <= 0) {
-        if (r == 0) {
-            if (missing_ok) {
-                result = transient_version_exact(st, op);
-            }
-            else {
-                fm_set_key_error(key);
-            }
-        }
-        goto done;
-    }
-    champ_entry old = *found;
-    if (hashing_acc_replace(&t.acc, &t.acc_valid, old.hash, old.value, NULL) < 0) {
-        goto done;
-    }
-    if (t.len - 1 <= FLAT_MAX) {
-        /* Demoted straight from op's tries (t holds them), no path copied. */
-        result =
-            flat_demote(st->frozendict_type, t.root, found, t.len - 1, t.acc, t.acc_valid);
-        goto done;
-    }
-    champ_node *root = champ_remove_path(&path, found);
-    if (root == NULL) {
-        goto done;
-    }
-    order_node *order;
-    if (order_remove(st, t.order, old.seq, 0, &order) < 0) {
-        champ_decref(root);
-        goto done;
-    }
-    t.len--;
-    transient_install(&t, root, order);
-    result = transient_version_take(st, &t);
-done:
-    transient_clear(&t);
-    return result;
 }

@@ -656,8 +656,9 @@ PyType_Spec view_values_spec = {
     .slots = view_values_slots,
 };
 
-/* The read methods frozendict and Evolver share (views.py: mapping_iter,
- * mapping_reversed, mapping_keys, mapping_values, mapping_items). */
+/* The read methods frozendict and Evolver share (views.py: view_mapping_iter,
+ * view_mapping_reversed, view_mapping_keys, view_mapping_values,
+ * view_mapping_items). */
 
 PyObject *
 view_mapping_tp_iter(PyObject *op)

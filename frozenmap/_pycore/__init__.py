@@ -7,7 +7,9 @@ with the long version):
   entry ``(hash, seq, key, value)``.  Lookups descend 5 hash bits per level.
   Deletion keeps the shape canonical, so equal maps have equal shapes and two
   versions compare (``==``, ``diff``) by a parallel walk that skips the
-  subtrees they share.
+  subtrees they share.  ``keytrie`` is CPython's layout of the nodes,
+  ``keytrie_pypy`` PyPy's; ``champ`` chooses one and is what the layers above
+  import.
 - ``ordertrie``: a path-compressed radix trie (leaves of 8, inner nodes of 16) maps each key's ``seq`` (a
   counter that only grows) to ``(key, value)``; walking it in order is
   insertion order.  Removal really removes, with no tombstones.
@@ -20,6 +22,8 @@ with the long version):
 - ``transient``: transient ownership.  Nodes carry an owner token; a
   Transient (the internal builder) edits its own nodes in place and copies
   shared ones once.
+- ``derive``: the one-key derivations of a version (``set``, ``delete``,
+  ``discard``): one lookup and one copy of each trie's path.
 - ``reads``: the reads that ``frozendict`` and ``Evolver`` share
   (``mapping_equal``, ``mapping_repr``, the positional reads).
 - ``merge``: the one merge (``merge_into``: the constructor, ``|``,
@@ -28,11 +32,12 @@ with the long version):
 - ``frozendict``: the public type; ``evolver``: the public ``Evolver``, a
   Transient with a guard.
 
-Layers: ``keytrie``, ``ordertrie``, ``hashing`` (and the shared
-``frozenmap._typeinfo``) <- ``flat`` <- ``transient`` <- ``reads`` <-
-``merge``, ``views``, ``paths`` <- ``evolver`` <- ``frozendict``.  No module
-imports one above it: ``frozendict`` and ``evolver`` register their classes
-with ``reads.register_types`` when imported.
+Layers: ``keytrie`` (<- ``keytrie_pypy`` <- ``champ``), ``ordertrie``,
+``hashing`` (and the shared ``frozenmap._typeinfo``) <- ``flat`` <-
+``transient`` <- ``reads``, ``derive`` <- ``merge``, ``views``, ``paths``
+<- ``evolver`` <- ``frozendict``.  No module imports one above it:
+``frozendict`` and ``evolver`` register their classes with
+``reads.register_types`` when imported.
 
 Every single-key derivation costs O(log n) time and new memory in the worst
 case, from any version, old or new.

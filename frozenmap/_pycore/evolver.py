@@ -22,9 +22,9 @@ from types import GenericAlias
 from typing import Any, Dict, Iterable, Iterator, Optional, SupportsIndex, Tuple
 
 from .. import _common
-from .flat import FLAT_MAX, flat_entry, flat_identical
-from .hashing import KEY_MASK, acc_replace, key_hash, pure_key_hash
-from .keytrie import Entry, champ_find_stored, champ_identical
+from .champ import Entry, champ_find_stored, champ_identical
+from .flat import FLAT_MAX, flat_entry, flat_same_items
+from .hashing import KEY_MASK, hashing_acc_replace, hashing_key_hash, hashing_pure_key_hash
 from .merge import merge_into
 from .ordertrie import order_last
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
@@ -38,7 +38,13 @@ from .reads import (
     register_types,
 )
 from .transient import Transient, _GCPaused, trie_parts
-from .views import mapping_items, mapping_iter, mapping_keys, mapping_reversed, mapping_values
+from .views import (
+    view_mapping_items,
+    view_mapping_iter,
+    view_mapping_keys,
+    view_mapping_reversed,
+    view_mapping_values,
+)
 
 __all__ = ["Evolver"]
 
@@ -164,9 +170,9 @@ class Evolver(Transient):
         elif not issubclass(type(source), frozendict):
             source = frozendict(source)
         frozen = source if type(source) is frozendict else None
-        self._restart(source, frozen)
+        self._start(source, frozen)
 
-    def _restart(self, source: Any, frozen: Any) -> None:
+    def _start(self, source: Any, frozen: Any) -> None:
         """Install ``source``'s contents as one edit (``__init__``, also on a
         live evolver: a clean restart; ``RuntimeError`` inside an edit)."""
         self._begin()
@@ -218,7 +224,7 @@ class Evolver(Transient):
         with self._lock:
             self._reading += 1
             try:
-                return self._find(key_hash(key), key)
+                return self._find(hashing_key_hash(key), key)
             finally:
                 self._reading -= 1
 
@@ -254,11 +260,11 @@ class Evolver(Transient):
             self._seal()
             return _Snapshot(self, self._resized, Transient._items_reversed(self))
 
-    __iter__ = mapping_iter
-    __reversed__ = mapping_reversed
-    keys = mapping_keys
-    values = mapping_values
-    items = mapping_items
+    __iter__ = view_mapping_iter
+    __reversed__ = view_mapping_reversed
+    keys = view_mapping_keys
+    values = view_mapping_values
+    items = view_mapping_items
 
     # Positions: read from freeze() (O(1)), a snapshot no edit changes.
 
@@ -401,7 +407,7 @@ class Evolver(Transient):
             # along the key's hash path, or by a scan when the hash misleads.
             seq, item = last
             key = item[0]
-            h = pure_key_hash(key)
+            h = hashing_pure_key_hash(key)
             if h is None:
                 try:
                     h = hash(key) & KEY_MASK  # user code: the evolver is busy
@@ -427,7 +433,7 @@ class Evolver(Transient):
         if not items:
             raise KeyError("popitem(): evolver is empty")
         item: Tuple[Any, Any] = items[-1]
-        if pure_key_hash(item[0]) is None:
+        if hashing_pure_key_hash(item[0]) is None:
             try:
                 hash(item[0])  # user code: the evolver is busy
             except Exception:
@@ -448,11 +454,11 @@ class Evolver(Transient):
         """
         self._begin()
         try:
-            h = key_hash(key)
+            h = hashing_key_hash(key)
             entry = self._find(h, key)
             if entry is not None:
                 return entry[3]
-            acc = acc_replace(self.acc, h, None, default, False, True)
+            acc = hashing_acc_replace(self.acc, h, None, default, False, True)
             if type(self.root) is tuple:
                 self._flat_put_new(h, key, default, acc)
             else:
@@ -593,7 +599,7 @@ class Evolver(Transient):
                     origin is not None
                     and _stored_len(origin) == self.length
                     and (
-                        flat_identical(origin._root, origin._order, self.root, self.order)
+                        flat_same_items(origin._root, origin._order, self.root, self.order)
                         if self.length <= FLAT_MAX
                         else champ_identical(origin._root, self.root)
                     )

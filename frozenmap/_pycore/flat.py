@@ -59,15 +59,15 @@ from itertools import compress, count
 from operator import is_not, itemgetter, ne, or_
 from typing import Any, Dict, List, Optional, Tuple
 
-from .hashing import MASK
-from .keytrie import (
+from .champ import (
     BitmapNode,
     DiffOut,
     Entry,
-    _diff_lists,
     champ_build_items,
     champ_collect,
+    champ_diff_lists,
 )
+from .hashing import MASK
 from .ordertrie import OrderNode, order_build, order_items
 
 __all__ = [
@@ -81,15 +81,15 @@ __all__ = [
     "flat_find",
     "flat_find_after",
     "flat_entry",
-    "flat_with",
-    "flat_without",
+    "flat_with_value",
+    "flat_copy_without",
     "flat_promote",
     "flat_key_trie",
     "flat_demote",
     "flat_entries",
     "flat_equal",
     "flat_diff",
-    "flat_identical",
+    "flat_same_items",
     "flat_check",
     "flat_dump",
 ]
@@ -103,8 +103,9 @@ Items = Tuple[Tuple[Any, Any], ...]
 """The ``(key, value)`` pairs of a flat version, in insertion order."""
 
 
-def flat_find(hashes: Hashes, items: Items, h: int, key: Any) -> int:
-    """The position of ``key`` (whose stored hash is ``h``), or -1.
+def _flat_find_scan(hashes: Hashes, items: Items, h: int, key: Any) -> int:
+    """The position of ``key`` (whose stored hash is ``h``), or -1
+    (``flat_find`` on CPython).
 
     The entries with an equal stored hash are tried in insertion order:
     identity, then ``stored_key == key``, whose exceptions propagate.
@@ -156,8 +157,11 @@ FLAT_SCAN_IN_C = sys.implementation.name != "pypy"
 (CPython: in C, so the readers inline the first candidate) rather than with
 ``_flat_find_loop`` (PyPy, whose ``tuple.index`` is ~4x the loop)."""
 
-if not FLAT_SCAN_IN_C:
-    flat_find = _flat_find_loop  # noqa: F811
+flat_find = _flat_find_scan if FLAT_SCAN_IN_C else _flat_find_loop
+"""The position of ``key`` (whose stored hash is ``h``) in a flat version's
+``hashes`` and ``items``, or -1: ``flat_find(hashes, items, h, key)``.  The
+scan of the stored hashes chosen for the interpreter: ``in`` and
+``tuple.index`` (in C) on CPython, a plain loop on PyPy."""
 
 FLAT_SCAN_MAX = 8
 """A flat version of more keys, once looked up more than FLAT_INDEX_AFTER
@@ -185,13 +189,13 @@ def flat_entry(hashes: Hashes, items: Items, i: int) -> Entry:
     return (hashes[i], i, item[0], item[1])
 
 
-def flat_with(items: Items, i: int, value: Any) -> Items:
+def flat_with_value(items: Items, i: int, value: Any) -> Items:
     """``items`` with the value at position ``i`` replaced (the stored key
     object stays, as in dict).  The hashes are unchanged: share them."""
     return items[:i] + ((items[i][0], value),) + items[i + 1 :]
 
 
-def flat_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
+def flat_copy_without(hashes: Hashes, items: Items, i: int) -> Tuple[Hashes, Items]:
     """``(hashes, items)`` without the entry at position ``i``."""
     return hashes[:i] + hashes[i + 1 :], items[:i] + items[i + 1 :]
 
@@ -296,7 +300,7 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
     stored hash is a value compared as ``champ_diff`` compares it (``old is
     not new and old != new``), and one side's entry whose key the other side
     holds one position further is left over, the walk going on from there.
-    The entries left over are matched by hash, then key (``_diff_lists``,
+    The entries left over are matched by hash, then key (``champ_diff_lists``,
     the keys' ``__eq__``).  Cost: O(n) steps in C and O(d) in Python for
     versions d edits apart; O(n) lookups for unrelated versions.
     """
@@ -353,7 +357,7 @@ def flat_diff(ha: Hashes, ia: Items, hb: Hashes, ib: Items, out: DiffOut) -> Non
     for q in range(j, lb):
         loose_b.append((hb[q], q, ib[q][0], ib[q][1]))
     if loose_a or loose_b:
-        _diff_lists(loose_a, loose_b, out, False)
+        champ_diff_lists(loose_a, loose_b, out, False)
 
 
 def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:
@@ -367,7 +371,7 @@ def _value_change(changed: Any, h: int, p: int, a: Any, q: int, b: Any) -> None:
             changed.append(((h, p, a[0], va), (h, q, b[0], vb)))
 
 
-def flat_identical(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
+def flat_same_items(hashes: Hashes, items: Items, root: Any, order: Any) -> bool:
     """Whether a flat form, or tries, of as many entries hold the very same
     entries as a flat version: the same hashes, and the same key and value
     objects in the same order.  No user code runs."""

@@ -31,6 +31,20 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex,
 
 from .. import _cold, _common
 from .._typeinfo import lookup_special, type_lookup, type_name
+from .champ import (
+    BitmapNode,
+    Entry,
+    champ_check,
+    champ_diff,
+    champ_dump,
+    champ_entries,
+    champ_equal,
+    champ_find,
+    champ_find_stored,
+    champ_identical,
+    champ_node_ids,
+)
+from .derive import derive_with, derive_without
 from .evolver import Evolver
 from .flat import (
     FLAT_INDEX_AFTER,
@@ -47,37 +61,18 @@ from .flat import (
     flat_equal,
     flat_find,
     flat_find_after,
-    flat_identical,
     flat_index,
     flat_key_trie,
-    flat_promote,
-    flat_with,
-    flat_without,
+    flat_same_items,
 )
 from .hashing import (
     KEY_MASK,
-    acc_replace,
-    hash_finalize,
-    key_hash,
-    pair_hash,
+    hashing_finalize,
+    hashing_key_hash,
+    hashing_pair_hash,
+    hashing_shuffle_bits,
     register_cached_hash,
-    shuffle_bits,
     unhashable,
-)
-from .keytrie import (
-    BitmapNode,
-    Entry,
-    champ_check,
-    champ_delete_copying,
-    champ_diff,
-    champ_dump,
-    champ_entries,
-    champ_equal,
-    champ_find,
-    champ_find_stored,
-    champ_identical,
-    champ_node_ids,
-    champ_set_copying,
 )
 from .merge import merge_into
 from .ordertrie import (
@@ -85,20 +80,17 @@ from .ordertrie import (
     order_check,
     order_dump,
     order_get,
-    order_insert_copying,
     order_items,
     order_items_reversed,
     order_node_ids,
-    order_remove_copying,
-    order_replace_copying,
 )
 from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .reads import (
     PAIR_ENTRIES,
     PAIR_FLAT,
-    entries_in_order,
-    is_anydict,
+    mapping_entries_in_order,
     mapping_equal,
+    mapping_is_anydict,
     mapping_pair_path,
     mapping_repr,
     position_at,
@@ -109,11 +101,11 @@ from .reads import (
 from .transient import Transient, _seq_of, trie_parts
 from .views import call_error as _call_error
 from .views import (
-    mapping_items,
-    mapping_iter,
-    mapping_keys,
-    mapping_reversed,
-    mapping_values,
+    view_mapping_items,
+    view_mapping_iter,
+    view_mapping_keys,
+    view_mapping_reversed,
+    view_mapping_values,
 )
 
 __all__ = ["frozendict"]
@@ -158,7 +150,7 @@ _NO_DICT_SUFFIX = _no_dict_suffix()
 _TEXT_TYPES = (str, bytes, bytearray)
 
 
-def _text_operand_error(self: Any, op: str, keys: Any) -> TypeError:
+def _refuse_text_operand(self: Any, op: str, keys: Any) -> TypeError:
     return TypeError(
         "unsupported operand type(s) for %s: '%s' and '%s' (text would be read as its "
         "characters; for one key write fd %s {key})"
@@ -263,7 +255,7 @@ class frozendict:
             _set_hindex(self, 0)  # no lookup yet (_indexed_find)
         # A known accumulator is finalised at once (O(1)), so versions derived
         # from one whose hash is known compare unequal by hash without a walk.
-        _set_hash(self, None if acc is None else hash_finalize(acc, length))
+        _set_hash(self, None if acc is None else hashing_finalize(acc, length))
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -304,9 +296,9 @@ class frozendict:
     # --- reads ---------------------------------------------------------------------
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        return self._find_hashed(key_hash(key), key)
+        return self._find_entry_hashed(hashing_key_hash(key), key)
 
-    def _find_hashed(self, h: int, key: Any) -> Optional[Entry]:
+    def _find_entry_hashed(self, h: int, key: Any) -> Optional[Entry]:
         """``_lookup`` of a key whose hash is known (a stored key)."""
         if self._len <= FLAT_MAX:
             i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
@@ -325,7 +317,7 @@ class frozendict:
 
     def __getitem__(self, key: Any) -> Any:
         try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
@@ -375,7 +367,7 @@ class frozendict:
                 frozendict, "get", 1, 2, 0 if key is _NOARG else 2 + len(extra), kwargs
             )
         try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
@@ -402,7 +394,7 @@ class frozendict:
 
     def __contains__(self, key: object) -> bool:
         try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
+            h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
             unhashable(key, exc)
         if self._len <= FLAT_MAX:
@@ -423,11 +415,11 @@ class frozendict:
     def __len__(self) -> int:
         return self._len
 
-    __iter__ = mapping_iter
-    __reversed__ = mapping_reversed
-    keys = mapping_keys
-    values = mapping_values
-    items = mapping_items
+    __iter__ = view_mapping_iter
+    __reversed__ = view_mapping_reversed
+    keys = view_mapping_keys
+    values = view_mapping_values
+    items = view_mapping_items
 
     @property
     def _match_self(self) -> "frozendict":
@@ -488,7 +480,7 @@ class frozendict:
     # --- equality and hashing --------------------------------------------------------
 
     def __eq__(self, other: object) -> Any:
-        if issubclass(type(other), frozendict):  # (not isinstance: see is_anydict)
+        if issubclass(type(other), frozendict):  # (not isinstance: see mapping_is_anydict)
             that: Any = other
             if self is that:
                 return True
@@ -528,16 +520,16 @@ class frozendict:
                 try:
                     if self._len <= FLAT_MAX:
                         for khash, item in zip(self._root, self._order):  # type: ignore[arg-type]
-                            acc ^= shuffle_bits(pair_hash(khash, item[1]))
+                            acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, item[1]))
                     else:
                         for entry in champ_entries(self._root):
-                            acc ^= shuffle_bits(pair_hash(entry[0], entry[3]))
+                            acc ^= hashing_shuffle_bits(hashing_pair_hash(entry[0], entry[3]))
                 except RecursionError as exc:
                     if _ON_PYPY:  # no headroom there: a call in this clause fails
                         raise
                     _hash_recursion_error(exc)
                 _set_acc(self, acc)
-            h = hash_finalize(acc, self._len)
+            h = hashing_finalize(acc, self._len)
             _set_hash(self, h)
         return h
 
@@ -579,72 +571,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).set('a', 9)
         frozendict({'a': 9, 'b': 2})
         """
-        # What a Transient's _assoc and _publish do, without the transient:
-        # locate (the keys' __eq__) and edit in one walk that copies the
-        # key-trie path (nothing published is edited: the owner is None, and
-        # nothing new is reachable until it is returned), then the
-        # accumulator (the value's __hash__), then the order trie's path.
-        # The C core's twin is transient_version_with (transient.c), a
-        # function of the builder's layer rather than a method because
-        # paths.c derives through it too (paths.py calls this method).  Same
-        # result, same user code in the same order (hash, __eq__ down the
-        # path, the value's __hash__); C records the path in a first walk
-        # (champ_find_path) and copies it afterwards, as it has no list
-        # slicing to copy a node cheaply while descending.
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            return self._flat_set(h, key, value)
-        seq = self._next_seq
-        root, old = champ_set_copying(self._root, h, key, value, seq)
-        acc = self._acc
-        if old is None:
-            if acc is not None:
-                acc = acc_replace(acc, h, None, value, False, True)
-            order = order_insert_copying(self._order, seq, (key, value))
-            return frozendict._from_parts(root, order, self._len + 1, seq + 1, acc)  # type: ignore[arg-type]
-        if root is None:  # the very value already stored
-            return self._exact()
-        if acc is not None:
-            acc = acc_replace(acc, h, old[3], value, True, True)
-        # (the first key object stays, as in dict)
-        order = order_replace_copying(self._order, old[1], (old[2], value))  # type: ignore[arg-type]
-        return frozendict._from_parts(root, order, self._len, seq, acc)
-
-    def _flat_set(self, h: int, key: Any, value: Any) -> "frozendict":
-        """``set`` on a flat version: the same steps (locate, the accumulator,
-        the new parts); the key that makes FLAT_MAX + 1 promotes to tries."""
-        hashes: Any = self._root
-        items: Any = self._order
-        i = flat_find(hashes, items, h, key)
-        acc = self._acc
-        if i < 0:
-            if acc is not None:
-                acc = acc_replace(acc, h, None, value, False, True)
-            length = self._len + 1
-            hashes = hashes + (h,)
-            items = items + ((key, value),)
-            if length > FLAT_MAX:
-                hashes, items = flat_promote(hashes, items)
-            return frozendict._from_parts(hashes, items, length, length, acc)
-        old = items[i][1]
-        if old is value:  # the very value already stored
-            return self._exact()
-        if acc is not None:
-            acc = acc_replace(acc, h, old, value, True, True)
-        return frozendict._from_parts(hashes, flat_with(items, i, value), self._len, self._len, acc)
-
-    def _flat_without(self, i: int) -> "frozendict":
-        """A flat version without the entry at position ``i`` (as ``_without``)."""
-        hashes: Any = self._root
-        items: Any = self._order
-        acc = self._acc
-        if acc is not None:
-            acc = acc_replace(acc, hashes[i], items[i][1], None, True, False)
-        hashes, items = flat_without(hashes, items, i)
-        return frozendict._from_parts(hashes, items, self._len - 1, self._len - 1, acc)
+        return derive_with(frozendict, self, key, value)  # type: ignore[no-any-return]
 
     def delete(self, key: Any, /) -> "frozendict":
         """A version without ``key``; ``KeyError`` if it is absent.  Cost: O(log n).
@@ -652,19 +579,7 @@ class frozendict:
         >>> frozendict(a=1, b=2).delete('a')
         frozendict({'b': 2})
         """
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
-            if i < 0:
-                raise KeyError(key)
-            return self._flat_without(i)
-        found = champ_delete_copying(self._root, h, key)  # locate and copy: as in set
-        if found is None:
-            raise KeyError(key)
-        return self._without(found)
+        return derive_without(frozendict, self, key, False)  # type: ignore[no-any-return]
 
     def discard(self, key: Any, /) -> "frozendict":
         """A version without ``key``, or ``self`` if it is absent.  Cost: O(log n).
@@ -672,31 +587,7 @@ class frozendict:
         >>> frozendict(a=1).discard('z')
         frozendict({'a': 1})
         """
-        try:
-            h = hash(key) & KEY_MASK  # key_hash, inlined
-        except TypeError as exc:
-            unhashable(key, exc)
-        if self._len <= FLAT_MAX:
-            i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
-            return self._exact() if i < 0 else self._flat_without(i)
-        # Located first, so that an absent key costs no copies; the edit then
-        # finds the stored key by identity (no second __eq__).
-        old = champ_find(self._root, h, key)
-        if old is None:
-            return self._exact()
-        return self._without(champ_delete_copying(self._root, h, old[2]))  # type: ignore[arg-type]
-
-    def _without(self, found: Tuple[BitmapNode, Entry]) -> "frozendict":
-        """The new exact version from ``champ_delete_copying``'s (new key-trie
-        root, removed entry), as a Transient's _remove_entry and _publish make
-        it: the accumulator (the value's ``__hash__``), then the order trie's
-        path."""
-        root, old = found
-        acc = self._acc
-        if acc is not None:
-            acc = acc_replace(acc, old[0], old[3], None, True, False)
-        order = order_remove_copying(self._order, old[1])  # type: ignore[arg-type]
-        return frozendict._from_parts(root, order, self._len - 1, self._next_seq, acc)
+        return derive_without(frozendict, self, key, True)  # type: ignore[no-any-return]
 
     def __or__(self, other: Any) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.
@@ -709,7 +600,7 @@ class frozendict:
         >>> frozendict(a=1, b=2) | {'b': 3, 'c': 4}
         frozendict({'a': 1, 'b': 3, 'c': 4})
         """
-        if not is_anydict(other):
+        if not mapping_is_anydict(other):
             return _cold.or_foreign(self, other, True)
         if type(self) is frozendict:
             # The builtin's order: frozendict() | frozendict() is the right side.
@@ -756,7 +647,7 @@ class frozendict:
             # (only reached by a direct fd.__ror__(x) call) x | fd, with the
             # shortcuts only for an exact x, as the builtin's slot does
             return frozendict.__or__(other, self)
-        if is_anydict(other):  # the other core's: a new one
+        if mapping_is_anydict(other):  # the other core's: a new one
             t = Transient()
             merge_into(t, other, None)
             merge_into(t, self, None)
@@ -776,12 +667,12 @@ class frozendict:
         characters): write ``fd - {key}`` or ``fd.delete(key)``.
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
-            raise _text_operand_error(self, "-", keys)
+            raise _refuse_text_operand(self, "-", keys)
         if _keys_from_storage(keys):
             path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
             if path == PAIR_ENTRIES:
                 t = self._transient()
-                for entry in entries_in_order(keys):
+                for entry in mapping_entries_in_order(keys):
                     t._dissoc_hashed(entry[0], entry[2])
                 return self._exact() if t.length == self._len else t._publish(frozendict)
             # What stays: the entries whose key is not in keys (in self's
@@ -814,7 +705,7 @@ class frozendict:
         characters): write ``fd & {key}``.
         """
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
-            raise _text_operand_error(self, "&", keys)
+            raise _refuse_text_operand(self, "&", keys)
         found: Dict[int, Entry] = {}
         if _keys_from_storage(keys):
             path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
@@ -833,8 +724,8 @@ class frozendict:
                     stored = champ_find_stored(t.root, lost[0], lost[2], lost[1])
                     t._remove_entry(stored)  # type: ignore[arg-type]
                 return t._publish(frozendict)  # type: ignore[no-any-return]
-            for entry in entries_in_order(keys):
-                mine = self._find_hashed(entry[0], entry[2])
+            for entry in mapping_entries_in_order(keys):
+                mine = self._find_entry_hashed(entry[0], entry[2])
                 if mine is not None:
                     found[mine[1]] = mine
         else:
@@ -1045,13 +936,13 @@ class frozendict:
             if issubclass(type(other), frozendict):
                 # Read from its storage, as the merge reads one: its entries
                 # in its order, with their stored hashes.
-                for entry in entries_in_order(other):
+                for entry in mapping_entries_in_order(other):
                     _merge_entry_with(t, fn, entry[0], entry[2], entry[3])
                 continue
             for key, value in _cold.merge_with_items(other):
-                _merge_entry_with(t, fn, key_hash(key), key, value)
+                _merge_entry_with(t, fn, hashing_key_hash(key), key, value)
         if t.length == self._len and (
-            flat_identical(self._root, self._order, t.root, t.order)  # type: ignore[arg-type]
+            flat_same_items(self._root, self._order, t.root, t.order)  # type: ignore[arg-type]
             if self._len <= FLAT_MAX
             else champ_identical(self._root, t.root)
         ):
@@ -1085,7 +976,7 @@ class frozendict:
     def _check(self) -> None:
         """Assert every invariant of this version (tests call it after edits)."""
         if self._hash is not None:
-            assert self._acc is not None and hash_finalize(self._acc, self._len) == self._hash
+            assert self._acc is not None and hashing_finalize(self._acc, self._len) == self._hash
         if self._len <= FLAT_MAX:
             flat_check(self._root, self._order, self._len)
             index = getattr(self, "_hindex", None)
@@ -1149,7 +1040,7 @@ _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc, _set_hindex
 
 
 # A frozendict value's hash, once known, is trusted when a derivation replaces
-# or deletes it (hashing.hash_is_stable); read through the slot, never an
+# or deletes it (hashing.hashing_is_stable); read through the slot, never an
 # attribute a subclass could shadow.
 register_cached_hash(frozendict.__hash__, frozendict.__dict__["_hash"].__get__)
 
@@ -1168,7 +1059,7 @@ def _keys_from_storage(keys: Any) -> bool:
     operations iterate a dict subclass that overrides it)."""
     cls = type(keys)
     return cls is frozendict or (
-        issubclass(cls, frozendict) and type_lookup(cls, "__iter__")[1] is mapping_iter
+        issubclass(cls, frozendict) and type_lookup(cls, "__iter__")[1] is view_mapping_iter
     )
 
 
@@ -1219,7 +1110,7 @@ def _flat_from_dict(cls: Any, source: Dict[Any, Any]) -> Any:
     items = tuple(source.items())
     hashes: List[int] = []
     for item in items:
-        hashes.append(key_hash(item[0]))  # may raise: nothing built yet
+        hashes.append(hashing_key_hash(item[0]))  # may raise: nothing built yet
     return cls._from_parts(tuple(hashes), items, len(items), len(items), None)
 
 

@@ -1,16 +1,16 @@
 """Hashing: key hashes, the pair hash, and the frozenset-compatible finaliser.
 
 ``hash(fd)`` must equal ``hash(frozenset(fd.items()))`` exactly (PEP 814,
-CPython 3.15).  A frozenset hashes its members and XORs ``shuffle_bits`` of each
+CPython 3.15).  A frozenset hashes its members and XORs ``hashing_shuffle_bits`` of each
 member hash, then finalises with the size; the members here are the
 ``(key, value)`` pairs, and a pair's hash is CPython's 2-tuple hash.  We compute
 that tuple hash ourselves from the key hash stored in the trie entry, so a key's
 ``__hash__`` is never called again after it was inserted.
 
 The XOR accumulator makes the hash of a derived version an O(1) update: XOR the
-old pair's shuffled hash out and the new one in (see ``acc_replace``).  The old
+old pair's shuffled hash out and the new one in (see ``hashing_acc_replace``).  The old
 pair's hash is computed again, so it is trusted only when it cannot have
-changed since it went in (``hash_is_stable``); otherwise the derived
+changed since it went in (``hashing_is_stable``); otherwise the derived
 version forgets its hash and computes it from its items when asked.
 
 Mirrors ``frozenmap/_ccore/hashing.c``.
@@ -26,15 +26,15 @@ from .._typeinfo import type_fullname, type_lookup
 __all__ = [
     "MASK",
     "KEY_MASK",
-    "key_hash",
+    "hashing_key_hash",
     "unhashable",
-    "pure_key_hash",
-    "pair_hash",
-    "shuffle_bits",
-    "hash_finalize",
-    "hash_is_stable",
+    "hashing_pure_key_hash",
+    "hashing_pair_hash",
+    "hashing_shuffle_bits",
+    "hashing_finalize",
+    "hashing_is_stable",
     "register_cached_hash",
-    "acc_replace",
+    "hashing_acc_replace",
 ]
 
 _WIDTH: int = sys.hash_info.width
@@ -57,7 +57,7 @@ _XXPRIME_5 = 2870177450012600261
 _MASK64 = (1 << 64) - 1
 
 
-def key_hash(key: Any) -> int:
+def hashing_key_hash(key: Any) -> int:
     """Return the unsigned hash of ``key``, with PEP 814's unhashable-key message.
 
     Only an exact ``TypeError`` from ``__hash__`` is rewritten (as the builtin
@@ -72,7 +72,7 @@ def key_hash(key: Any) -> int:
 
 
 def unhashable(key: Any, exc: TypeError) -> NoReturn:
-    """Raise what ``key_hash`` raises when ``hash(key)`` raised ``exc``; called
+    """Raise what ``hashing_key_hash`` raises when ``hash(key)`` raised ``exc``; called
     in the ``except`` clause (the rewritten error's context is ``exc``)."""
     if type(exc) is not TypeError:
         raise exc
@@ -93,7 +93,7 @@ _TUPLE_HASH = _hash_slot(tuple)
 _PURE_DEPTH = 8
 
 
-def pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
+def hashing_pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
     """The unsigned hash of ``key`` if computing it runs no Python code (str,
     int, float, bytes, frozenset, the default identity hash, and tuples of
     those), else None.  Such a hash cannot have changed since the key was
@@ -105,57 +105,57 @@ def pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:
             return hash(key) & KEY_MASK
     if method is _TUPLE_HASH and depth < _PURE_DEPTH:
         for item in tuple.__iter__(key):  # never a subclass's __iter__
-            if pure_key_hash(item, depth + 1) is None:
+            if hashing_pure_key_hash(item, depth + 1) is None:
                 return None
         return hash(key) & KEY_MASK
     return None
 
 
-def pair_hash(khash: int, value: Any) -> int:
-    """``hash((key, value))`` computed from the stored key hash.
+# The three functions of the hash, chosen once for the interpreter.
+if not _ON_PYPY:
 
-    Calls ``hash(value)``, which may raise.  The result is unsigned (on
-    PyPy the signed int with the same bits: see below).
-    """
-    if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
-        raise NotImplementedError
-    acc = _XXPRIME_5
-    for lane in (khash, hash(value) & _MASK64):  # (a negative khash: same residue)
-        acc = (acc + lane * _XXPRIME_2) & _MASK64
-        acc = ((acc << 31) | (acc >> 33)) & _MASK64
-        acc = (acc * _XXPRIME_1) & _MASK64
-    acc = (acc + (2 ^ (_XXPRIME_5 ^ 3527539))) & _MASK64
-    if acc == _MASK64:
-        return 1546275796
-    return acc
+    def hashing_pair_hash(khash: int, value: Any) -> int:
+        """``hash((key, value))`` computed from the stored key hash.
 
+        Calls ``hash(value)``, which may raise.  The result is unsigned (on
+        PyPy the signed int with the same bits: see below).
+        """
+        if _WIDTH != 64:  # pragma: no cover - 32-bit builds use the slow exact path
+            raise NotImplementedError
+        acc = _XXPRIME_5
+        for lane in (khash, hash(value) & _MASK64):  # (a negative khash: same residue)
+            acc = (acc + lane * _XXPRIME_2) & _MASK64
+            acc = ((acc << 31) | (acc >> 33)) & _MASK64
+            acc = (acc * _XXPRIME_1) & _MASK64
+        acc = (acc + (2 ^ (_XXPRIME_5 ^ 3527539))) & _MASK64
+        if acc == _MASK64:
+            return 1546275796
+        return acc
 
-def shuffle_bits(h: int) -> int:
-    """frozenset's per-member scrambling of a hash (Objects/setobject.c)."""
-    return (((h ^ 89869747) ^ (h << 16)) * 3644798167) & MASK
+    def hashing_shuffle_bits(h: int) -> int:
+        """frozenset's per-member scrambling of a hash (Objects/setobject.c)."""
+        return (((h ^ 89869747) ^ (h << 16)) * 3644798167) & MASK
 
+    def hashing_finalize(acc: int, length: int) -> int:
+        """Turn the XOR accumulator into the signed hash value, like ``frozenset``."""
+        h = acc ^ (((length + 1) * 1927868237) & MASK)
+        h ^= (h >> 11) ^ (h >> 25)
+        h = (h * 69069 + 907133923) & MASK
+        if h == MASK:
+            h = 590923713
+        if h >> (_WIDTH - 1):
+            h -= 1 << _WIDTH
+        return h
 
-def hash_finalize(acc: int, length: int) -> int:
-    """Turn the XOR accumulator into the signed hash value, like ``frozenset``."""
-    h = acc ^ (((length + 1) * 1927868237) & MASK)
-    h ^= (h >> 11) ^ (h >> 25)
-    h = (h * 69069 + 907133923) & MASK
-    if h == MASK:
-        h = 590923713
-    if h >> (_WIDTH - 1):
-        h -= 1 << _WIDTH
-    return h
-
-
-if _ON_PYPY:  # pragma: no cover - measured by the PyPy suite
+else:  # pragma: no cover - measured by the PyPy suite
     # On PyPy the same three functions compute in machine words: every value
     # is the signed int with the bits of the unsigned one above (an
     # accumulator XORs such values and stays one), through __pypy__'s
     # wrapping operations.  The unsigned form is a big int for half of all
-    # values there, allocated on each edit and slow in the JIT (acc_replace
+    # values there, allocated on each edit and slow in the JIT (hashing_acc_replace
     # measured 1.1 us -> 45 ns at n = 100,000); and PyPy keeps the int a
     # ``__hash__`` returns only if it is a machine-word one (a big int is
-    # hashed again, modulo 2**61 - 1), which ``hash_finalize``'s result now
+    # hashed again, modulo 2**61 - 1), which ``hashing_finalize``'s result now
     # is by construction.
     from __pypy__.intop import (  # type: ignore[import-not-found]
         int_add,
@@ -171,7 +171,7 @@ if _ON_PYPY:  # pragma: no cover - measured by the PyPy suite
     _S_PRIME_2 = _signed(_XXPRIME_2)
     _S_TAIL = 2 ^ (_XXPRIME_5 ^ 3527539)
 
-    def pair_hash(khash: int, value: Any) -> int:
+    def hashing_pair_hash(khash: int, value: Any) -> int:
         # (the two lanes written out: a loop would be compiled apart)
         acc: int = int_add(_XXPRIME_5, int_mul(khash, _S_PRIME_2))
         acc = int_mul(int_lshift(acc, 31) | uint_rshift(acc, 33), _S_PRIME_1)
@@ -182,11 +182,11 @@ if _ON_PYPY:  # pragma: no cover - measured by the PyPy suite
             return 1546275796
         return acc
 
-    def shuffle_bits(h: int) -> int:
+    def hashing_shuffle_bits(h: int) -> int:
         shuffled: int = int_mul((h ^ 89869747) ^ int_lshift(h, 16), 3644798167)
         return shuffled
 
-    def hash_finalize(acc: int, length: int) -> int:
+    def hashing_finalize(acc: int, length: int) -> int:
         h: int = acc ^ int_mul(length + 1, 1927868237)
         h ^= uint_rshift(h, 11) ^ uint_rshift(h, 25)
         h = int_add(int_mul(h, 69069), 907133923)
@@ -196,23 +196,23 @@ if _ON_PYPY:  # pragma: no cover - measured by the PyPy suite
 
 
 # Exact types whose hash runs no Python code and never changes (builtin types
-# cannot be patched): the fast test of hash_is_stable.
+# cannot be patched): the fast test of hashing_is_stable.
 _STABLE_TYPES = frozenset((str, int, float, bool, bytes, complex, type(None)))
 _cached_hash_method: Any = None
 _cached_hash_of: Any = None
 
 
 def register_cached_hash(method: Any, cached: Any) -> None:
-    """Tell ``hash_is_stable`` the frozendict's ``__hash__`` and how to
+    """Tell ``hashing_is_stable`` the frozendict's ``__hash__`` and how to
     read a version's cached hash (None when unknown); frozendict.py calls it
     (this module cannot import that one)."""
     global _cached_hash_method, _cached_hash_of
     _cached_hash_method, _cached_hash_of = method, cached
 
 
-def hash_is_stable(value: Any) -> bool:
+def hashing_is_stable(value: Any) -> bool:
     """Whether ``hash(value)`` is certainly what it was when ``value`` was
-    stored: a hash that runs no Python code (``pure_key_hash``), or the cached
+    stored: a hash that runs no Python code (``hashing_pure_key_hash``), or the cached
     hash of a frozendict (of this core, a subclass not overriding ``__hash__``
     included: a version's hash never changes once known).  A value whose
     ``__hash__`` is Python code may hash differently now (a mutable object
@@ -223,14 +223,14 @@ def hash_is_stable(value: Any) -> bool:
     if cls is tuple:
         for item in value:  # the common tuple first: every member of those types
             if type(item) not in _STABLE_TYPES:
-                return pure_key_hash(value) is not None
+                return hashing_pure_key_hash(value) is not None
         return True
     if _hash_slot(cls) is _cached_hash_method:
         return _cached_hash_of(value) is not None
-    return pure_key_hash(value) is not None
+    return hashing_pure_key_hash(value) is not None
 
 
-def acc_replace(
+def hashing_acc_replace(
     acc: Optional[int], khash: int, old: Any, new: Any, has_old: bool, has_new: bool
 ) -> Optional[int]:
     """Update a hash accumulator for one pair leaving and/or one arriving.
@@ -241,7 +241,7 @@ def acc_replace(
     propagate (docs/spec.md §4: memory exhaustion reaches the caller).
 
     The pair leaving is XORed out only when its value's hash is stable
-    (``hash_is_stable``): what went into ``acc`` is not stored, and a value
+    (``hashing_is_stable``): what went into ``acc`` is not stored, and a value
     whose hash changed since would leave a wrong hash behind (PEP 814:
     ``hash(fd) == hash(frozenset(fd.items()))``).  Otherwise ``acc`` becomes
     unknown; the new version's ``hash()`` then walks its items once.
@@ -250,11 +250,11 @@ def acc_replace(
         return None
     try:
         if has_old:
-            if not hash_is_stable(old):
+            if not hashing_is_stable(old):
                 return None
-            acc ^= shuffle_bits(pair_hash(khash, old))
+            acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, old))
         if has_new:
-            acc ^= shuffle_bits(pair_hash(khash, new))
+            acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, new))
     except MemoryError:
         raise
     except Exception:

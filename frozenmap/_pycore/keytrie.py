@@ -1,4 +1,4 @@
-"""The key index: a CHAMP trie over the full hash.
+"""The key index: a CHAMP trie over the full hash, in CPython's layout.
 
 A key finds its entry by the 5-bit digits of its (unsigned, 64-bit) hash, taken
 from the low end: digit ``(h >> shift) & 31`` for shift 0, 5, ..., 60.  Each
@@ -33,8 +33,9 @@ position and skip subtrees they share (``is``).
 
 Edits are split in two: ``champ_find`` locates (it may run the keys' ``__eq__``),
 then ``champ_put`` / ``champ_remove`` edit knowing the old entry (found again by
-its key object and seq, never by the entry object's identity) and run no user code, so a failing or re-entrant ``__eq__`` can never leave a
-half-edited trie.  Nodes whose ``owner`` is the caller's owner token belong to
+its key object and seq, never by the entry object's identity) and run no user
+code, so a failing or re-entrant ``__eq__`` can never leave a half-edited
+trie.  Nodes whose ``owner`` is the caller's owner token belong to
 one transient (an Evolver or an internal builder) and are edited in place;
 everything else is copied along the path (O(log n) new nodes).  Nodes are never
 compared with ``==`` (that would compare their entries, running user code).
@@ -43,21 +44,25 @@ A published version's ``set`` and ``delete`` take a shortcut local to this
 core (``champ_set_copying``, ``champ_delete_copying``): one walk that copies
 the path top-down and compares the key at the bottom.  The copies are
 reachable from nowhere until the new root is returned, so an ``__eq__`` that
-fails or re-enters there leaves no trace either; the rare shapes go the
-general way above.
+fails or re-enters there leaves no trace either; the rare shapes are handed
+back to the caller, which goes the general way above.
 
-On PyPy the bitmap nodes hold their entries' fields flat and no index (the
-"nx" layout at the end of this module, chosen at import): same shapes, same
-API, entries handed out as tuples built on demand.
+This module is one layout of the bitmap nodes, CPython's: the nodes, the
+lookups, the one-walk copies, the builds and the walks over entries, and the
+node-level steps of an edit (``_descend``, ``champ_put_path``,
+``champ_remove_path``).  PyPy's layout (the entries' fields flat in the
+node, no index) is ``keytrie_pypy``, which shares this module's collision
+nodes and layout-free helpers.  ``champ`` chooses the layout, once, and
+holds what is written once over either: ``champ_put``, ``champ_remove``,
+``champ_diff``, ``champ_check``, ``champ_dump``.  The rest of the core
+imports the key trie from ``champ``.
 
-Mirrors ``frozenmap/_ccore/keytrie.c``.
+With ``champ``, mirrors ``frozenmap/_ccore/keytrie.c``.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 __all__ = [
     "Entry",
@@ -65,48 +70,52 @@ __all__ = [
     "CollisionNode",
     "EMPTY_ROOT",
     "champ_find",
-    "champ_put",
+    "champ_find_stored",
+    "champ_set_copying",
+    "champ_delete_copying",
     "champ_build",
     "champ_build_items",
-    "champ_set_copying",
-    "champ_build",
-    "champ_remove",
-    "champ_delete_copying",
-    "champ_equal",
-    "champ_identical",
-    "champ_diff",
     "champ_entries",
     "champ_collect",
-    "champ_check",
-    "champ_node_ids",
-    "champ_dump",
+    "champ_equal",
+    "champ_identical",
+    "champ_diff_lists",
 ]
 
 Entry = Tuple[int, int, Any, Any]
 """``(hash, seq, key, value)``."""
 
+# The layout's numbers, derived from the bit width as the C core derives its
+# own (CHAMP_BITS and the rest, cfrozenmap.h; tests/test_layout_constants.py
+# holds each to its C twin).  The hot paths write BITS, DIGIT_MASK and
+# ENTRY as the literals 5, 31 and 32, and the fields below as 0-4: a global
+# read per use costs time.  That test holds every such literal in this
+# module and in keytrie_pypy to the constant it stands for.
 BITS = 5
-DIGIT_MASK = 31
-MAX_SHIFT = 60  # the last digit holds the top 4 bits of a 64-bit hash
+"""Hash bits per level: each level reads one digit of this many bits."""
+FANOUT = 1 << BITS
+"""Digits per node: the width of its two bitmaps."""
+DIGIT_MASK = FANOUT - 1
+MAX_SHIFT = 63 // BITS * BITS
+"""The last digit's shift (60: that digit holds the top 4 bits of a 64-bit hash)."""
 
-# A node's fixed fields, then its payload from FIRST on.  (The hot loops
-# write them as the literals 0, 1, 2, 3, 4: a global read per use costs time.)
+# A node's fixed fields, then its payload from FIRST on.
 DATAMAP = 0
 NODEMAP = 1
 OWNER = 2
 INDEX = 3
 FIRST = 4
 
-# The digit -> slot index: ``bytes`` of 64, byte d the position in the node of
-# digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
+# The digit -> slot index: ``bytes`` of 2 * FANOUT, byte d the position in the
+# node of digit d's child and byte ``ENTRY + d`` that of its entry, 0 for none.  A
 # lookup reads one object per level instead of two bitmaps and a popcount,
 # and needs no type test; an edit derives the new index from the old one with
 # ``bytes.translate`` (positions at or above ``lo`` moved up or down by one:
 # _UP[lo], _DOWN[lo]) and one or two bytes stored (_with, _with2).  Collision
 # nodes and the empty root hold _NO_INDEX.
-ENTRY = 32
-_NO_INDEX = bytes(64)
-_MAX_POS = FIRST + 32
+ENTRY = FANOUT
+_NO_INDEX = bytes(2 * FANOUT)
+_MAX_POS = FIRST + FANOUT
 _UP = [bytes(b + 1 if lo <= b < 255 else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DOWN = [bytes(b - 1 if lo <= b and b else b for b in range(256)) for lo in range(_MAX_POS + 2)]
 _DEL = [
@@ -117,7 +126,7 @@ _DEL = [
 (positions are distinct, so the one byte holding ``i`` becomes 0, and those
 above move down)."""
 _BYTE = [bytes((b,)) for b in range(256)]
-_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(32)]
+_SOLO = [_NO_INDEX[:d] + _BYTE[FIRST] + _NO_INDEX[d + 1 :] for d in range(FANOUT)]
 """The index of a node whose one slot is a child at digit d."""
 
 Node = List[Any]
@@ -144,7 +153,7 @@ def _with2(index: bytes, d: int, child: int, entry: int) -> bytes:
 
 def _pair_index(b1: int, b2: int) -> bytes:
     """The index of a node with two slots: byte ``b1`` at FIRST, then ``b2``."""
-    new = bytearray(64)
+    new = bytearray(2 * FANOUT)
     new[b1] = FIRST
     new[b2] = FIRST + 1
     return bytes(new)
@@ -152,18 +161,18 @@ def _pair_index(b1: int, b2: int) -> bytes:
 
 _PAIRS = [
     _pair_index(ENTRY + lo, ENTRY + hi) if lo < hi else _NO_INDEX
-    for lo in range(32)
-    for hi in range(32)
+    for lo in range(FANOUT)
+    for hi in range(FANOUT)
 ]
-"""``_PAIRS[lo << 5 | hi]`` (lo < hi): the index of a node holding two entries,
+"""``_PAIRS[lo << BITS | hi]`` (lo < hi): the index of a node holding two entries,
 at digits lo and hi: shared by every such node (a third of the nodes at
-n = 100,000, most of them made by ``_pair_subtree``), which saves building
+n = 100,000, most of them made by ``champ_pair_subtree``), which saves building
 one per split and ~10 bytes per item."""
 
 
 def _index_of(datamap: int, nodemap: int) -> bytes:
     """The index of a node with these bitmaps, built from scratch (checks)."""
-    index = bytearray(64)
+    index = bytearray(2 * FANOUT)
     pos = FIRST
     bits = datamap
     while bits:
@@ -188,7 +197,7 @@ class CollisionNode(List[Any]):
     __slots__ = ()
 
 
-def _collision(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
+def champ_collision_alloc(owner: Optional[object], entries: List[Entry]) -> CollisionNode:
     """A new collision node, filled by appends: on CPython < 3.13, building a
     list (subclass) from an iterable leaks the iterable when the first
     allocation fails."""
@@ -279,18 +288,18 @@ def _collision_find(node: CollisionNode, h: int, key: Any) -> Optional[Entry]:
     return None
 
 
-def _is_stored(entry: Entry, old: Optional[Entry]) -> bool:
+def champ_is_stored_key(entry: Entry, old: Optional[Entry]) -> bool:
     """Whether ``entry`` (as stored) is the one ``old`` describes: the same
     key object at the same seq.  Entries are told apart by what they hold,
     never by the entry object's identity, so a layout that builds entries on
-    demand (the nodes of ``keytrie_nx``) keeps the edits' meaning."""
+    demand (the nodes of ``keytrie_pypy``) keeps the edits' meaning."""
     return old is not None and entry[2] is old[2] and entry[1] == old[1]
 
 
 def _slot_of(node: CollisionNode, old: Entry) -> int:
     """The position of the entry ``old`` describes in a collision node, or -1."""
     for i in range(FIRST, len(node)):
-        if _is_stored(node[i], old):
+        if champ_is_stored_key(node[i], old):
             return i
     return -1
 
@@ -334,39 +343,46 @@ def champ_find_stored(root: BitmapNode, h: Optional[int], key: Any, seq: int) ->
 # --- insertion ---------------------------------------------------------------
 
 
-def _pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
+def champ_pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
     """The canonical subtree at ``shift`` holding two distinct entries."""
     if a[0] == b[0]:
-        return _collision(owner, [a, b])
+        return champ_collision_alloc(owner, [a, b])
     da = (a[0] >> shift) & DIGIT_MASK
     db = (b[0] >> shift) & DIGIT_MASK
     if da == db:
-        return [0, 1 << da, owner, _SOLO[da], _pair_subtree(a, b, shift + BITS, owner)]
+        return [0, 1 << da, owner, _SOLO[da], champ_pair_subtree(a, b, shift + BITS, owner)]
     if da < db:
         return [(1 << da) | (1 << db), 0, owner, _PAIRS[da << 5 | db], a, b]
     return [(1 << da) | (1 << db), 0, owner, _PAIRS[db << 5 | da], b, a]
 
 
-def _split_collision(
+def champ_split_collision(
     coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
 ) -> Node:
     """A bitmap node at ``shift`` holding ``coll`` and an entry of another hash."""
     dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
     de = (entry[0] >> shift) & DIGIT_MASK
     if dc == de:
-        return [0, 1 << dc, owner, _SOLO[dc], _split_collision(coll, entry, shift + BITS, owner)]
+        return [
+            0,
+            1 << dc,
+            owner,
+            _SOLO[dc],
+            champ_split_collision(coll, entry, shift + BITS, owner),
+        ]
     return [1 << de, 1 << dc, owner, _pair_index(ENTRY + de, dc), entry, coll]
 
 
-def _collision_put(
-    node: CollisionNode, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
+def champ_collision_put(
+    node: CollisionNode, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> Node:
-    if entry[0] != node[FIRST][0]:
-        return _split_collision(node, entry, shift, owner)
+    """``node`` with ``entry`` (of the same full hash) stored, replacing the
+    entry ``old`` describes if given: ``node`` itself when owned by
+    ``owner``, else a new collision node."""
     if owner is not None and node[OWNER] is owner:
         new = node
     else:
-        new = _collision(owner, node[FIRST:])
+        new = champ_collision_alloc(owner, node[FIRST:])
     if old is not None:
         i = _slot_of(new, old)
         if i < 0:
@@ -375,25 +391,6 @@ def _collision_put(
         return new
     new.append(entry)  # one step: done, or MemoryError with nothing done
     return new
-
-
-def champ_put(
-    node: BitmapNode, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
-) -> BitmapNode:
-    """Return ``node`` with ``entry`` stored, replacing ``old`` if given.
-
-    ``old`` is what ``champ_find`` returned for the key (None: the key is
-    absent).  Runs no user code.  Nodes owned by ``owner`` are edited in place.
-    Cost: O(log n) new nodes.
-
-    Failure-atomic (a MemoryError leaves the trie as it was): the new node at
-    the bottom is built first, an in-place edit is one step (a node owned by
-    ``owner`` has owned ancestors, which then keep their child), and the
-    copies above it are made bottom-up before the caller installs the root.
-    """
-    path: Path = []
-    node, shift = _descend(node, shift, entry[0], path)
-    return _put_at(path, node, shift, entry, old, owner)
 
 
 def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
@@ -409,15 +406,18 @@ def _descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
         shift += BITS
 
 
-def _put_at(
+def champ_put_path(
     path: Path, node: Node, shift: int, entry: Entry, old: Optional[Entry], owner: Optional[object]
 ) -> BitmapNode:
     """``champ_put``'s edit of ``node`` (at ``shift``, reached along ``path``)
     and of the nodes above it."""
     if type(node) is CollisionNode:
-        new = _collision_put(node, shift, entry, old, owner)
-        if new is node:
-            return path[0][0]
+        if entry[0] != node[FIRST][0]:  # another hash: both go below a bitmap node
+            new = champ_split_collision(node, entry, shift, owner)
+        else:
+            new = champ_collision_put(node, entry, old, owner)
+            if new is node:
+                return path[0][0]
     else:
         d = (entry[0] >> shift) & 31
         bit = 1 << d
@@ -435,7 +435,7 @@ def _put_at(
             new[0] = bitmap | bit
             new[2] = owner
             new[3] = index
-        elif _is_stored(node[i := node[3][ENTRY + d]], old):
+        elif champ_is_stored_key(node[i := node[3][ENTRY + d]], old):
             if owner is not None and node[2] is owner:
                 node[i] = entry
                 return path[0][0] if path else node
@@ -445,7 +445,7 @@ def _put_at(
         else:
             # The entry gives way to a child: positions above it move down
             # one, and those from the child's on move back up.
-            child = _pair_subtree(node[i], entry, shift + BITS, owner)
+            child = champ_pair_subtree(node[i], entry, shift + BITS, owner)
             nodemap = node[1] | bit
             new = node[:]  # (one copy, cheaper than two slices and a concatenation)
             del new[i]
@@ -491,7 +491,7 @@ def _copy_path(path: Path, new: Node) -> BitmapNode:
 
 def champ_set_copying(
     root: BitmapNode, h: int, key: Any, value: Any, seq: int
-) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
+) -> Optional[Tuple[Optional[BitmapNode], Optional[Entry]]]:
     """Locate ``key`` (unsigned hash ``h``) and set it to ``value`` in one walk,
     for a published version: return (new root, old entry or None).
 
@@ -502,8 +502,9 @@ def champ_set_copying(
     edited in place: nothing is reachable from outside until the new root is
     returned, so the stored key's ``__eq__`` (the only user code, run at the
     bottom, as ``champ_find`` runs it) and a MemoryError leave no trace.  A
-    collision node at the bottom goes the general way (``champ_find``, then
-    ``champ_put`` from the untouched root).
+    walk that ends at a collision node answers None, having run no user
+    code: the caller takes the general way (``champ.champ_set_general``:
+    ``champ_find``, then ``champ_put`` from the untouched root).
     """
     top = new = root[:]
     new[2] = None
@@ -524,7 +525,7 @@ def champ_set_copying(
     bitmap = new[0]
     if not bitmap & bit:
         if not bitmap and not new[1] and len(new) > 4:
-            return _set_in_collision(root, h, key, value, seq)
+            return None  # a collision node: the general way (see above)
         i = 4 + (bitmap & (bit - 1)).bit_count()
         new.insert(i, (h, seq, key, value))
         new[0] = bitmap | bit
@@ -541,7 +542,7 @@ def champ_set_copying(
             return top, old
     # The entry gives way to a child: positions above it move down one, and
     # those from the child's on move back up.
-    child = _pair_subtree(old, (h, seq, key, value), shift + BITS, None)
+    child = champ_pair_subtree(old, (h, seq, key, value), shift + BITS, None)
     del new[i]
     nodemap = new[1] | bit
     c = len(new) - (nodemap & (bit - 1)).bit_count()
@@ -550,18 +551,6 @@ def champ_set_copying(
     new[1] = nodemap
     new[3] = _with(new[3].translate(_DEL[i]).translate(_UP[c]), d, c)
     return top, None
-
-
-def _set_in_collision(
-    root: BitmapNode, h: int, key: Any, value: Any, seq: int
-) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
-    """``champ_set_copying`` where the walk ends at a collision node."""
-    old = champ_find(root, h, key)
-    if old is None:
-        return champ_put(root, 0, (h, seq, key, value), None, None), None
-    if old[3] is value:
-        return None, old
-    return champ_put(root, 0, (h, old[1], old[2], value), old, None), old
 
 
 def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
@@ -576,13 +565,14 @@ def champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
     reaches the same trie by another route, a radix sort of the entries in
     place into a scratch array, one or two digits at a time
     (``champ_build_root``, ``_partition``, ``_wide``, ``_buckets``,
-    ``_bitmap``, ``_child``, ``_collision``, ``_node``), where this core
-    splits the entries into lists by digit (``_build``), already the fast
-    way in Python.  Same rule, same trie, node for node.
+    ``_child``, ``_collision``, ``_node``), where this core splits the
+    entries into lists by digit (``champ_build_bitmap``, whose C namesake
+    builds one bitmap node too), already the fast way in Python.  Same rule,
+    same trie, node for node.
     """
     if not entries:
         return EMPTY_ROOT
-    return _build(entries, 0, owner)
+    return champ_build_bitmap(entries, 0, owner)
 
 
 def champ_build_items(
@@ -603,16 +593,16 @@ def champ_build_items(
     return champ_build(entries, owner)
 
 
-def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
+def champ_build_bitmap(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapNode:
     """The bitmap node at ``shift`` holding ``entries`` (at the root any;
     below it two or more distinct hashes).
 
     The buckets are a list of 32 slots, visited in digit order (no dict, no
-    sort), and a bucket of two entries is ``_pair_subtree``'s: 0.7x the time
+    sort), and a bucket of two entries is ``champ_pair_subtree``'s: 0.7x the time
     of a dict of buckets on PyPy at n = 1,000, 0.9x on CPython; at
     n = 100,000 within the noise of PyPy's collections (docs/design-decisions.md,
     "PyPy: the key trie's layout and the floors")."""
-    buckets: List[Optional[List[Entry]]] = [None] * 32
+    buckets: List[Optional[List[Entry]]] = [None] * FANOUT
     for entry in entries:  # split by digit, keeping seq order in each bucket
         d = (entry[0] >> shift) & 31
         bucket = buckets[d]
@@ -623,7 +613,7 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
     node: BitmapNode = [0, 0, owner, _NO_INDEX]
     children: List[Node] = []
     datamap = nodemap = 0
-    for d in range(32):
+    for d in range(FANOUT):
         bucket = buckets[d]
         if bucket is None:
             continue
@@ -634,15 +624,15 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
             continue
         nodemap |= 1 << d
         if len(bucket) == 2:  # (the usual child near the leaves)
-            children.append(_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
+            children.append(champ_pair_subtree(bucket[0], bucket[1], shift + BITS, owner))
             continue
         h = bucket[0][0]
         for entry in bucket:
             if entry[0] != h:
-                children.append(_build(bucket, shift + BITS, owner))
+                children.append(champ_build_bitmap(bucket, shift + BITS, owner))
                 break
         else:
-            children.append(_collision(owner, bucket))
+            children.append(champ_collision_alloc(owner, bucket))
     for child in reversed(children):
         node.append(child)
     node[0] = datamap
@@ -657,33 +647,20 @@ def _build(entries: List[Entry], shift: int, owner: Optional[object]) -> BitmapN
 # --- removal -----------------------------------------------------------------
 
 
-def _collision_remove(node: CollisionNode, old: Entry, owner: Optional[object]) -> CollisionNode:
+def champ_collision_remove(
+    node: CollisionNode, old: Entry, owner: Optional[object]
+) -> CollisionNode:
     # Always a new node: the parent may still fail to inline what is left,
     # and the node it holds must then be as it was.
     i = _slot_of(node, old)
     if i < 0:
         raise AssertionError("champ_remove: old entry not in its collision node")
-    return _collision(owner, node[FIRST:i] + node[i + 1 :])
+    return champ_collision_alloc(owner, node[FIRST:i] + node[i + 1 :])
 
 
-def champ_remove(node: BitmapNode, shift: int, old: Entry, owner: Optional[object]) -> BitmapNode:
-    """Return ``node`` without the entry ``old`` (as located by ``champ_find``).
-
-    Keeps the canonical shape (see the module docstring).  Runs no user code.
-    Cost: O(log n) new nodes.
-
-    Failure-atomic, as ``champ_put``: the node that loses the entry is a new
-    one below the root (its parent may inline it, and that may fail), a node
-    below the root that inlines a child's last entry is a new one too (for the
-    same reason), and the nodes above only store a child pointer (after every
-    copy) or are rebuilt from lists made before anything is stored.
-    """
-    path: Path = []
-    node, shift = _descend(node, shift, old[0], path)
-    return _remove_at(path, node, shift, old, owner)
-
-
-def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[BitmapNode, Entry]]:
+def champ_delete_copying(
+    root: BitmapNode, h: int, key: Any
+) -> Optional[Tuple[Optional[BitmapNode], Optional[Entry]]]:
     """Locate ``key`` (unsigned hash ``h``) and remove it in one walk, for a
     published version: return (new root, old entry), or None if it is absent.
 
@@ -692,8 +669,11 @@ def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[B
     ``key`` no ``__eq__`` runs.  The usual shapes are done here: the bottom
     node loses the entry, and a non-root one left with one entry is inlined
     into its parent's copy.  The rare ones (a collision node, a lone
-    collision node moving up, a parent left with one entry in turn) go the
-    general way (``champ_find``, then ``champ_remove``) from the untouched root.
+    collision node moving up, a parent left with one entry in turn) answer
+    ``(None, old)``, ``old`` the entry if the walk located it (its key's
+    ``__eq__`` ran) or None: the caller takes the general way
+    (``champ.champ_delete_general``: ``champ_find`` unless located, then
+    ``champ_remove`` from the untouched root).
     """
     top = new = root[:]
     new[2] = None
@@ -716,7 +696,7 @@ def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[B
     i = new[3][ENTRY + d]
     if not i:
         if not new[0] and not new[1] and len(new) > 4:
-            return _delete_general(root, h, key, None)  # a collision node
+            return None, None  # a collision node: the general way
         return None
     old = new[i]
     if old[0] != h:
@@ -735,7 +715,7 @@ def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[B
         return top, old
     if new[1]:
         if type(new[4]) is CollisionNode:
-            return _delete_general(root, h, key, old)  # it moves up
+            return None, old  # it moves up: the general way
         return top, old
     # One entry left and no children: the parent's copy takes it inline.
     up_d = up_hh & 31
@@ -748,23 +728,11 @@ def champ_delete_copying(root: BitmapNode, h: int, key: Any) -> Optional[Tuple[B
     up[1] ^= bit
     up[3] = _with(up[3].translate(_DEL[up_j]).translate(_UP[e]), ENTRY + up_d, e)
     if len(up) == 5 and not up[1] and up is not top:
-        return _delete_general(root, h, key, old)  # the parent is left with one entry
+        return None, old  # the parent is left with one entry: the general way
     return top, old
 
 
-def _delete_general(
-    root: BitmapNode, h: int, key: Any, old: Optional[Entry]
-) -> Optional[Tuple[BitmapNode, Entry]]:
-    """``champ_delete_copying`` for the rare shapes: ``old`` is the entry if
-    already located (its key's ``__eq__`` must not run twice)."""
-    if old is None:
-        old = champ_find(root, h, key)
-        if old is None:
-            return None
-    return champ_remove(root, 0, old, None), old
-
-
-def _remove_at(
+def champ_remove_path(
     path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
 ) -> BitmapNode:
     """``champ_remove``'s edit of ``node`` (at ``shift``, holding ``old``,
@@ -777,7 +745,7 @@ def _remove_at(
     """
     new: Node
     if type(node) is CollisionNode:
-        new = _collision_remove(node, old, owner)  # (never the root)
+        new = champ_collision_remove(node, old, owner)  # (never the root)
     else:
         d = (old[0] >> shift) & 31
         bitmap = node[0] ^ (1 << d)
@@ -873,7 +841,7 @@ def champ_collect(node: Node, out: List[Entry]) -> None:
         champ_collect(node[k], out)
 
 
-def _same_pair(a: Entry, b: Entry) -> bool:
+def champ_same_pair(a: Entry, b: Entry) -> bool:
     """Whether two entries at one position hold equal keys and equal values."""
     ka = a[2]
     kb = b[2]
@@ -884,7 +852,7 @@ def _same_pair(a: Entry, b: Entry) -> bool:
     return va is vb or bool(va == vb)
 
 
-def _find_in(entries: List[Entry], entry: Entry) -> Optional[Entry]:
+def champ_find_in(entries: List[Entry], entry: Entry) -> Optional[Entry]:
     for e in entries:
         if e[0] == entry[0]:
             k = e[2]
@@ -919,11 +887,11 @@ def _collision_equal(a: List[Entry], b: List[Entry]) -> bool:
                 j = k
                 match = b[k]
             else:
-                found = _find_in(b, entry)
+                found = champ_find_in(b, entry)
                 if found is None:
                     return False
                 match = found
-        if not _same_pair(entry, match):
+        if not champ_same_pair(entry, match):
             return False
         j += 1
     return True
@@ -950,7 +918,7 @@ def champ_equal(a: Node, b: Node) -> bool:
     for k in range(FIRST, d):
         ea = a[k]
         eb = b[k]
-        if ea is not eb and not _same_pair(ea, eb):
+        if ea is not eb and not champ_same_pair(ea, eb):
             return False
     for k in range(len(a) - 1, d - 1, -1):  # the children, in digit order
         if not champ_equal(a[k], b[k]):
@@ -982,7 +950,7 @@ DiffOut = Tuple[Optional[List[Entry]], Optional[List[Entry]], Optional[List[Tupl
 """(added, removed, changed); a list left None is not wanted (see ``champ_diff``)."""
 
 
-def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: bool) -> None:
+def champ_diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: bool) -> None:
     """Diff two small entry lists matched by hash, then key."""
     added, removed, changed = out
     by_hash: Dict[int, List[Entry]] = {}
@@ -990,7 +958,7 @@ def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: bool)
         by_hash.setdefault(e[0], []).append(e)
     for ea in a:
         candidates = by_hash.get(ea[0])
-        match = _find_in(candidates, ea) if candidates else None
+        match = champ_find_in(candidates, ea) if candidates else None
         if match is None:
             if removed is not None:
                 removed.append(ea)
@@ -1011,67 +979,18 @@ def _diff_lists(a: List[Entry], b: List[Entry], out: DiffOut, by_identity: bool)
             added.append(e)
 
 
-def champ_diff(a: Node, b: Node, out: DiffOut, by_identity: bool = False) -> None:
-    """Append to ``out`` = (added, removed, changed) what differs from a to b.
-
-    ``added`` gets b's entries whose key is not in a, ``removed`` a's entries
-    whose key is not in b, ``changed`` pairs (a's entry, b's entry) for keys in
-    both whose values differ (``old is not new and old != new``; with
-    ``by_identity``, ``old is not new``: no value's ``__eq__`` runs).  Shared
-    subtrees are skipped: O(d log n) for versions d edits apart.  A list
-    given as None is not wanted: a subtree only the other side has is then
-    not even listed (``|`` needs no ``removed``, ``-`` and ``&`` only it), and
-    without ``changed`` no values are compared.
-    """
-    if a is b:
-        return
-    if type(a) is not list or type(b) is not list:
-        _diff_lists(list(champ_entries(a)), list(champ_entries(b)), out, by_identity)
-        return
-    a_nodes = a[NODEMAP]
-    b_nodes = b[NODEMAP]
-    if a_nodes == b_nodes and a[DATAMAP] == b[DATAMAP]:
-        _diff_same_digits(a, b, out, by_identity)
-        return
-    a_bits = a[DATAMAP] | a_nodes
-    b_bits = b[DATAMAP] | b_nodes
-    # digits only one side holds, when what they would give is not wanted
-    skip = (0 if out[1] is not None else a_bits & ~b_bits) | (
-        0 if out[0] is not None else b_bits & ~a_bits
-    )
-    bits = (a_bits | b_bits) & ~skip
-    while bits:
-        bit = bits & -bits
-        bits ^= bit
-        if a_nodes & bit and b_nodes & bit:
-            champ_diff(
-                a[-1 - (a_nodes & (bit - 1)).bit_count()],
-                b[-1 - (b_nodes & (bit - 1)).bit_count()],
-                out,
-                by_identity,
-            )
-            continue
-        side_a = _subtree_entries(a, bit)
-        side_b = _subtree_entries(b, bit)
-        if len(side_a) == 1 and len(side_b) == 1 and side_a[0] is side_b[0]:
-            continue
-        _diff_lists(side_a, side_b, out, by_identity)
-
-
-def _diff_same_digits(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity: bool) -> None:
-    """``champ_diff`` of two bitmap nodes with the same digits on both sides
-    (the usual case between versions): the slots pair up by position, and a
-    shared one is one ``is``."""
-    d = FIRST + a[DATAMAP].bit_count()
+def _diff_inline_entries(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity: bool) -> int:
+    """``champ_diff``'s step for two bitmap nodes with the same digits on
+    both sides: their inline entries, paired by position (a shared one is one
+    ``is``); return the position of their first child."""
+    d: int = FIRST + a[DATAMAP].bit_count()
     for k in range(FIRST, d):
         if a[k] is not b[k]:
-            _diff_lists([a[k]], [b[k]], out, by_identity)
-    for k in range(len(a) - 1, d - 1, -1):
-        if a[k] is not b[k]:
-            champ_diff(a[k], b[k], out, by_identity)
+            champ_diff_lists([a[k]], [b[k]], out, by_identity)
+    return d
 
 
-def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
+def champ_subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
     if node[DATAMAP] & bit:
         return [node[FIRST + (node[DATAMAP] & (bit - 1)).bit_count()]]
     if node[NODEMAP] & bit:
@@ -1082,62 +1001,6 @@ def _subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
 # --- checking and debugging ----------------------------------------------------
 
 
-def champ_check(node: Node, shift: int = 0, prefix: int = 0, is_root: bool = True) -> int:
-    """Assert the trie invariants below ``node``; return its number of entries.
-
-    Bitmaps match the lists, every hash agrees with the digits that led to it,
-    collision nodes hold >= 2 entries of one hash, and the shape is canonical.
-    """
-    low = (1 << shift) - 1
-    assert len(node) >= FIRST, "node too short"
-    if type(node) is CollisionNode:
-        assert not is_root, "the root must be a bitmap node"
-        assert node[DATAMAP] == 0 and node[NODEMAP] == 0, "collision node with bitmaps"
-        assert node[INDEX] == _NO_INDEX, "collision node with an index"
-        entries = node[FIRST:]
-        assert len(entries) >= 2, "collision node with %d entries" % len(entries)
-        for e in entries:
-            assert type(e) is tuple and len(e) == 4, "malformed entry"
-            assert e[0] == entries[0][0], "collision node holds a foreign hash"
-            assert e[0] & low == prefix, "collision hash off its path"
-        return len(entries)
-    assert type(node) is list, "unknown node type %r" % (type(node),)
-    assert shift <= MAX_SHIFT, "bitmap node below the last digit"
-    datamap = node[DATAMAP]
-    nodemap = node[NODEMAP]
-    assert datamap & nodemap == 0, "digit both inline and child"
-    assert datamap < (1 << 32) and nodemap < (1 << 32), "bitmap over 32 bits"
-    _check_layout(node, datamap, nodemap)
-    entries, children = _split(node)
-    digits = []
-    for e in entries:
-        assert type(e) is tuple and len(e) == 4, "malformed entry"
-        assert e[0] & low == prefix, "entry hash off its path"
-        digits.append((e[0] >> shift) & DIGIT_MASK)
-    assert digits == sorted(digits), "entries out of digit order"
-    for d in digits:
-        assert datamap >> d & 1, "entry at the wrong digit"
-    total = len(entries)
-    # Hashes seen directly at this node; a bitmap child always stands for
-    # two or more distinct hashes.
-    hashes = {e[0] for e in entries}
-    has_bitmap_child = False
-    bits = nodemap
-    for child in children:
-        bit = bits & -bits
-        bits ^= bit
-        d = bit.bit_length() - 1
-        total += champ_check(child, shift + BITS, prefix | (d << shift), False)
-        if type(child) is CollisionNode:
-            hashes.add(child[FIRST][0])
-        else:
-            has_bitmap_child = True
-    if not is_root:
-        assert total >= 2, "non-root node with %d entries (must be inlined)" % total
-        assert has_bitmap_child or len(hashes) >= 2, "non-root bitmap node over a single hash"
-    return total
-
-
 def _check_layout(node: BitmapNode, datamap: int, nodemap: int) -> None:
     """Assert that a bitmap node's length and index agree with its bitmaps."""
     assert FIRST + datamap.bit_count() + nodemap.bit_count() == len(node), (
@@ -1145,652 +1008,3 @@ def _check_layout(node: BitmapNode, datamap: int, nodemap: int) -> None:
     )
     index = node[INDEX]
     assert type(index) is bytes and index == _index_of(datamap, nodemap), "index off the bitmaps"
-
-
-def champ_node_ids(node: Node, out: List[int]) -> None:
-    """Append ``id()`` of every node below ``node`` (itself included)."""
-    out.append(id(node))
-    if type(node) is list:
-        for child in _split(node)[1]:
-            champ_node_ids(child, out)
-
-
-def champ_dump(node: Node, indent: int = 0) -> List[str]:
-    """Lines describing the trie, for failing tests."""
-    pad = "  " * indent
-    if type(node) is CollisionNode:
-        lines = ["%sCollision hash=%#x" % (pad, node[FIRST][0])]
-        lines += ["%s  %r" % (pad, e) for e in node[FIRST:]]
-        return lines
-    entries, children = _split(node)
-    lines = ["%sBitmap data=%#x nodes=%#x" % (pad, node[DATAMAP], node[NODEMAP])]
-    lines += ["%s  %r" % (pad, e) for e in entries]
-    for child in children:
-        lines += champ_dump(child, indent + 1)
-    return lines
-
-
-# --- PyPy: entries flat in the node, no index ("nx") ----------------------------
-#
-# On PyPy a bitmap node holds its entries' fields in place of entry tuples and
-# is walked by its bitmaps: ``[datamap, nodemap, owner, _NO_INDEX, h0, s0, k0,
-# v0, ..., children in reverse digit order]``, the entry of the digit with bit
-# ``bit`` at ``4 + 4 * popcount(datamap & (bit - 1))``, the child at ``-1 -
-# popcount(nodemap & (bit - 1))`` as above.  A lookup then loads no tuple and
-# no index (at n = 100,000 on PyPy: lookup 0.53x, set 0.66x, delete 0.60x of
-# the key trie's time with tuples and index; on CPython the bitmap walk in
-# bytecode makes lookups 1.7-2x slower, so CPython keeps the layout above:
-# docs/design-decisions.md, "PyPy: the key trie's layout and the floors").
-# Collision nodes, the shapes and the API are
-# the same: readers get entries as ``(hash, seq, key, value)`` tuples built
-# on demand, and edits find an old entry by its key object and seq
-# (``_is_stored``).  The functions below replace their namesakes above; the
-# rest (``champ_put``, ``champ_remove``, the collision nodes, ``champ_dump``
-# through ``_split``, ...) is shared.  ``FROZENMAP_KEYTRIE_NX=1`` selects this
-# layout on CPython too (to run the suite over it), ``=0`` the other on PyPy.
-
-_NX = (
-    os.environ.get("FROZENMAP_KEYTRIE_NX", "1" if sys.implementation.name == "pypy" else "0") == "1"
-)
-"""Whether the key trie's bitmap nodes use the flat layout (PyPy)."""
-
-
-def _nx_split(node: BitmapNode) -> Tuple[List[Entry], List[Node]]:
-    d = FIRST + 4 * node[DATAMAP].bit_count()
-    return [(node[i], node[i + 1], node[i + 2], node[i + 3]) for i in range(FIRST, d, 4)], node[
-        : d - 1 : -1
-    ]
-
-
-def _nx_champ_find(root: BitmapNode, h: int, key: Any) -> Optional[Entry]:
-    # (the first four levels written out, as above)
-    node = root
-    bit = 1 << (h & 31)
-    nm = node[1]
-    if nm & bit:
-        node = node[-1 - (nm & (bit - 1)).bit_count()]
-        bit = 1 << ((h >> 5) & 31)
-        nm = node[1]
-        if nm & bit:
-            node = node[-1 - (nm & (bit - 1)).bit_count()]
-            bit = 1 << ((h >> 10) & 31)
-            nm = node[1]
-            if nm & bit:
-                node = node[-1 - (nm & (bit - 1)).bit_count()]
-                bit = 1 << ((h >> 15) & 31)
-                nm = node[1]
-                if nm & bit:
-                    node, bit = _nx_walk_below(node[-1 - (nm & (bit - 1)).bit_count()], h)
-    dm = node[0]
-    if dm & bit:
-        j = 4 + 4 * (dm & (bit - 1)).bit_count()
-        if node[j] == h:
-            k = node[j + 2]
-            if k is key or k == key:
-                return (h, node[j + 1], k, node[j + 3])
-        return None
-    if type(node) is CollisionNode:
-        return _collision_find(node, h, key)
-    return None
-
-
-def _nx_walk_below(node: Node, h: int) -> Tuple[Node, int]:
-    """``_walk_below`` by the bitmaps: the node and the bit of ``h``'s digit there."""
-    shift = 20
-    while True:
-        bit = 1 << ((h >> shift) & 31)
-        nm = node[1]
-        if not nm & bit:
-            return node, bit
-        node = node[-1 - (nm & (bit - 1)).bit_count()]
-        shift += 5
-
-
-def _nx_champ_find_stored(
-    root: BitmapNode, h: Optional[int], key: Any, seq: int
-) -> Optional[Entry]:
-    if h is None:
-        for entry in champ_entries(root):
-            if entry[2] is key and entry[1] == seq:
-                return entry
-        return None
-    node = root
-    while True:
-        bit = 1 << (h & 31)
-        nm = node[1]
-        if not nm & bit:
-            break
-        node = node[-1 - (nm & (bit - 1)).bit_count()]
-        h >>= 5
-    dm = node[0]
-    if dm & bit:
-        j = 4 + 4 * (dm & (bit - 1)).bit_count()
-        if node[j + 2] is key and node[j + 1] == seq:
-            return (node[j], seq, key, node[j + 3])
-        return None
-    if type(node) is CollisionNode:
-        for entry in node[FIRST:]:
-            if entry[2] is key and entry[1] == seq:
-                return entry  # type: ignore[no-any-return]
-    return None
-
-
-def _nx_pair_subtree(a: Entry, b: Entry, shift: int, owner: Optional[object]) -> Node:
-    if a[0] == b[0]:
-        return _collision(owner, [a, b])
-    da = (a[0] >> shift) & DIGIT_MASK
-    db = (b[0] >> shift) & DIGIT_MASK
-    if da == db:
-        return [0, 1 << da, owner, _NO_INDEX, _pair_subtree(a, b, shift + BITS, owner)]
-    if da > db:
-        a, b = b, a
-    # (the fields written out: 0.8x the time of ``*a, *b`` on PyPy in a build)
-    bits = (1 << da) | (1 << db)
-    return [bits, 0, owner, _NO_INDEX, a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]
-
-
-def _nx_split_collision(
-    coll: CollisionNode, entry: Entry, shift: int, owner: Optional[object]
-) -> Node:
-    dc = (coll[FIRST][0] >> shift) & DIGIT_MASK
-    de = (entry[0] >> shift) & DIGIT_MASK
-    if dc == de:
-        return [0, 1 << dc, owner, _NO_INDEX, _split_collision(coll, entry, shift + BITS, owner)]
-    return [1 << de, 1 << dc, owner, _NO_INDEX, *entry, coll]
-
-
-def _nx_descend(node: Node, shift: int, h: int, path: Path) -> Tuple[Node, int]:
-    while True:
-        bit = 1 << ((h >> shift) & 31)
-        nm = node[1]
-        if not nm & bit:
-            return node, shift
-        j = -1 - (nm & (bit - 1)).bit_count()
-        path.append((node, j))
-        node = node[j]
-        shift += BITS
-
-
-def _nx_put_at(
-    path: Path,
-    node: Node,
-    shift: int,
-    entry: Entry,
-    old: Optional[Entry],
-    owner: Optional[object],
-) -> BitmapNode:
-    if type(node) is CollisionNode:
-        new = _collision_put(node, shift, entry, old, owner)
-        if new is node:
-            return path[0][0]
-        return _put_above(path, new, owner)
-    bit = 1 << ((entry[0] >> shift) & 31)
-    bitmap = node[0]
-    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
-    owned = owner is not None and node[2] is owner
-    if not bitmap & bit:
-        new = node if owned else node[:]
-        new[i:i] = entry  # one step, then stores
-        new[0] = bitmap | bit
-    elif old is not None and node[i + 2] is old[2] and node[i + 1] == old[1]:
-        new = node if owned else node[:]
-        new[i : i + 4] = entry
-    else:
-        # The entry gives way to a child (built before anything is stored).
-        child = _pair_subtree(tuple(node[i : i + 4]), entry, shift + BITS, owner)
-        nodemap = node[1] | bit
-        new = node[:]
-        del new[i : i + 4]
-        new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
-        new[0] = bitmap ^ bit
-        new[1] = nodemap
-        if owned:
-            node[:] = new  # one step
-            new = node
-    if new is node:
-        return path[0][0] if path else node
-    new[2] = owner
-    return _put_above(path, new, owner)
-
-
-def _nx_champ_set_copying(
-    root: BitmapNode, h: int, key: Any, value: Any, seq: int
-) -> Tuple[Optional[BitmapNode], Optional[Entry]]:
-    new = top = root[:]
-    new[2] = None
-    hh = h
-    shift = 0
-    while True:
-        bit = 1 << (hh & 31)
-        nm = new[1]
-        if not nm & bit:
-            break
-        j = -1 - (nm & (bit - 1)).bit_count()
-        child = new[j][:]
-        child[2] = None
-        new[j] = child
-        new = child
-        hh >>= 5
-        shift += 5
-    bitmap = new[0]
-    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
-    if not bitmap & bit:
-        if not bitmap and not nm and len(new) > 4:
-            return _set_in_collision(root, h, key, value, seq)
-        new[i:i] = (h, seq, key, value)
-        new[0] = bitmap | bit
-        return top, None
-    if new[i] == h:
-        k = new[i + 2]
-        if k is key or k == key:
-            old = (h, new[i + 1], k, new[i + 3])
-            if value is old[3]:
-                return None, old
-            new[i + 3] = value
-            return top, old
-    child = _pair_subtree(tuple(new[i : i + 4]), (h, seq, key, value), shift + BITS, None)
-    del new[i : i + 4]
-    nodemap = nm | bit
-    new.insert(len(new) - (nodemap & (bit - 1)).bit_count(), child)
-    new[0] = bitmap ^ bit
-    new[1] = nodemap
-    return top, None
-
-
-def _nx_champ_build(entries: List[Entry], owner: Optional[object]) -> BitmapNode:
-    if not entries:
-        return EMPTY_ROOT
-    hashes: List[int] = []
-    seqs: List[int] = []
-    items: List[Tuple[Any, Any]] = []
-    for entry in entries:
-        hashes.append(entry[0])
-        seqs.append(entry[1])
-        items.append((entry[2], entry[3]))
-    return _nx_build_columns(range(len(entries)), hashes, items, 0, owner, seqs)
-
-
-def _nx_champ_build_items(
-    hashes: Sequence[int], items: Sequence[Tuple[Any, Any]], owner: Optional[object]
-) -> BitmapNode:
-    if not items:
-        return EMPTY_ROOT
-    return _nx_build_columns(range(len(items)), hashes, items, 0, owner)
-
-
-def _nx_build_columns(
-    where: Iterable[int],
-    hashes: Sequence[int],
-    items: Sequence[Tuple[Any, Any]],
-    shift: int,
-    owner: Optional[object],
-    seqs: Optional[Sequence[int]] = None,
-) -> BitmapNode:
-    """The bitmap node at ``shift`` holding the entries at the positions
-    ``where`` (ascending), read from the columns: the entry at position i is
-    ``(hashes[i], seq, *items[i])``, its seq ``seqs[i]``, or i itself when
-    ``seqs`` is None (a fresh build).  No entry tuple is made for an item
-    stored inline, the buckets hold positions (a list of ints is unboxed on
-    PyPy), and each node is allocated at its final size rather than grown by
-    appends (on PyPy at n = 100,000, among kept maps as in the benchmark: the
-    whole construction 0.62x the time of entries and appends,
-    docs/design-decisions.md, "PyPy: the key trie's layout and the floors")."""
-    if len(where) <= _FEW:  # type: ignore[arg-type]
-        return _nx_build_few(where, hashes, items, shift, owner, seqs)  # type: ignore[arg-type]
-    buckets: List[Optional[List[int]]] = [None] * 32
-    for i in where:
-        d = (hashes[i] >> shift) & 31
-        bucket = buckets[d]
-        if bucket is None:
-            buckets[d] = [i]
-        else:
-            bucket.append(i)
-    datamap = nodemap = 0
-    for d in range(32):
-        bucket = buckets[d]
-        if bucket is not None:
-            if len(bucket) == 1:
-                datamap |= 1 << d
-            else:
-                nodemap |= 1 << d
-    node: BitmapNode = [None] * (FIRST + 4 * datamap.bit_count() + nodemap.bit_count())
-    node[0] = datamap
-    node[1] = nodemap
-    node[2] = owner
-    node[3] = _NO_INDEX
-    at = FIRST  # the next entry's slot
-    below = len(node) - 1  # the next child's (children in reverse digit order)
-    for d in range(32):
-        bucket = buckets[d]
-        if bucket is None:
-            continue
-        buckets[d] = None
-        if len(bucket) == 1:
-            i = bucket[0]
-            key, value = items[i]
-            node[at] = hashes[i]
-            node[at + 1] = i if seqs is None else seqs[i]
-            node[at + 2] = key
-            node[at + 3] = value
-            at += 4
-            continue
-        node[below] = _column_child(bucket, hashes, items, shift + BITS, owner, seqs)
-        below -= 1
-    return node
-
-
-_FEW = 16
-"""Up to this many positions, ``_nx_build_columns`` places them without
-buckets (``_nx_build_few``): at n = 100,000 most calls are near the leaves,
-with 3-10 positions each."""
-
-
-def _nx_build_few(
-    where: List[int],
-    hashes: Sequence[int],
-    items: Sequence[Tuple[Any, Any]],
-    shift: int,
-    owner: Optional[object],
-    seqs: Optional[Sequence[int]],
-) -> BitmapNode:
-    """``_nx_build_columns`` for a few positions: no 32-slot bucket array
-    and no bucket lists.  The digits are read once; a digit seen once is an
-    inline entry, placed at its slot by the popcount of the datamap below
-    it; a digit seen more often is a child, placed from the end by the
-    nodemap's."""
-    digits: List[int] = []
-    seen = twice = 0
-    for i in where:
-        d = (hashes[i] >> shift) & 31
-        digits.append(d)
-        bit = 1 << d
-        if seen & bit:
-            twice |= bit
-        seen |= bit
-    datamap = seen & ~twice
-    nodemap = twice
-    node: BitmapNode = [None] * (FIRST + 4 * datamap.bit_count() + nodemap.bit_count())
-    node[0] = datamap
-    node[1] = nodemap
-    node[2] = owner
-    node[3] = _NO_INDEX
-    last = len(node) - 1
-    for t in range(len(where)):
-        bit = 1 << digits[t]
-        if datamap & bit:
-            i = where[t]
-            at = FIRST + 4 * (datamap & (bit - 1)).bit_count()
-            key, value = items[i]
-            node[at] = hashes[i]
-            node[at + 1] = i if seqs is None else seqs[i]
-            node[at + 2] = key
-            node[at + 3] = value
-        elif nodemap & bit:
-            # the digit's first position: its child, from all its positions
-            below: List[int] = []
-            for u in range(t, len(where)):
-                if digits[u] == digits[t]:
-                    below.append(where[u])
-            nodemap ^= bit  # (done: a later position of this digit skips it)
-            slot = last - (twice & (bit - 1)).bit_count()
-            node[slot] = _column_child(below, hashes, items, shift + BITS, owner, seqs)
-    return node
-
-
-def _column_child(
-    where: List[int],
-    hashes: Sequence[int],
-    items: Sequence[Tuple[Any, Any]],
-    shift: int,
-    owner: Optional[object],
-    seqs: Optional[Sequence[int]],
-) -> Node:
-    """The node at ``shift`` holding two or more positions (ascending): a
-    pair's subtree, a bitmap node, or a collision node when every hash is
-    equal.  (Loops, not comprehensions, in these builds: CPython 3.11 leaks a
-    comprehension's closure, and with it ``items``, when an allocation fails
-    in it; the layout runs there when forced, for tests.)"""
-    i = where[0]
-    if len(where) == 2:
-        j = where[1]
-        ki, vi = items[i]
-        kj, vj = items[j]
-        si, sj = (i, j) if seqs is None else (seqs[i], seqs[j])
-        return _pair_subtree((hashes[i], si, ki, vi), (hashes[j], sj, kj, vj), shift, owner)
-    h = hashes[i]
-    for i in where:
-        if hashes[i] != h:
-            return _nx_build_columns(where, hashes, items, shift, owner, seqs)
-    entries: List[Entry] = []
-    for i in where:
-        key, value = items[i]
-        entries.append((h, i if seqs is None else seqs[i], key, value))
-    return _collision(owner, entries)
-
-
-def _nx_champ_delete_copying(
-    root: BitmapNode, h: int, key: Any
-) -> Optional[Tuple[BitmapNode, Entry]]:
-    new = top = root[:]
-    new[2] = None
-    up: Optional[Node] = None
-    up_j = up_bit = 0
-    hh = h
-    while True:
-        bit = 1 << (hh & 31)
-        nm = new[1]
-        if not nm & bit:
-            break
-        j = -1 - (nm & (bit - 1)).bit_count()
-        child = new[j][:]
-        child[2] = None
-        new[j] = child
-        up = new
-        up_j = j
-        up_bit = bit
-        new = child
-        hh >>= 5
-    bitmap = new[0]
-    if not bitmap & bit:
-        if not bitmap and not nm and len(new) > 4:
-            return _delete_general(root, h, key, None)  # (a collision node)
-        return None
-    i = 4 + 4 * (bitmap & (bit - 1)).bit_count()
-    if new[i] != h:
-        return None
-    k = new[i + 2]
-    if not (k is key or k == key):
-        return None
-    old = (h, new[i + 1], k, new[i + 3])
-    del new[i : i + 4]
-    new[0] = bitmap ^ bit
-    if up is None:
-        return top, old
-    if len(new) == 5:  # no entry left, one child: a lone collision node moves up
-        return _delete_general(root, h, key, old) if type(new[4]) is CollisionNode else (top, old)
-    if len(new) != 8 or nm:
-        return top, old
-    # One entry left and no children: the parent's copy takes it inline.
-    bitmap = up[0] | up_bit
-    e = 4 + 4 * (bitmap & (up_bit - 1)).bit_count()
-    del up[up_j]
-    up[e:e] = new[4:8]
-    up[0] = bitmap
-    up[1] ^= up_bit
-    if len(up) == 8 and not up[1] and up is not top:
-        return _delete_general(root, h, key, old)  # the parent is left with one entry
-    return top, old
-
-
-def _nx_remove_at(
-    path: Path, node: Node, shift: int, old: Entry, owner: Optional[object]
-) -> BitmapNode:
-    new: Node
-    if type(node) is CollisionNode:
-        new = _collision_remove(node, old, owner)  # (never the root)
-    else:
-        bit = 1 << ((old[0] >> shift) & 31)
-        i = 4 + 4 * (node[0] & (bit - 1)).bit_count()
-        bitmap = node[0] ^ bit
-        if not path and owner is not None and node[2] is owner:
-            del node[i : i + 4]  # one step, then a store
-            node[0] = bitmap
-            return node
-        new = node[:]  # below the root: always a new node
-        del new[i : i + 4]
-        new[0] = bitmap
-        new[2] = owner
-        if not path:
-            return new
-    base = shift - BITS * len(path)  # the shift of path[0]'s node
-    for k in range(len(path) - 1, -1, -1):
-        single: Any = None  # the one entry left (its four fields), to inline
-        if type(new) is CollisionNode:
-            if len(new) == 5:
-                single = new[4]  # (the tuple: list() of it leaks it on a MemoryError, < 3.13)
-        elif len(new) == 8 and not new[1]:
-            single = new[4:8]
-        elif len(new) == 5 and type(new[4]) is CollisionNode:
-            new = new[4]  # a lone collision node moves up
-        parent, j = path[k]
-        if single is not None:
-            bit = 1 << ((old[0] >> (base + BITS * k)) & 31)
-            bitmap = parent[0] | bit
-            e = 4 + 4 * (bitmap & (bit - 1)).bit_count()
-            rebuilt = parent[:]
-            del rebuilt[j]
-            rebuilt[e:e] = single
-            rebuilt[0] = bitmap
-            rebuilt[1] ^= bit
-            rebuilt[2] = owner
-            if not k and owner is not None and parent[2] is owner:
-                parent[:] = rebuilt  # one step
-                return parent
-            new = rebuilt
-            continue
-        if k and type(new) is CollisionNode and len(parent) == 5 and not parent[0]:
-            continue  # the parent would hold only it: it moves up again
-        return _put_above(path[: k + 1], new, owner)
-    return new
-
-
-def _nx_champ_entries(node: Node) -> Iterator[Entry]:
-    if type(node) is CollisionNode:
-        yield from node[FIRST:]
-        return
-    d = FIRST + 4 * node[DATAMAP].bit_count()
-    for i in range(FIRST, d, 4):
-        yield (node[i], node[i + 1], node[i + 2], node[i + 3])
-    for k in range(len(node) - 1, d - 1, -1):
-        yield from champ_entries(node[k])
-
-
-def _nx_champ_collect(node: Node, out: List[Entry]) -> None:
-    if type(node) is CollisionNode:
-        for k in range(FIRST, len(node)):
-            out.append(node[k])
-        return
-    d = FIRST + 4 * node[DATAMAP].bit_count()
-    for i in range(FIRST, d, 4):
-        out.append((node[i], node[i + 1], node[i + 2], node[i + 3]))
-    for k in range(len(node) - 1, d - 1, -1):
-        champ_collect(node[k], out)
-
-
-def _nx_champ_equal(a: Node, b: Node) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if type(a) is CollisionNode:
-        if a[FIRST][0] != b[FIRST][0] or len(a) != len(b):
-            return False
-        return _collision_equal(a[FIRST:], b[FIRST:])
-    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
-        return False
-    d = FIRST + 4 * a[DATAMAP].bit_count()
-    for i in range(FIRST, d, 4):
-        if a[i] != b[i]:
-            return False
-        ka = a[i + 2]
-        kb = b[i + 2]
-        if not (ka is kb or ka == kb):
-            return False
-        va = a[i + 3]
-        vb = b[i + 3]
-        if not (va is vb or va == vb):
-            return False
-    for k in range(len(a) - 1, d - 1, -1):
-        if not champ_equal(a[k], b[k]):
-            return False
-    return True
-
-
-def _nx_champ_identical(a: Node, b: Node) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b) or len(a) != len(b):
-        return False
-    if type(a) is CollisionNode:
-        for ea, eb in zip(a[FIRST:], b[FIRST:]):
-            if ea is not eb and (ea[1] != eb[1] or ea[2] is not eb[2] or ea[3] is not eb[3]):
-                return False
-        return True
-    if a[DATAMAP] != b[DATAMAP] or a[NODEMAP] != b[NODEMAP]:
-        return False
-    d = FIRST + 4 * a[DATAMAP].bit_count()
-    for i in range(FIRST, d, 4):
-        if a[i + 2] is not b[i + 2] or a[i + 3] is not b[i + 3] or a[i + 1] != b[i + 1]:
-            return False
-    return all(champ_identical(a[k], b[k]) for k in range(d, len(a)))
-
-
-def _nx_diff_same_digits(a: BitmapNode, b: BitmapNode, out: DiffOut, by_identity: bool) -> None:
-    """``champ_diff`` of two bitmap nodes with the same bitmaps."""
-    d = FIRST + 4 * a[DATAMAP].bit_count()
-    for i in range(FIRST, d, 4):
-        if a[i + 2] is not b[i + 2] or a[i + 3] is not b[i + 3] or a[i] != b[i]:
-            _diff_lists([tuple(a[i : i + 4])], [tuple(b[i : i + 4])], out, by_identity)
-    for k in range(len(a) - 1, d - 1, -1):
-        if a[k] is not b[k]:
-            champ_diff(a[k], b[k], out, by_identity)
-
-
-def _nx_subtree_entries(node: BitmapNode, bit: int) -> List[Entry]:
-    if node[DATAMAP] & bit:
-        i = FIRST + 4 * (node[DATAMAP] & (bit - 1)).bit_count()
-        return [(node[i], node[i + 1], node[i + 2], node[i + 3])]
-    if node[NODEMAP] & bit:
-        return list(champ_entries(node[-1 - (node[NODEMAP] & (bit - 1)).bit_count()]))
-    return []
-
-
-def _nx_check_layout(node: BitmapNode, datamap: int, nodemap: int) -> None:
-    assert FIRST + 4 * datamap.bit_count() + nodemap.bit_count() == len(node), (
-        "bitmaps/payload mismatch"
-    )
-    assert node[INDEX] is _NO_INDEX, "a flat-entry node with an index"
-    for i in range(FIRST, FIRST + 4 * datamap.bit_count(), 4):
-        assert type(node[i]) is int and type(node[i + 1]) is int, "malformed entry"
-
-
-if _NX:
-    _split = _nx_split  # noqa: F811
-    champ_find = _nx_champ_find  # noqa: F811
-    champ_find_stored = _nx_champ_find_stored  # noqa: F811
-    _pair_subtree = _nx_pair_subtree  # noqa: F811
-    _split_collision = _nx_split_collision  # noqa: F811
-    _descend = _nx_descend  # noqa: F811
-    _put_at = _nx_put_at  # noqa: F811
-    champ_set_copying = _nx_champ_set_copying  # noqa: F811
-    champ_build = _nx_champ_build  # noqa: F811
-    champ_build_items = _nx_champ_build_items  # noqa: F811
-    champ_delete_copying = _nx_champ_delete_copying  # noqa: F811
-    _remove_at = _nx_remove_at  # noqa: F811
-    champ_entries = _nx_champ_entries  # noqa: F811
-    champ_collect = _nx_champ_collect  # noqa: F811
-    champ_equal = _nx_champ_equal  # noqa: F811
-    champ_identical = _nx_champ_identical  # noqa: F811
-    _diff_same_digits = _nx_diff_same_digits  # noqa: F811
-    _subtree_entries = _nx_subtree_entries  # noqa: F811
-    _check_layout = _nx_check_layout  # noqa: F811

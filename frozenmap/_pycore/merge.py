@@ -26,8 +26,14 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from .._typeinfo import type_fullname, type_lookup, type_name
-from .keytrie import Entry, champ_diff
-from .reads import PAIR_WALK, entries_in_order, foreign_base, frozendict_type, mapping_pair_path
+from .champ import Entry, champ_diff
+from .reads import (
+    PAIR_WALK,
+    frozendict_type,
+    mapping_entries_in_order,
+    mapping_foreign_base,
+    mapping_pair_path,
+)
 from .transient import Transient, _seq_of, load_items
 
 __all__ = ["merge_into"]
@@ -38,7 +44,7 @@ _MISSING: Any = object()
 # --- dict's words ------------------------------------------------------------------
 
 
-def _default_iter(cls: type, base: type) -> bool:
+def merge_default_iter(cls: type, base: type) -> bool:
     """Whether ``cls`` iterates as ``base`` does (it does not override ``__iter__``)."""
     return type_lookup(cls, "__iter__")[1] is type_lookup(base, "__iter__")[1]
 
@@ -59,7 +65,7 @@ def _dict_sequence_error() -> Tuple[str, List[str]]:
 _DICT_SEQUENCE_ERROR = _dict_sequence_error()
 
 
-def _sequence_error(index: int, element: Any) -> TypeError:
+def merge_sequence_exc(index: int, element: Any) -> TypeError:
     """dict's error for an element of a pairs iterable that is not iterable:
     the running interpreter's words (``_dict_sequence_error``), for this
     index and this element's type."""
@@ -76,7 +82,7 @@ def _sequence_error(index: int, element: Any) -> TypeError:
     return exc
 
 
-def _keys_not_iterable(cls: type, keys_type: type) -> str:
+def merge_keys_not_iterable(cls: type, keys_type: type) -> str:
     """dict's message when ``keys()`` returns something not iterable."""
     if sys.implementation.name == "pypy":  # PyPy's dict iterates it as it is
         return "'%s' object is not iterable" % type_name(keys_type)
@@ -115,12 +121,12 @@ def merge_arg(t: Transient, arg: Any) -> None:
     cls = type(arg)
     if issubclass(cls, frozendict_type()):
         merge_version(t, arg)
-    elif issubclass(cls, dict) and _default_iter(cls, dict):
+    elif issubclass(cls, dict) and merge_default_iter(cls, dict):
         if not t.length and cls is dict:
             merge_bulk_load(t, arg)
         else:
             merge_items_of(t, dict, arg)
-    elif (foreign := foreign_base(cls)) is not None and _default_iter(cls, foreign):
+    elif (foreign := mapping_foreign_base(cls)) is not None and merge_default_iter(cls, foreign):
         merge_items_of(t, foreign, arg)
     elif (keys_method := getattr(arg, "keys", _MISSING)) is not _MISSING:
         merge_keys(t, arg, keys_method)
@@ -148,7 +154,7 @@ def merge_keys(t: Transient, arg: Any, keys_method: Any) -> None:
         try:
             it = iter(keys)
         except TypeError:
-            raise TypeError(_keys_not_iterable(type(arg), type(keys))) from None
+            raise TypeError(merge_keys_not_iterable(type(arg), type(keys))) from None
         keys = list(it)
     for key in keys:
         t._assoc(key, arg[key])
@@ -162,7 +168,7 @@ def merge_pairs(t: Transient, arg: Any) -> None:
             try:
                 element = tuple(iter(element))
             except TypeError:
-                raise _sequence_error(index, element) from None
+                raise merge_sequence_exc(index, element) from None
         if len(element) != 2:
             raise ValueError(
                 "dictionary update sequence element #%d has length %d; 2 is required"
@@ -191,7 +197,7 @@ def merge_version(t: Transient, source: Any) -> None:
     flat = type(t.root) is tuple
     path = mapping_pair_path(t.length, flat, source)
     if path != PAIR_WALK:
-        entries = entries_in_order(source)
+        entries = mapping_entries_in_order(source)
     elif not t.length:
         # An empty builder takes the source's tries (what applying every
         # entry in order would build), in O(1).

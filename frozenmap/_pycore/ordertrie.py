@@ -69,11 +69,22 @@ __all__ = [
 Item = Tuple[Any, Any]
 """``(key, value)``: what iteration over items yields, shared, never copied."""
 
+# The layout's numbers, derived from the two widths as the C core derives its
+# own (ORDER_LEAF_BITS and the rest, cfrozenmap.h; tests/test_layout_constants.py
+# holds each to its C twin, and this module to writing none of them out).
 LEAF_BITS = 3
+"""Bits of seq a leaf reads (its digit)."""
 INNER_BITS = 4
+"""Bits of seq an inner node reads."""
 LEAF_SIZE = 1 << LEAF_BITS
 INNER_SIZE = 1 << INNER_BITS
-MAX_SHIFT = 63
+LEAF_FULL = (1 << LEAF_SIZE) - 1
+"""The bitmap of a full leaf (whose slot for a digit is the digit itself)."""
+INNER_FULL = (1 << INNER_SIZE) - 1
+"""The bitmap of a full inner node."""
+MAX_SHIFT = LEAF_BITS + (63 - LEAF_BITS) // INNER_BITS * INNER_BITS
+"""The top inner node's shift (63): inner digits start at LEAF_BITS, one every
+INNER_BITS, below 64."""
 
 
 def _width(shift: int) -> int:
@@ -81,11 +92,11 @@ def _width(shift: int) -> int:
     return LEAF_BITS if shift == 0 else INNER_BITS
 
 
-def _digit(seq: int, shift: int) -> int:
+def order_digit(seq: int, shift: int) -> int:
     return (seq >> shift) & ((1 << _width(shift)) - 1)
 
 
-def _prefix_of(seq: int, shift: int) -> int:
+def order_prefix_of(seq: int, shift: int) -> int:
     return seq >> (shift + _width(shift))
 
 
@@ -104,11 +115,11 @@ or 16 child slots, path-compressed."""
 Path = List[Tuple[OrderNode, int]]
 
 
-def _leaf(seq: int, item: Item, owner: Optional[object]) -> OrderNode:
+def order_leaf(seq: int, item: Item, owner: Optional[object]) -> OrderNode:
     return [0, seq >> LEAF_BITS, 1 << (seq & (LEAF_SIZE - 1)), owner, item]
 
 
-def _base(node: OrderNode) -> int:
+def order_base(node: OrderNode) -> int:
     """The smallest seq the node's range covers."""
     return node[PREFIX] << (node[SHIFT] + _width(node[SHIFT]))  # type: ignore[no-any-return]
 
@@ -173,19 +184,19 @@ def order_get(node: Optional[OrderNode], seq: int) -> Optional[Item]:
     return None
 
 
-def _join(a: OrderNode, b: OrderNode, owner: Optional[object]) -> OrderNode:
+def order_join(a: OrderNode, b: OrderNode, owner: Optional[object]) -> OrderNode:
     """A new inner node over two nodes with disjoint ranges."""
-    sa = _base(a)
-    sb = _base(b)
+    sa = order_base(a)
+    sb = order_base(b)
     top = (sa ^ sb).bit_length() - 1  # the highest bit telling them apart
     shift = 0 if top < LEAF_BITS else LEAF_BITS + (top - LEAF_BITS) // INNER_BITS * INNER_BITS
-    da = _digit(sa, shift)
-    db = _digit(sb, shift)
+    da = order_digit(sa, shift)
+    db = order_digit(sb, shift)
     bitmap = (1 << da) | (1 << db)
     size = _size(a) + _size(b)
     if da < db:
-        return [shift, _prefix_of(sa, shift), bitmap, owner, a, b, size]
-    return [shift, _prefix_of(sa, shift), bitmap, owner, b, a, size]
+        return [shift, order_prefix_of(sa, shift), bitmap, owner, a, b, size]
+    return [shift, order_prefix_of(sa, shift), bitmap, owner, b, a, size]
 
 
 def order_insert(
@@ -196,7 +207,7 @@ def order_insert(
     Appending (seq = next_seq) walks the right spine.  Cost: O(log n) new nodes.
     """
     if node is None:
-        return _leaf(seq, item, owner)
+        return order_leaf(seq, item, owner)
     if owner is None:
         return order_insert_copying(node, seq, item)
     root = node
@@ -205,7 +216,7 @@ def order_insert(
         shift = node[0]
         width = INNER_BITS if shift else LEAF_BITS
         if seq >> (shift + width) != node[1]:
-            new = _join(node, _leaf(seq, item, owner), owner)
+            new = order_join(node, order_leaf(seq, item, owner), owner)
             break
         bit = 1 << ((seq >> shift) & ((1 << width) - 1))
         bitmap = node[2]
@@ -215,7 +226,7 @@ def order_insert(
             path.append((node, i))
             node = node[i]
             continue
-        slot = _leaf(seq, item, owner) if shift else item
+        slot = order_leaf(seq, item, owner) if shift else item
         if owner is not None and node[3] is owner:
             node.insert(i, slot)  # one step, then stores
             node[2] = bitmap | bit
@@ -238,11 +249,11 @@ def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> Ord
     stored into the copy above it (as ``order_replace_copying``); a node whose
     range does not cover ``seq`` is joined with the new leaf where it hangs."""
     if node is None:
-        return _leaf(seq, item, None)
+        return order_leaf(seq, item, None)
     shift = node[0]
     width = INNER_BITS if shift else LEAF_BITS
     if seq >> (shift + width) != node[1]:
-        return _join(node, _leaf(seq, item, None), None)
+        return order_join(node, order_leaf(seq, item, None), None)
     root = new = node[:]
     new[3] = None
     while True:
@@ -252,7 +263,7 @@ def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> Ord
         if shift:
             new[-1] += 1  # every inner node on the path gains the item
         if not bitmap & bit:
-            new.insert(i, _leaf(seq, item, None) if shift else item)
+            new.insert(i, order_leaf(seq, item, None) if shift else item)
             new[2] = bitmap | bit
             return root
         assert shift, "order_insert: seq already present"
@@ -260,7 +271,7 @@ def order_insert_copying(node: Optional[OrderNode], seq: int, item: Item) -> Ord
         shift = child[0]
         width = INNER_BITS if shift else LEAF_BITS
         if seq >> (shift + width) != child[1]:
-            new[i] = _join(child, _leaf(seq, item, None), None)
+            new[i] = order_join(child, order_leaf(seq, item, None), None)
             return root
         child = child[:]
         child[3] = None
@@ -309,7 +320,7 @@ def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
     while shift:
         d = (seq >> shift) & (INNER_SIZE - 1)
         bitmap = new[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         child = new[i][:]
         child[3] = None
         new[i] = child
@@ -317,7 +328,7 @@ def order_replace_copying(node: OrderNode, seq: int, item: Item) -> OrderNode:
         shift = new[0]
     d = seq & (LEAF_SIZE - 1)
     bitmap = new[2]
-    new[4 + (d if bitmap == 0xFF else (bitmap & ((1 << d) - 1)).bit_count())] = item
+    new[4 + (d if bitmap == LEAF_FULL else (bitmap & ((1 << d) - 1)).bit_count())] = item
     return root
 
 
@@ -334,7 +345,7 @@ def order_remove(node: OrderNode, seq: int, owner: Optional[object]) -> Optional
     while node[0]:
         d = (seq >> node[0]) & (INNER_SIZE - 1)
         bitmap = node[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         path.append((node, i))
         node = node[i]
     bit = 1 << (seq & (LEAF_SIZE - 1))
@@ -382,7 +393,7 @@ def order_remove_copying(node: OrderNode, seq: int) -> Optional[OrderNode]:
         new[-1] -= 1  # every inner node on the path loses the item
         d = (seq >> shift) & (INNER_SIZE - 1)
         bitmap = new[2]
-        i = 4 + (d if bitmap == 0xFFFF else (bitmap & ((1 << d) - 1)).bit_count())
+        i = 4 + (d if bitmap == INNER_FULL else (bitmap & ((1 << d) - 1)).bit_count())
         child = new[i]
         shift = child[0]
         if shift:
@@ -420,11 +431,11 @@ def order_last(node: Optional[OrderNode]) -> Optional[Tuple[int, Item]]:
         return None
     while node[SHIFT]:
         node = node[-2]  # (node[-1] is its size)
-    seq = _base(node) | (node[BITMAP].bit_length() - 1)  # the leaf's highest digit
+    seq = order_base(node) | (node[BITMAP].bit_length() - 1)  # the leaf's highest digit
     return seq, node[-1]
 
 
-def _child_at(node: OrderNode, index: int) -> Tuple[int, int]:
+def order_child_at(node: OrderNode, index: int) -> Tuple[int, int]:
     """The slot of the child of an inner node holding position ``index``, and
     the position within that child."""
     for i in range(FIRST, len(node) - 1):
@@ -447,7 +458,7 @@ def order_at(node: OrderNode, index: int) -> Tuple[int, Item]:
     the one holding the position.  Cost: O(log n) (up to 16 sizes a level).
     """
     while node[0]:
-        i, index = _child_at(node, index)
+        i, index = order_child_at(node, index)
         node = node[i]
     bitmap = node[2]
     for _ in range(index):
@@ -487,7 +498,7 @@ def order_items(node: Optional[OrderNode], start: int = 0) -> Generator[Item, No
         return
     stack: List[Iterator[OrderNode]] = []
     while start and node[SHIFT]:
-        i, start = _child_at(node, start)
+        i, start = order_child_at(node, start)
         stack.append(iter(node[i + 1 : -1]))  # the siblings still to come
         node = node[i]
     if node[SHIFT]:
@@ -532,7 +543,7 @@ def order_build(items: Sequence[Item], owner: Optional[object]) -> Optional[Orde
     level: List[OrderNode] = []
     for start in range(0, n, LEAF_SIZE):
         chunk = items[start : start + LEAF_SIZE]
-        node: OrderNode = [0, _prefix_of(start, 0), (1 << len(chunk)) - 1, owner]
+        node: OrderNode = [0, order_prefix_of(start, 0), (1 << len(chunk)) - 1, owner]
         node += chunk
         level.append(node)
     shift = LEAF_BITS
@@ -546,9 +557,9 @@ def order_build(items: Sequence[Item], owner: Optional[object]) -> Optional[Orde
             bitmap = 0
             size = 0
             for child in group:
-                bitmap |= 1 << _digit(_base(child), shift)
+                bitmap |= 1 << order_digit(order_base(child), shift)
                 size += _size(child)
-            node = [shift, _prefix_of(_base(group[0]), shift), bitmap, owner]
+            node = [shift, order_prefix_of(order_base(group[0]), shift), bitmap, owner]
             node += group
             node.append(size)
             parents.append(node)
@@ -561,12 +572,12 @@ def order_check(node: Optional[OrderNode]) -> List[int]:
     """Assert the trie invariants; return every seq it holds, in order."""
     seqs: List[int] = []
     if node is not None:
-        _check_node(node, None, seqs)
+        order_check_node(node, None, seqs)
     assert seqs == sorted(set(seqs)), "seqs out of order"
     return seqs
 
 
-def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -> None:
+def order_check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -> None:
     assert type(node) is list and len(node) > FIRST, "unknown order node %r" % (type(node),)
     shift = node[SHIFT]
     bitmap = node[BITMAP]
@@ -585,13 +596,13 @@ def _check_node(node: OrderNode, parent_shift: Optional[int], seqs: List[int]) -
     for slot in slots:
         bit = bits & -bits
         bits ^= bit
-        seq_here = _base(node) | ((bit.bit_length() - 1) << shift)
+        seq_here = order_base(node) | ((bit.bit_length() - 1) << shift)
         if shift == 0:
             assert type(slot) is tuple and len(slot) == 2, "leaf slot is not a (key, value)"
             seqs.append(seq_here)
         else:
-            assert _base(slot) >> shift == seq_here >> shift, "child off its digit"
-            _check_node(slot, shift, seqs)
+            assert order_base(slot) >> shift == seq_here >> shift, "child off its digit"
+            order_check_node(slot, shift, seqs)
     if shift:
         assert node[-1] == len(seqs) - before, "size %r, %d items below" % (
             node[-1],

@@ -14,14 +14,16 @@ through a value that is not a frozendict is ``TypeError`` naming the position.
 
 This module knows the frozendict type only through the ``fd_type`` argument,
 so it sits below both ``frozendict`` and ``Evolver``; in the layers it stands
-beside ``views`` and ``merge``, above ``transient`` and ``reads`` (the C core's
-``paths.c`` derives through ``transient_version_with`` and reads through
-``mapping_get``; this module calls the same operations as methods).
+beside ``views`` and ``merge``, above ``derive`` and ``reads``: it derives
+through ``derive_with`` and ``derive_without``, as the C core's ``paths.c``
+does, and reads through each map's own lookup.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
+
+from .derive import derive_with, derive_without
 
 __all__ = ["path_keys", "path_get_in", "path_set_in", "path_update_in", "path_delete_in"]
 
@@ -100,11 +102,10 @@ def path_rebuild(
 ) -> Any:
     """Put ``new`` at ``keys[level]`` of ``maps[level]``, and each rebuilt map
     into the one above it; the new top (or the evolver, edited)."""
-    fd_set = fd_type.set  # type: ignore[attr-defined]
     for i in range(level, 0, -1):
-        new = fd_set(maps[i], keys[i], new)
+        new = derive_with(fd_type, maps[i], keys[i], new)
     if _is(top, fd_type):
-        return fd_set(top, keys[0], new)
+        return derive_with(fd_type, top, keys[0], new)
     if level == 0 or new is not maps[1]:  # an Evolver: one edit, if any
         top[keys[0]] = new
     return top
@@ -138,7 +139,7 @@ def path_delete_in(top: Any, path: Any, fd_type: type) -> Any:
     if last == 0 and not _is(top, fd_type):  # an Evolver's own key
         del top[keys[0]]
         return top
-    new = fd_type.delete(maps[last], keys[last])  # type: ignore[attr-defined]
+    new = derive_without(fd_type, maps[last], keys[last], False)
     if last == 0:
         return new
     return path_rebuild(top, maps, keys, last - 1, new, fd_type)

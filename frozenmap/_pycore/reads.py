@@ -7,7 +7,7 @@ positional reads (``position_at``, ``position_of``, ``position_slice``), and
 versions of this core reads them.
 Also what recognises the other operand: this core's two classes, registered
 here by their modules when imported (``register_types``), so no lower module
-imports upward; ``is_anydict`` and ``foreign_base`` for another core's or
+imports upward; ``mapping_is_anydict`` and ``mapping_foreign_base`` for another core's or
 the builtin frozendict.
 
 Layers: above ``transient`` (``position_slice`` builds its result through a
@@ -25,24 +25,24 @@ from typing import Any, List, Tuple
 
 from .. import _common
 from .._typeinfo import type_lookup
+from .champ import Entry, champ_collect, champ_find
 from .flat import FLAT_MAX, flat_entries, flat_find
-from .hashing import key_hash
-from .keytrie import Entry, champ_collect, champ_find
+from .hashing import hashing_key_hash
 from .ordertrie import order_at, order_items, order_rank, order_size
 from .transient import Transient, _seq_of, load_items
 
 __all__ = [
     "register_types",
     "frozendict_type",
-    "is_anydict",
-    "foreign_base",
+    "mapping_is_anydict",
+    "mapping_foreign_base",
     "mapping_len",
     "mapping_pair_path",
     "PAIR_FLAT",
     "PAIR_WALK",
     "PAIR_ENTRIES",
     "SHARING_WALK_RATIO",
-    "entries_in_order",
+    "mapping_entries_in_order",
     "mapping_equal",
     "mapping_repr",
     "position_at",
@@ -84,16 +84,16 @@ def _foreign_frozendict_types() -> Tuple[type, ...]:
     return _common.frozendict_types
 
 
-def is_anydict(obj: Any) -> bool:
+def mapping_is_anydict(obj: Any) -> bool:
     """Whether ``obj`` counts as a dict or frozendict for ``==`` and ``|``.
 
     By its real type: ``isinstance`` would believe a ``__class__`` property.
     """
     cls = type(obj)
-    return issubclass(cls, (dict, _frozendict)) or foreign_base(cls) is not None
+    return issubclass(cls, (dict, _frozendict)) or mapping_foreign_base(cls) is not None
 
 
-def foreign_base(cls: type) -> Any:
+def mapping_foreign_base(cls: type) -> Any:
     """The frozendict type of another core (or the builtin) that ``cls`` derives
     from, or None."""
     for base in _foreign_frozendict_types():
@@ -168,7 +168,7 @@ def mapping_pair_path(a_len: int, a_flat: bool, b: Any) -> int:
     return PAIR_WALK
 
 
-def entries_in_order(version: Any) -> List[Entry]:
+def mapping_entries_in_order(version: Any) -> List[Entry]:
     """A version's entries ``(hash, seq, key, value)`` in insertion order
     (the order ``PAIR_ENTRIES`` reads them in): a flat version's with
     positions for seqs, a trie version's key-trie entries sorted by seq.
@@ -198,37 +198,37 @@ def mapping_equal(a: Any, b: Any) -> Any:
     b_get: Any
     if issubclass(cls, (_frozendict, _evolver)):
         b_len = mapping_len(b)
-        b_get = _stored_get
+        b_get = mapping_get
     elif issubclass(cls, dict):
         b_len = dict.__len__(b)
         b_get = dict.get
     else:
-        foreign = foreign_base(cls)
+        foreign = mapping_foreign_base(cls)
         if foreign is None:
             return NotImplemented
         b_len = foreign.__len__(b)
         b_get = foreign.get
     if mapping_len(a) != b_len:
         return False
-    a_resized = _resized_of(a)
-    b_resized = _resized_of(b)
+    a_resized = mapping_resized(a)
+    b_resized = mapping_resized(b)
     for key, value in a._items():
         other = b_get(b, key, _MISSING)
         equal = other is not _MISSING and (value is other or bool(value == other))
-        if _resized_of(a) != a_resized or _resized_of(b) != b_resized:
+        if mapping_resized(a) != a_resized or mapping_resized(b) != b_resized:
             raise RuntimeError("Evolver changed size during iteration")
         if not equal:
             return False
     return True
 
 
-def _stored_get(mapping: Any, key: Any, default: Any) -> Any:
+def mapping_get(mapping: Any, key: Any, default: Any) -> Any:
     """``get`` of a frozendict or Evolver of this core, never a subclass's."""
     entry = mapping._lookup(key)
     return default if entry is None else entry[3]
 
 
-def _resized_of(mapping: Any) -> int:
+def mapping_resized(mapping: Any) -> int:
     """How often an Evolver changed size (-1 for anything else)."""
     return mapping._resized if issubclass(type(mapping), _evolver) else -1
 
@@ -273,11 +273,11 @@ def position_at(order: Any, index: Any, name: str) -> Tuple[int, Tuple[Any, Any]
 def position_of(version: Any, key: Any) -> int:
     """The position of ``key`` in a frozendict (``KeyError`` when absent)."""
     if version._len <= FLAT_MAX:
-        i = flat_find(version._root, version._order, key_hash(key), key)
+        i = flat_find(version._root, version._order, hashing_key_hash(key), key)
         if i < 0:
             raise KeyError(key)
         return i
-    entry = champ_find(version._root, key_hash(key), key)
+    entry = champ_find(version._root, hashing_key_hash(key), key)
     if entry is None:
         raise KeyError(key)
     return order_rank(version._order, entry[1])

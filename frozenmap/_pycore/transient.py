@@ -44,18 +44,7 @@ from __future__ import annotations
 import gc
 from typing import Any, Iterator, List, Optional, Tuple
 
-from .flat import (
-    FLAT_MAX,
-    Items,
-    flat_entries,
-    flat_entry,
-    flat_find,
-    flat_promote,
-    flat_with,
-    flat_without,
-)
-from .hashing import acc_replace, key_hash
-from .keytrie import (
+from .champ import (
     EMPTY_ROOT,
     Entry,
     champ_build_items,
@@ -64,6 +53,17 @@ from .keytrie import (
     champ_put,
     champ_remove,
 )
+from .flat import (
+    FLAT_MAX,
+    Items,
+    flat_copy_without,
+    flat_entries,
+    flat_entry,
+    flat_find,
+    flat_promote,
+    flat_with_value,
+)
+from .hashing import hashing_acc_replace, hashing_key_hash
 from .ordertrie import (
     order_build,
     order_insert,
@@ -155,7 +155,7 @@ class Transient:
         self.owner = object()
 
     def _lookup(self, key: Any) -> Optional[Entry]:
-        return self._find(key_hash(key), key)
+        return self._find(hashing_key_hash(key), key)
 
     def _find(self, h: int, key: Any) -> Optional[Entry]:
         """The entry of ``key`` (stored hash ``h``), or None: in flat mode
@@ -209,7 +209,7 @@ class Transient:
 
     def _assoc(self, key: Any, value: Any) -> bool:
         """Set ``key`` to ``value``; False if it already held that very object."""
-        return self._assoc_hashed(key_hash(key), key, value)
+        return self._assoc_hashed(hashing_key_hash(key), key, value)
 
     def _flat_put_new(self, h: int, key: Any, value: Any, acc: Optional[int]) -> None:
         """``_put_new`` in flat mode, with the new accumulator: the entry
@@ -234,14 +234,14 @@ class Transient:
             return self._flat_assoc(h, key, value)
         old = champ_find(self.root, h, key)
         if old is None:
-            acc = acc_replace(self.acc, h, None, value, False, True)
+            acc = hashing_acc_replace(self.acc, h, None, value, False, True)
             with _GCPaused(self._shared):  # (the inner pause in _put_new is then a no-op)
                 self._put_new(h, key, value)
                 self.acc = acc
             return True
         if old[3] is value:
             return False
-        acc = acc_replace(self.acc, h, old[3], value, True, True)
+        acc = hashing_acc_replace(self.acc, h, old[3], value, True, True)
         seq = old[1]
         stored_key = old[2]  # the first key object stays, as in dict
         with _GCPaused(self._shared):
@@ -265,20 +265,20 @@ class Transient:
         items = self.order
         i = flat_find(hashes, items, h, key)
         if i < 0:
-            acc = acc_replace(self.acc, h, None, value, False, True)
+            acc = hashing_acc_replace(self.acc, h, None, value, False, True)
             self._flat_put_new(h, key, value, acc)
             return True
         old = items[i][1]
         if old is value:
             return False
-        acc = acc_replace(self.acc, h, old, value, True, True)
+        acc = hashing_acc_replace(self.acc, h, old, value, True, True)
         # (the first key object stays, as in dict; the hashes are shared)
-        self._set_flat(hashes, flat_with(items, i, value), self.length, acc)
+        self._set_flat(hashes, flat_with_value(items, i, value), self.length, acc)
         return True
 
     def _dissoc(self, key: Any) -> Optional[Entry]:
         """Remove ``key``; return its entry, or None if it was absent."""
-        return self._dissoc_hashed(key_hash(key), key)
+        return self._dissoc_hashed(hashing_key_hash(key), key)
 
     def _dissoc_hashed(self, h: int, key: Any) -> Optional[Entry]:
         """``_dissoc`` for a key whose hash is known (a stored key)."""
@@ -315,9 +315,9 @@ class Transient:
     def _remove_entry(self, old: Entry) -> None:
         """Remove the entry ``old`` as ``_find`` gave it (in flat mode: the
         entry at its position, with nothing edited since)."""
-        acc = acc_replace(self.acc, old[0], old[3], None, True, False)
+        acc = hashing_acc_replace(self.acc, old[0], old[3], None, True, False)
         if type(self.root) is tuple:
-            hashes, items = flat_without(self.root, self.order, old[1])
+            hashes, items = flat_copy_without(self.root, self.order, old[1])
             self._set_flat(hashes, items, self.length - 1, acc)
             return
         with _GCPaused(self._shared):
@@ -368,7 +368,7 @@ def load_items(t: Transient, items: List[Tuple[Any, Any]]) -> None:
     (a dict's, or a version's run of positions): each key is hashed once, then
     both tries are built with no lookups and no ``__eq__`` calls (at most
     FLAT_MAX pairs: the flat form, the transient in flat mode)."""
-    hashes = [key_hash(key) for key, _ in items]  # may raise: nothing built yet
+    hashes = [hashing_key_hash(key) for key, _ in items]  # may raise: nothing built yet
     if len(items) <= FLAT_MAX:
         t._set_flat(tuple(hashes), tuple(items), len(items), None)
         return

@@ -32,12 +32,12 @@ __all__ = [
     "frozendict_values",
     "frozendict_items",
     "frozendict_iterator",
-    "mapping_iter",
+    "view_mapping_iter",
     "mapping_len",
-    "mapping_reversed",
-    "mapping_keys",
-    "mapping_values",
-    "mapping_items",
+    "view_mapping_reversed",
+    "view_mapping_keys",
+    "view_mapping_values",
+    "view_mapping_items",
 ]
 
 _first = itemgetter(0)
@@ -185,7 +185,7 @@ def _bad_call(self: Any, name: str, args: Any, kwargs: Dict[str, Any]) -> TypeEr
 # both, so each type keeps ``object`` as its only base, as PEP 814 has it).
 
 
-def mapping_iter(self: Any) -> Iterator[Any]:
+def view_mapping_iter(self: Any) -> Iterator[Any]:
     """Iterate over the keys in insertion order.
 
     >>> from frozenmap import frozendict
@@ -195,7 +195,7 @@ def mapping_iter(self: Any) -> Iterator[Any]:
     return iter(frozendict_keys(self))
 
 
-def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def view_mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order.
 
     >>> from frozenmap import frozendict
@@ -207,7 +207,7 @@ def mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     return reversed(frozendict_keys(self))
 
 
-def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
+def view_mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
     """A set-like view of the keys, in insertion order.  Cost: O(1).
 
     >>> from frozenmap import frozendict
@@ -220,7 +220,7 @@ def mapping_keys(self: Any, *args: Any, **kwargs: Any) -> frozendict_keys:
     return frozendict_keys(self)
 
 
-def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
+def view_mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
     """A view of the values, in insertion order.  Cost: O(1).
 
     >>> from frozenmap import frozendict
@@ -233,7 +233,7 @@ def mapping_values(self: Any, *args: Any, **kwargs: Any) -> frozendict_values:
     return frozendict_values(self)
 
 
-def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
+def view_mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
     """A set-like view of the ``(key, value)`` pairs.  Cost: O(1).
 
     >>> from frozenmap import frozendict
@@ -246,6 +246,6 @@ def mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items:
     return frozendict_items(self)
 
 
-for _method in (mapping_reversed, mapping_keys, mapping_values, mapping_items):
+for _method in (view_mapping_reversed, view_mapping_keys, view_mapping_values, view_mapping_items):
     _method.__signature__ = inspect.signature(lambda self: None)  # type: ignore[union-attr]
 del _method

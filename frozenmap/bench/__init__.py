@@ -6,7 +6,7 @@ each frozenmap core that imports (``frozenmap._ccore``, ``frozenmap._pycore``)
 and of each installed peer, and frozenmap's ratio to the best peer::
 
     python -m frozenmap.bench                    # n = 1,000 / 100,000 / 1,000,000
-    python -m frozenmap.bench --quick            # 1,000 and 10,000; 100,000 for the README table: ~2 min
+    python -m frozenmap.bench --quick            # 1,000 and 10,000; 100,000 for the README table
     python -m frozenmap.bench --sizes 1000,1e5 --plot bench-plots --json bench.json
     python -m frozenmap.bench --load bench.json --plot bench-plots   # no re-run
 
@@ -24,13 +24,19 @@ The code is organised as one table: *operations* x *libraries*.
   for one size) into a :class:`Case`: a loop body such as ``m[x]`` or
   ``f(k, v)``, the names it uses, and the inputs it loops over.
 * :func:`calibrate` compiles the case into a function and picks how many
-  inputs one pass takes and how many passes one run takes (timeit-style
-  auto-ranging).  The libraries are then run in interleaved rounds, one run of
-  each library per round (:func:`measure_interleaved`), so that a drift of the
-  machine's speed touches them all alike.  Each library's figure is the median
-  over the rounds of the time per operation, net of the bare loop's own cost,
-  with the spread (IQR / median) as a noise figure; frozenmap's ratio to the
-  best peer is the median of the per-round ratios, shown with their range.
+  inputs one pass takes (all of them, when they fit in ``timing.PASS_SECONDS``)
+  and how many passes one run takes (timeit-style auto-ranging).  The
+  libraries are then run in interleaved rounds, one run of each library per
+  round (:func:`measure_interleaved`), so that a drift of the machine's speed
+  touches them all alike.  Runs are timed in process CPU time, which the
+  other processes of a busy machine do not add to.  Each library's figure is
+  the median over the rounds of the time per operation, net of the bare
+  loop's own cost, with the spread (IQR / median) as a noise figure;
+  frozenmap's ratio to the best peer is the median of the per-round ratios,
+  shown with their range.  A row whose rounds fall on both sides of 1 for a
+  frozenmap core against the best peer is measured again (the quietest
+  attempt is kept), and the verdict claims a win or a loss only where every
+  round agrees: otherwise the row is "within noise", or "too noisy to call".
   Garbage collection is off while timing, as in :mod:`timeit`.  Inputs an
   operation uses up (``hash()`` caches its result) are rebuilt, untimed,
   before every pass.

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -29,6 +30,34 @@ README_OPS = (
     "mem_version",
 )
 QUICK_SIZES = [1000, 10_000, README_SIZE]
+#: Rounds, seconds per run and re-runs of a noisy row: quick, then full.  The
+#: quick run's rounds are many and short, so that a busy machine disturbs few
+#: of them and the median sees past those.
+#: ``seconds``: a library's runs in one row last at most about this long
+#: (a slow one gets fewer rounds, never fewer than 3); ``retry_seconds``: a
+#: row whose rounds took longer is not measured again.
+QUICK = {"repeat": 9, "target": 0.003, "retries": 2, "seconds": 1.5, "retry_seconds": 1.5}
+FULL = {"repeat": 7, "target": 0.1, "retries": 1, "seconds": 15.0, "retry_seconds": 60.0}
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped between words only (a library's or an
+    operation's name is never cut in two)."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(
+            " ".join(text.split()), width, break_long_words=False, break_on_hyphens=False
+        )
+
+
+def _load_average() -> Optional[float]:
+    """The machine's 1-minute load average (None where the OS has none)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def _sizes(text: str) -> List[int]:
@@ -39,6 +68,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m frozenmap.bench",
         description="Time frozenmap's cores side by side with dict and the peer libraries.",
+        formatter_class=_HelpFormatter,
     )
     parser.add_argument(
         "--sizes",
@@ -47,15 +77,34 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "and 100000 for the operations of the README's table)",
     )
     parser.add_argument(
-        "--quick", action="store_true", help="small sizes, short runs, 5 repeats: about two minutes"
-    )
-    parser.add_argument("--repeat", type=int, help="runs per measurement (default 7; quick: 5)")
-    parser.add_argument("--target", type=float, help="seconds per run (default 0.1; quick: 0.005)")
-    parser.add_argument(
-        "--libs", help="comma-separated libraries (default: all of %s)" % ",".join(LIBRARY_NAMES)
+        "--quick",
+        action="store_true",
+        help="small sizes, %(repeat)d short rounds: about a minute and a half of CPU time" % QUICK,
     )
     parser.add_argument(
-        "--ops", help="comma-separated operations (default: all of %s)" % ",".join(OPERATION_KEYS)
+        "--repeat",
+        type=int,
+        help="interleaved rounds per measurement (default %d; quick: %d)"
+        % (FULL["repeat"], QUICK["repeat"]),
+    )
+    parser.add_argument(
+        "--target",
+        type=float,
+        help="seconds of CPU time per run (default %g; quick: %g)"
+        % (FULL["target"], QUICK["target"]),
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        help="times a noisy row is measured again, the quietest attempt kept (default %d; "
+        "quick: %d)" % (FULL["retries"], QUICK["retries"]),
+    )
+    parser.add_argument(
+        "--libs", help="comma-separated libraries (default: all of %s)" % ", ".join(LIBRARY_NAMES)
+    )
+    parser.add_argument(
+        "--ops",
+        help="comma-separated operations (default: all of %s)" % ", ".join(OPERATION_KEYS),
     )
     parser.add_argument("--json", metavar="FILE", help="also save the results as JSON")
     parser.add_argument(
@@ -115,15 +164,17 @@ def _measure_all(args, parser) -> Dict[str, Any]:
         def keep(n, lib, op):
             return n != README_SIZE or (op.key in README_OPS and lib.name != "frozenmap:py")
 
-    repeat = args.repeat or (5 if args.quick else 7)
-    target = args.target or (0.005 if args.quick else 0.1)
-    names = args.libs.split(",") if args.libs else None
+    settings = QUICK if args.quick else FULL
+    repeat = args.repeat or settings["repeat"]
+    target = args.target or settings["target"]
+    retries = settings["retries"] if args.retries is None else args.retries
+    names = [name.strip() for name in args.libs.split(",")] if args.libs else None
     for name in names or []:
         if name not in LIBRARY_NAMES:
             parser.error("unknown library %r (choose from %s)" % (name, ", ".join(LIBRARY_NAMES)))
     ops = OPERATIONS
     if args.ops:
-        wanted = args.ops.split(",")
+        wanted = [key.strip() for key in args.ops.split(",")]
         unknown = sorted(set(wanted) - set(OPERATION_KEYS))
         if unknown:
             parser.error(
@@ -134,8 +185,18 @@ def _measure_all(args, parser) -> Dict[str, Any]:
     libraries, skipped = load_libraries(names)
     if not any(lib.is_frozenmap for lib in libraries):
         sys.stderr.write("warning: no frozenmap core imports; measuring the peers only\n")
+    load_before = _load_average()
     results = timing.run(
-        sizes, libraries, ops, target, repeat, progress=not args.no_progress, keep=keep
+        sizes,
+        libraries,
+        ops,
+        target,
+        repeat,
+        progress=not args.no_progress,
+        keep=keep,
+        retries=retries,
+        max_seconds=settings["seconds"],
+        retry_seconds=settings["retry_seconds"],
     )
     return {
         "meta": {
@@ -150,6 +211,9 @@ def _measure_all(args, parser) -> Dict[str, Any]:
             "target": target,
             "quick": bool(args.quick),
             "interleaved": True,
+            "clock": timing.CLOCK_NAME,
+            "retries": retries,
+            "load": [load_before, _load_average()],
             "memory_by": MEMORY_BY,
         },
         "results": [vars(m) for m in results],

@@ -28,6 +28,12 @@ HISTORY_BYTES = 256 << 20
 COLD = 200_000
 #: Length of the version history behind "memory per version".
 HISTORY = 1000
+#: Peers' undo histories (a list of whole versions, pickled): at least this many
+#: versions when :data:`UNDO_ITEMS` allows fewer (the keys, shared by every
+#: version once unpickled, are then at most 1 % of a version's figure) ...
+UNDO_VERSIONS = 100
+#: ... and at most this many items in all their versions (besides :data:`HISTORY_BYTES`).
+UNDO_ITEMS = 250_000
 #: Key counts of the small maps a state tree is made of.
 SMALL_SIZES = (1, 3, 8, 16, 32)
 #: Small maps built, or versions derived from one, per memory measurement.
@@ -38,6 +44,12 @@ REDUCER_TODOS = 10_000
 REDUCER_ACTIONS = 1000
 #: Copy-on-write peers: at most this many todos copied per timed pass of the reducer.
 REDUCER_COPIED = 1_000_000
+#: Leaves of the nested state the drafts rows edit: 256 maps of 20 maps of 20
+#: leaves (about 100,000, and not the quick run's README size, which measures
+#: the README's rows only).
+NESTED_LEAVES = 102_400
+#: Leaf changes per recipe in the "many" drafts rows.
+NESTED_CHANGES = 1000
 
 
 class Workload:
@@ -86,8 +98,12 @@ class Workload:
         self.positions = [rng.randrange(n) for _ in range(SAMPLE)] if n else []
         self._bases: Dict[tuple, Any] = {}
         self._reducer: Optional[Reducer] = None
+        self._nested: Optional[Nested] = None
         self._seed = seed
         self._cold: Optional[list] = None
+        #: Each library's pickled undo history and its version count, made
+        #: by ``history_pickle`` and used up by ``history_loaded``.
+        self._undo: Dict[str, Tuple[bytes, int]] = {}
 
     def _batch(self, rng, keys, group):
         """100 edits: 50 updates, 25 deletions, 25 insertions (fewer for tiny n)."""
@@ -116,6 +132,15 @@ class Workload:
             self._reducer = Reducer(self.n)
         return self._reducer
 
+    def nested(self, lib: Library) -> Tuple["Nested", Any]:
+        """The drafts rows' nested state: its data, and ``lib``'s state (built on first use)."""
+        if self._nested is None:
+            self._nested = Nested(NESTED_LEAVES)
+        key = (lib.name, "nested")
+        if key not in self._bases:
+            self._bases[key] = self._nested.build(lib)
+        return self._nested, self._bases[key]
+
     def reducer_base(self, lib: Library):
         """``lib``'s initial reducer state."""
         key = (lib.name, "reducer")
@@ -135,6 +160,7 @@ class Workload:
         """Drop the maps cached for ``lib``."""
         for key in [k for k in self._bases if k[0] == lib.name]:
             del self._bases[key]
+        self._undo.pop(lib.name, None)
 
     def pool_limit(self, lib: Library) -> int:
         """How many derived versions of ``lib`` a pool may hold."""
@@ -623,10 +649,14 @@ def _history_versions(lib: Library, w: Workload) -> list:
     update after the one before (fewer at large n for every library but
     frozenmap: their history pickles as a list of whole versions, and
     unpickles as as many unshared copies -- 1,000 versions of 100,000 keys
-    took ~20 GB)."""
+    took ~20 GB -- so at most :data:`HISTORY_BYTES`, and at most
+    :data:`UNDO_ITEMS` items unless that leaves fewer than
+    :data:`UNDO_VERSIONS` versions)."""
     count = len(w.history)
     if not lib.is_frozenmap:
-        count = min(count, max(2, int(HISTORY_BYTES // max(64 * w.n, 1))))
+        by_bytes = max(2, int(HISTORY_BYTES // max(64 * w.n, 1)))
+        by_items = max(UNDO_VERSIONS, UNDO_ITEMS // max(w.n, 1))
+        count = min(count, by_bytes, by_items)
     versions, m = [w.base(lib)], w.base(lib)
     for k, v in w.history[:count]:
         m = lib.setter(m)(k, v)
@@ -634,27 +664,183 @@ def _history_versions(lib: Library, w: Workload) -> list:
     return versions
 
 
+def _pickled_history(lib: Library, w: Workload) -> Optional[Tuple[bytes, int]]:
+    """``lib``'s undo history pickled, and its number of versions; None for a
+    peer whose maps do not pickle.  Made once per library: ``history_pickle``
+    leaves it for ``history_loaded``, which takes it."""
+    if lib.name not in w._undo:
+        versions = _history_versions(lib, w)
+        try:
+            data = pickle.dumps(lib.history(versions), protocol=5)
+        except Exception:  # a peer whose maps do not pickle
+            return None
+        w._undo[lib.name] = (data, len(versions))
+    return w._undo[lib.name]
+
+
 def history_pickle_per_version(lib: Library, w: Workload) -> Optional[float]:
     """Pickle bytes per version of an undo history (frozenmap: ``History``,
     which stores one version and diffs; the others: a list of versions)."""
-    versions = _history_versions(lib, w)
-    try:
-        size = len(pickle.dumps(lib.history(versions), protocol=5))
-    except Exception:  # a peer whose maps do not pickle
+    pickled = _pickled_history(lib, w)
+    if pickled is None:
         return None
-    return size / len(versions)
+    data, count = pickled
+    if not lib.traced:  # history_loaded has no figure for it: nothing to keep
+        w._undo.pop(lib.name, None)
+    return len(data) / count
 
 
 def history_loaded_per_version(lib: Library, w: Workload) -> Optional[float]:
     """Bytes per version that an unpickled undo history takes in memory."""
     if not lib.traced:
         return None
-    try:
-        data = pickle.dumps(lib.history(_history_versions(lib, w)), protocol=5)
-    except Exception:
+    pickled = _pickled_history(lib, w)
+    w._undo.pop(lib.name, None)
+    if pickled is None:
         return None
-    count = len(pickle.loads(data))
+    data, count = pickled
     return _traced(lambda: pickle.loads(data)) / count
+
+
+class Nested:
+    """Nested state three levels deep, for the drafts rows: ``leaves // 400`` top
+    maps of 20 maps of 20 int leaves (102,400 leaves: 256 x 20 x 20).
+
+    ``paths`` are leaf paths drawn with a fixed seed (the one-change rows
+    take one each); ``batches`` are groups of :data:`NESTED_CHANGES` of them,
+    each path with a new value (the many-change rows take one group each).
+    """
+
+    def __init__(self, leaves: int, seed: int = 814):
+        rng = random.Random(seed)
+        tops = max(1, leaves // 400)
+        self.data = {
+            "k%d" % i: {"j%d" % j: {"x%d" % x: x for x in range(20)} for j in range(20)}
+            for i in range(tops)
+        }
+
+        def path():
+            return (
+                "k%d" % rng.randrange(tops),
+                "j%d" % rng.randrange(20),
+                "x%d" % rng.randrange(20),
+            )
+
+        self.paths = [path() + (-1 - i,) for i in range(SAMPLE)]
+        self.batches = [[path() + (-1 - i,) for i in range(NESTED_CHANGES)] for _ in range(8)]
+
+    def build(self, lib: Library):
+        """``lib``'s state: maps all the way down."""
+        return lib.build(
+            {
+                top: lib.build({mid: lib.build(leaves) for mid, leaves in middle.items()})
+                for top, middle in self.data.items()
+            }
+        )
+
+
+def _path_setter(lib: Library) -> Callable[[Any, Any, Any, Any, Any], Any]:
+    """``f(state, a, b, c, value)``: ``state`` with the leaf at ``(a, b, c)`` set,
+    by the library's own path call (frozenmap's ``set_in``, pyrsistent's
+    ``transform``), or else by a ``set`` at each level."""
+    if lib.is_frozenmap:
+        return lambda s, a, b, c, v: s.set_in((a, b, c), v)
+    if lib.name == "pyrsistent":
+        return lambda s, a, b, c, v: s.transform((a, b, c), v)
+
+    def chain(s, a, b, c, v):
+        top = s[a]
+        return lib.setter(s)(a, lib.setter(top)(b, lib.setter(top[b])(c, v)))
+
+    return chain
+
+
+def _one_change(lib, w):
+    """One leaf changed at depth 3, by the library's path call."""
+    nested, state = w.nested(lib)
+    return Case(
+        "f(s, a, b, c, v)",
+        {"f": _path_setter(lib), "s": state},
+        _fixed(nested.paths),
+        SAMPLE,
+        target="a, b, c, v",
+    )
+
+
+def _draft_case(patches: bool, many: bool):
+    """frozenmap's ``produce`` (``produce_with_patches``) changing one leaf at
+    depth 3, or a group of :data:`NESTED_CHANGES` leaves in one recipe."""
+
+    def case(lib, w):
+        if not lib.is_frozenmap:
+            return None
+        from frozenmap.drafts import produce, produce_with_patches
+
+        nested, state = w.nested(lib)
+        run = produce_with_patches if patches else produce
+
+        if many:
+
+            def changes(group):
+                def recipe(draft):
+                    for a, b, c, v in group:
+                        draft[a][b][c] = v
+
+                return run(state, recipe)
+
+            return Case("f(x)", {"f": changes}, _fixed(nested.batches), len(nested.batches))
+
+        def one(a, b, c, v):
+            def recipe(draft):
+                draft[a][b][c] = v
+
+            return run(state, recipe)
+
+        return Case("f(a, b, c, v)", {"f": one}, _fixed(nested.paths), SAMPLE, target="a, b, c, v")
+
+    return case
+
+
+def _many_path_sets(lib, w):
+    """A group of :data:`NESTED_CHANGES` leaf changes as a chain of path calls."""
+    nested, state = w.nested(lib)
+    set_path = _path_setter(lib)
+
+    def changes(group):
+        s = state
+        for a, b, c, v in group:
+            s = set_path(s, a, b, c, v)
+        return s
+
+    return Case("f(x)", {"f": changes}, _fixed(nested.batches), len(nested.batches))
+
+
+def _many_builders(lib, w):
+    """A group of :data:`NESTED_CHANGES` leaf changes with one builder per
+    changed map (frozenmap's Evolvers, pyrsistent's evolvers, the others'
+    mutable builders), each level frozen into the one above."""
+    nested, state = w.nested(lib)
+    thaw, freeze = lib.thaw, lib.freeze
+
+    def changes(group):
+        tops: Dict[Any, Any] = {}
+        middles: Dict[Any, Any] = {}
+        for a, b, c, v in group:
+            leaves = middles.get((a, b))
+            if leaves is None:
+                leaves = middles[(a, b)] = thaw(state[a][b])
+            leaves[c] = v
+        for (a, b), leaves in middles.items():
+            top = tops.get(a)
+            if top is None:
+                top = tops[a] = thaw(state[a])
+            top[b] = freeze(leaves)
+        root = thaw(state)
+        for a, top in tops.items():
+            root[a] = freeze(top)
+        return freeze(root)
+
+    return Case("f(x)", {"f": changes}, _fixed(nested.batches), len(nested.batches))
 
 
 #: The benchmarked operations, in table order.
@@ -752,6 +938,58 @@ OPERATIONS = [
         "undo history: memory per version, unpickled",
         "B",
         measure=history_loaded_per_version,
+    ),
+    Operation(
+        "nested_set_in",
+        "nested 102,400 leaves: 1 change at depth 3, path set",
+        "s",
+        _one_change,
+        asv_count=100,
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_produce",
+        "nested: 1 change at depth 3, produce",
+        "s",
+        _draft_case(patches=False, many=False),
+        asv_count=100,
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_produce_patches",
+        "nested: 1 change at depth 3, produce_with_patches",
+        "s",
+        _draft_case(patches=True, many=False),
+        asv_count=100,
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_many_set_in",
+        "nested: 1,000 changes, chained path sets",
+        "s",
+        _many_path_sets,
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_many_builders",
+        "nested: 1,000 changes, a builder per changed map",
+        "s",
+        _many_builders,
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_many_produce",
+        "nested: 1,000 changes, one produce",
+        "s",
+        _draft_case(patches=False, many=True),
+        sizes=(NESTED_LEAVES,),
+    ),
+    Operation(
+        "nested_many_patches",
+        "nested: 1,000 changes, one produce_with_patches",
+        "s",
+        _draft_case(patches=True, many=True),
+        sizes=(NESTED_LEAVES,),
     ),
 ]
 OPERATION_KEYS = [op.key for op in OPERATIONS]

@@ -8,6 +8,13 @@
 # (cached in ~/.cache/frozenmap-python between runs).  "pypy3.11" runs the
 # suite on PyPy (the pure core) through scripts/pypy-suite.sh.
 #
+# On 3.14 and 3.15 the suite includes the subinterpreter tests
+# (tests/test_subinterpreters.py, concurrent.interpreters, both cores); this
+# check sets FROZENMAP_REQUIRE_SUBINTERPRETERS=1, so that there a missing
+# concurrent.interpreters fails them instead of skipping them (older
+# versions and PyPy skip them with the reason, as the main run on its own
+# version does).
+#
 # Each version gets its own venv, $ROOT/.venv-3.X, kept between runs, and a
 # fresh non-editable install of frozenmap[test] built from a clean copy of the
 # tree (no build/ directory, no stale in-place *.so).  The interpreters are
@@ -38,6 +45,7 @@ FETCHABLE=" 3.14 3.15 "
 LIMIT=${FROZENMAP_CHECK_TIMEOUT:-900}
 BUDGET=${FROZENMAP_VERSIONS_BUDGET:-3300}
 export HYPOTHESIS_PROFILE=${HYPOTHESIS_PROFILE:-ci}
+export FROZENMAP_REQUIRE_SUBINTERPRETERS=1  # (tests/test_subinterpreters.py; 3.14+ only)
 PIP_FLAGS=(-q --disable-pip-version-check)
 
 # The main run's version is tested by scripts/test.sh itself.

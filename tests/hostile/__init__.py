@@ -36,6 +36,10 @@ Hard but legal input
     ``test_colliding_and_equal_keys.py``  thousands of keys sharing one hash,
         hashes out of range, NaN, keys equal across types
     ``test_self_containing_values.py``  values that contain the map; deep nesting
+Drafts (``frozenmap.produce``)
+    ``test_drafts_hostile.py``  every mechanism above against drafts: recipes
+        that raise, drafts kept after their ``produce``, ``produce`` inside a
+        recipe, other threads, lying keys, finalizers touching drafts
 
 The keys and values that misbehave on purpose are in ``tests/keys.py``; the
 ``core`` fixture is in ``tests/conftest.py``.  This folder is a package so that

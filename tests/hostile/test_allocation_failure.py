@@ -602,22 +602,23 @@ def _newest(*args):
     return args[-1]
 
 
-def _pool_args(c, p, roles):
-    """An operation's arguments, built before the window from the pool."""
-    made = {
-        "key": lambda: p.keys[12],
-        "value": lambda: p.values[77],
-        "pairs": lambda: p.items(10, 35) + [(p.coll[4], p.values[4])],
-        "mapping": lambda: dict(p.items(10, 35)),
-        "keys": lambda: p.keys[5:15] + [p.coll[1]],
-        "path": lambda: [p.keys[12]],
-        "fn": lambda: _newest,
-        "other": lambda: dict(p.items(20, 30)),
-        "version": lambda: c.frozendict(p.items(20, 30) + p.coll_items(2)),
-        "position": lambda: -3,
-        "span": lambda: (1, -2),
-    }
-    return [made[role]() for role in roles]
+POOL_ARGS = registry.role_table(
+    registry.NOMEMORY,
+    {
+        "key": lambda c, p: p.keys[12],
+        "value": lambda c, p: p.values[77],
+        "pairs": lambda c, p: p.items(10, 35) + [(p.coll[4], p.values[4])],
+        "mapping": lambda c, p: dict(p.items(10, 35)),
+        "keys": lambda c, p: p.keys[5:15] + [p.coll[1]],
+        "path": lambda c, p: [p.keys[12]],
+        "fn": lambda c, p: _newest,
+        "other": lambda c, p: dict(p.items(20, 30)),
+        "version": lambda c, p: c.frozendict(p.items(20, 30) + p.coll_items(2)),
+        "position": lambda c, p: -3,
+        "span": lambda c, p: (1, -2),
+    },
+)
+"""An operation's arguments by role, built before the window from the pool."""
 
 
 def _registry_cases(entry):
@@ -631,7 +632,7 @@ def _registry_cases(entry):
 
             def case(c, p, make=make):
                 versions, e = make(c, p, coll=3)
-                args = _pool_args(c, p, entry.args)
+                args = registry.arguments(POOL_ARGS, entry, c, p)
                 return Scenario(
                     run(c, e, args), versions if isinstance(versions, list) else [versions], e
                 )
@@ -646,7 +647,7 @@ def _registry_cases(entry):
                 % (entry.name, *sys.version_info[:2])  # (see _PURE_CORE_CRASHES_CPYTHON)
             )
         m = _base(c, p, coll=3)
-        args = _pool_args(c, p, entry.args)
+        args = registry.arguments(POOL_ARGS, entry, c, p)
         versions = [m] + [a for a in args if isinstance(a, c.frozendict)]
         return Scenario(run(c, m if entry.on == "frozendict" else c.frozendict, args), versions)
 

@@ -540,18 +540,23 @@ def operations(core, x, make):
     return ops
 
 
-_PLAIN_ARGS = {
-    "key": 1,
-    "value": "v",
-    "pairs": [(1, "z"), (4, "w")],
-    "mapping": {3: "z"},
-    "keys": [1, 5],
-    "path": [1],
-    "fn": lambda *args: args[-1],
-    "other": {1: "a"},
-    "position": -1,
-    "span": (0, 1),
-}
+_PLAIN_ARGS = registry.role_table(
+    registry.HOSTILE,
+    {
+        "key": lambda fd: 1,
+        "value": lambda fd: "v",
+        "pairs": lambda fd: [(1, "z"), (4, "w")],
+        "mapping": lambda fd: {3: "z"},
+        "keys": lambda fd: [1, 5],
+        "path": lambda fd: [1],
+        "fn": lambda fd: lambda *args: args[-1],
+        "other": lambda fd: {1: "a"},
+        "version": lambda fd: fd,
+        "position": lambda fd: -1,
+        "span": lambda fd: (0, 1),
+    },
+)
+"""Each role's plain argument (``fd``: the frozendict the operations share)."""
 _OPERANDS = ("mapping", "version", "other")
 
 
@@ -568,7 +573,7 @@ def _registry_operations(core, x, cls):
 
     ops = {}
     for entry in registry.for_engine(registry.HOSTILE):
-        args = [fd if role == "version" else _PLAIN_ARGS[role] for role in entry.args]
+        args = registry.arguments(_PLAIN_ARGS, entry, fd)
         own = {"frozendict": core.frozendict, "Evolver": core.Evolver}.get(entry.on)
         if own is not None and issubclass(cls, own):
             ops["%s on x" % entry.name] = run(entry, x, args)

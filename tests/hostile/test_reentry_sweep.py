@@ -152,26 +152,29 @@ def _values_of(e, name):
 MISS = object()
 
 
-def _outer_arg(core, role):
-    """What an outer operation gets for an argument role (tests/operations.py)."""
-    return {
-        "key": lambda: RKey(11),
-        "value": lambda: RVal("outer"),
-        "pairs": lambda: [(RKey(11), RVal("u1")), (RKey(202), RVal("u2"))],
-        "mapping": lambda: {RKey(11): RVal("u1"), RKey(202): RVal("u2")},
-        "keys": lambda: [RKey(11), RKey(7)],
-        "path": lambda: [RKey(11)],
-        "fn": lambda: lambda *args: RVal("fn"),
-        "other": lambda: {RKey(i): None for i in range(N_KEYS)},
-        "version": lambda: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
-        "position": lambda: 5,
-        "span": lambda: (2, -3),
-    }[role]()
+OUTER_ROLES = registry.role_table(
+    registry.REENTRANCY,
+    {
+        "key": lambda core: RKey(11),
+        "value": lambda core: RVal("outer"),
+        "pairs": lambda core: [(RKey(11), RVal("u1")), (RKey(202), RVal("u2"))],
+        "mapping": lambda core: {RKey(11): RVal("u1"), RKey(202): RVal("u2")},
+        "keys": lambda core: [RKey(11), RKey(7)],
+        "path": lambda core: [RKey(11)],
+        "fn": lambda core: lambda *args: RVal("fn"),
+        "other": lambda core: {RKey(i): None for i in range(N_KEYS)},
+        "version": lambda core: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+        "position": lambda core: 5,
+        "span": lambda core: (2, -3),
+    },
+    on="Evolver",
+)
+"""What an outer operation on an Evolver gets for each argument role (tests/operations.py)."""
 
 
 def _registry_outer(entry):
     def op(core, e, it):
-        args = [_outer_arg(core, role) for role in entry.args]
+        args = registry.arguments(OUTER_ROLES, entry, core)
         result = entry.call(core, e, *args)
         # a read may also answer the default it was given
         return MISS if any(result is a for a in args) else result
@@ -370,21 +373,24 @@ def _fd_inner_actions(core, fd, it):
 FD_INNER = sorted(_fd_inner_actions(None, None, None))
 
 
-def _fd_outer_arg(core, role):
-    """What an outer operation on a frozendict gets for an argument role."""
-    return {
-        "key": lambda: RKey(11),
-        "value": lambda: "new",
-        "pairs": lambda: [(RKey(11), "u"), (RKey(300), "v")],
-        "mapping": lambda: {RKey(11): "u", RKey(300): "v"},
-        "keys": lambda: [RKey(11), RKey(7)],
-        "path": lambda: [RKey(11)],
-        "fn": lambda: lambda *args: "fn",
-        "other": lambda: {RKey(i): i for i in range(N_KEYS)},
-        "version": lambda: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
-        "position": lambda: -4,
-        "span": lambda: (1, -2),
-    }[role]()
+FD_OUTER_ROLES = registry.role_table(
+    registry.REENTRANCY,
+    {
+        "key": lambda core: RKey(11),
+        "value": lambda core: "new",
+        "pairs": lambda core: [(RKey(11), "u"), (RKey(300), "v")],
+        "mapping": lambda core: {RKey(11): "u", RKey(300): "v"},
+        "keys": lambda core: [RKey(11), RKey(7)],
+        "path": lambda core: [RKey(11)],
+        "fn": lambda core: lambda *args: "fn",
+        "other": lambda core: {RKey(i): i for i in range(N_KEYS)},
+        "version": lambda core: core.frozendict({RKey(i): i for i in range(N_KEYS)}),
+        "position": lambda core: -4,
+        "span": lambda core: (1, -2),
+    },
+    on=("frozendict", "type"),
+)
+"""What an outer operation on a frozendict gets for each argument role."""
 
 
 FD_OUTER = {
@@ -412,7 +418,7 @@ def test_user_code_running_operations_on_the_same_frozendict(core, outer, mode):
         fd = core.frozendict({RKey(i): RVal(i) for i in range(N_KEYS)})
         it = iter(fd.items())
         snapshot = list(fd.items())
-        args = [_fd_outer_arg(core, role) for role in entry.args]
+        args = registry.arguments(FD_OUTER_ROLES, entry, core)
         model_args = [dict(a.items()) if isinstance(a, core.frozendict) else a for a in args]
         subject = fd if entry.on == "frozendict" else core.frozendict
         expected = entry.model(dict(snapshot) if entry.on == "frozendict" else None, *model_args)
