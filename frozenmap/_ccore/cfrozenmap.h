@@ -1338,7 +1338,7 @@ fd_object *table_twin_if_built(fd_object *fd);
 PyObject *table_twin(fm_state *st, fd_object *fd);
 /* op (a frozendict) in a form with tries or flat: its twin when op is a
  * table version, else op itself.  New ref or NULL. */
-PyObject *fm_version_tries(fm_state *st, PyObject *op);
+PyObject *table_version_tries(fm_state *st, PyObject *op);
 /* Find key in the table version fd (held by the caller): FM_FOUND and
  * *value (borrowed), FM_MISSING, FM_ERROR.  A pure key is looked up in the
  * dict; another is hashed once and found in the twin.  _hashed: key's hash
@@ -1353,10 +1353,10 @@ int table_walk_next(fd_object *fd, Py_ssize_t *position, PyObject **key, PyObjec
 int transient_init_table(fm_state *st, transient *t);
 /* Leave table mode: t's items in tries (flat at most FLAT_MAX), built from
  * the dict with the keys' (pure) hashes.  0 or -1 (t unchanged). */
-int table_t_leave(fm_state *st, transient *t);
+int transient_table_leave(fm_state *st, transient *t);
 /* Publish a transient in table mode: a table version of type tp (more
  * than FLAT_MAX items; t then empty) or a flat one.  New ref or NULL. */
-PyObject *table_t_publish(fm_state *st, transient *t, PyTypeObject *tp);
+PyObject *transient_table_publish(fm_state *st, transient *t, PyTypeObject *tp);
 /* _check() and _dump() of a table version. */
 PyObject *table_check(fd_object *fd);
 PyObject *table_dump(fd_object *fd);

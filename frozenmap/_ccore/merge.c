@@ -110,7 +110,7 @@ merge_bulk_load(fm_state *st, transient *t, PyObject *source)
             return 0;
         }
         Py_DECREF(copy);
-        if (table_t_leave(st, t) < 0) {
+        if (transient_table_leave(st, t) < 0) {
             return -1;
         }
     }
@@ -255,12 +255,12 @@ merge_version(fm_state *st, transient *t, fd_object *src)
             t->len = PyDict_GET_SIZE(copy);
             return 0;
         }
-        if (table_t_leave(st, t) < 0) {
+        if (transient_table_leave(st, t) < 0) {
             return -1;
         }
     }
     /* A table version is read through its tries (its twin). */
-    PyObject *tries = fm_version_tries(st, (PyObject *)src);
+    PyObject *tries = table_version_tries(st, (PyObject *)src);
     if (tries == NULL) {
         return -1;
     }

@@ -207,7 +207,7 @@ table_twin(fm_state *st, fd_object *fd)
 }
 
 PyObject *
-fm_version_tries(fm_state *st, PyObject *op)
+table_version_tries(fm_state *st, PyObject *op)
 {
     fd_object *fd = fm_as_fd(op);
     return fm_is_table(fd) ? table_twin(st, fd) : Py_NewRef(op);
@@ -269,97 +269,6 @@ table_walk_next(fd_object *fd, Py_ssize_t *position, PyObject **key, PyObject **
 {
     return fd->table != NULL && fm_is_table(fd)
            && PyDict_Next(fd->table, position, key, value);
-}
-
-/* --- a transient in table mode ------------------------------------------ */
-
-int
-transient_init_table(fm_state *st, transient *t)
-{
-    transient_init(st, t, NULL, NULL, 0, 0, 0, 0);
-    t->table = PyDict_New();
-    if (t->table == NULL) {
-        transient_clear(t);
-        return -1;
-    }
-    champ_clear(&t->root); /* table mode: no tries */
-    return 0;
-}
-
-int
-table_t_leave(fm_state *st, transient *t)
-{
-    PyObject *table = t->table;
-    Py_ssize_t n = PyDict_GET_SIZE(table), got = 0, pos = 0;
-    if (n == 0) {
-        t->table = NULL;
-        t->root = champ_empty_root();
-        Py_DECREF(table);
-        return 0;
-    }
-    champ_entry *entries = PyMem_Malloc((size_t)n * sizeof(champ_entry));
-    if (entries == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    PyObject *k, *v;
-    int may_gc = 0;
-    while (got < n && PyDict_Next(table, &pos, &k, &v)) {
-        Py_hash_t h = PyObject_Hash(k); /* a pure hash: no user code */
-        if (h == -1) {
-            transient_entries_free(entries, got);
-            return -1;
-        }
-        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(v));
-        entries[got] = (champ_entry){(Py_uhash_t)h, (uint64_t)got, Py_NewRef(k), Py_NewRef(v)};
-        got++;
-    }
-    /* The items in tries (or flat), built as the bulk load builds them;
-     * the dict released last (t is private: no finalizer reaches it). */
-    t->table = NULL;
-    t->root = champ_empty_root();
-    int r;
-    if (n <= FLAT_MAX) {
-        PyObject *flat = flat_from_entries(st->frozendict_type, entries, n, NULL);
-        transient_entries_free(entries, n);
-        r = flat == NULL ? -1 : 0;
-        if (flat != NULL) {
-            champ_clear(&t->root);
-            t->flat = fm_as_fd(flat);
-            t->len = n;
-        }
-    }
-    else {
-        r = transient_load_entries(st, t, entries, n, may_gc);
-    }
-    if (r < 0) {
-        champ_clear(&t->root);
-        t->table = table; /* as it was */
-        return -1;
-    }
-    Py_DECREF(table);
-    return 0;
-}
-
-PyObject *
-table_t_publish(fm_state *st, transient *t, PyTypeObject *tp)
-{
-    PyObject *table = t->table;
-    Py_ssize_t n = PyDict_GET_SIZE(table);
-    if (n > FLAT_MAX) {
-        /* The dict goes to the version (t is done: its callers publish once
-         * and clear it); t is left empty. */
-        t->table = PyDict_New();
-        if (t->table == NULL) {
-            t->table = table;
-            return NULL;
-        }
-        return table_version_new(tp, table, 0, 0);
-    }
-    if (table_t_leave(st, t) < 0) {
-        return NULL;
-    }
-    return transient_publish(st, t, tp);
 }
 
 /* --- checking and debugging --------------------------------------------- */

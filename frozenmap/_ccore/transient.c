@@ -234,7 +234,7 @@ transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObj
             t->len = PyDict_GET_SIZE(t->table);
             return r;
         }
-        if (table_t_leave(st, t) < 0) { /* before the key is hashed again */
+        if (transient_table_leave(st, t) < 0) { /* before the key is hashed again */
             return -1;
         }
     }
@@ -318,7 +318,7 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
             t->len = PyDict_GET_SIZE(t->table);
             return FM_CHANGED;
         }
-        if (table_t_leave(st, t) < 0) {
+        if (transient_table_leave(st, t) < 0) {
             return FM_EDIT_FAILED;
         }
     }
@@ -385,7 +385,7 @@ transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
     if (t->table != NULL && hashing_key_is_pure(key)) {
         return transient_assoc_hashed(st, t, 0, key, value); /* the dict hashes it */
     }
-    if (t->table != NULL && table_t_leave(st, t) < 0) { /* before it is hashed */
+    if (t->table != NULL && transient_table_leave(st, t) < 0) { /* before it is hashed */
         return FM_EDIT_FAILED;
     }
     Py_uhash_t h;
@@ -509,7 +509,7 @@ fm_lookup
 transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                         PyObject **old_value)
 {
-    if (t->table != NULL && table_t_leave(st, t) < 0) {
+    if (t->table != NULL && transient_table_leave(st, t) < 0) {
         return FM_ERROR;
     }
     if (t->flat != NULL) {
@@ -535,7 +535,7 @@ PyObject *
 transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 {
     if (t->table != NULL) {
-        return table_t_publish(st, t, tp);
+        return transient_table_publish(st, t, tp);
     }
     if (t->flat != NULL) {
         /* t's flat version itself (|'s private builder): the reference
@@ -630,7 +630,7 @@ transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssiz
                        int may_gc)
 {
     if ((t->flat != NULL && flat_t_promote(st, t, NULL) < 0)
-        || (t->table != NULL && table_t_leave(st, t) < 0)) { /* (t is empty) */
+        || (t->table != NULL && transient_table_leave(st, t) < 0)) { /* (t is empty) */
         transient_entries_free(entries, n);
         return -1;
     }
@@ -670,4 +670,95 @@ transient_version_exact(fm_state *st, PyObject *op)
     int acc_valid = fm_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
                                  acc, acc_valid);
+}
+
+/* --- a transient in table mode ------------------------------------------ */
+
+int
+transient_init_table(fm_state *st, transient *t)
+{
+    transient_init(st, t, NULL, NULL, 0, 0, 0, 0);
+    t->table = PyDict_New();
+    if (t->table == NULL) {
+        transient_clear(t);
+        return -1;
+    }
+    champ_clear(&t->root); /* table mode: no tries */
+    return 0;
+}
+
+int
+transient_table_leave(fm_state *st, transient *t)
+{
+    PyObject *table = t->table;
+    Py_ssize_t n = PyDict_GET_SIZE(table), got = 0, pos = 0;
+    if (n == 0) {
+        t->table = NULL;
+        t->root = champ_empty_root();
+        Py_DECREF(table);
+        return 0;
+    }
+    champ_entry *entries = PyMem_Malloc((size_t)n * sizeof(champ_entry));
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *k, *v;
+    int may_gc = 0;
+    while (got < n && PyDict_Next(table, &pos, &k, &v)) {
+        Py_hash_t h = PyObject_Hash(k); /* a pure hash: no user code */
+        if (h == -1) {
+            transient_entries_free(entries, got);
+            return -1;
+        }
+        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(v));
+        entries[got] = (champ_entry){(Py_uhash_t)h, (uint64_t)got, Py_NewRef(k), Py_NewRef(v)};
+        got++;
+    }
+    /* The items in tries (or flat), built as the bulk load builds them;
+     * the dict released last (t is private: no finalizer reaches it). */
+    t->table = NULL;
+    t->root = champ_empty_root();
+    int r;
+    if (n <= FLAT_MAX) {
+        PyObject *flat = flat_from_entries(st->frozendict_type, entries, n, NULL);
+        transient_entries_free(entries, n);
+        r = flat == NULL ? -1 : 0;
+        if (flat != NULL) {
+            champ_clear(&t->root);
+            t->flat = fm_as_fd(flat);
+            t->len = n;
+        }
+    }
+    else {
+        r = transient_load_entries(st, t, entries, n, may_gc);
+    }
+    if (r < 0) {
+        champ_clear(&t->root);
+        t->table = table; /* as it was */
+        return -1;
+    }
+    Py_DECREF(table);
+    return 0;
+}
+
+PyObject *
+transient_table_publish(fm_state *st, transient *t, PyTypeObject *tp)
+{
+    PyObject *table = t->table;
+    Py_ssize_t n = PyDict_GET_SIZE(table);
+    if (n > FLAT_MAX) {
+        /* The dict goes to the version (t is done: its callers publish once
+         * and clear it); t is left empty. */
+        t->table = PyDict_New();
+        if (t->table == NULL) {
+            t->table = table;
+            return NULL;
+        }
+        return table_version_new(tp, table, 0, 0);
+    }
+    if (transient_table_leave(st, t) < 0) {
+        return NULL;
+    }
+    return transient_publish(st, t, tp);
 }
