@@ -69,9 +69,13 @@ table_keys_are_pure(PyObject *dict)
 {
     Py_ssize_t pos = 0;
     PyObject *k, *v;
+    PyTypeObject *last = NULL; /* the type of the last key found pure */
     while (PyDict_Next(dict, &pos, &k, &v)) {
-        if (!hashing_key_is_pure(k)) {
-            return 0;
+        if (Py_TYPE(k) != last) {
+            if (!hashing_key_is_pure(k)) {
+                return 0;
+            }
+            last = PyTuple_Check(k) ? NULL : Py_TYPE(k);
         }
     }
     return 1;
