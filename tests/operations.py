@@ -72,9 +72,7 @@ LEAKS = "leaks"
 TRANSCRIPT = "transcript"
 
 CLEARED = "cleared"
-ENGINES = frozenset(
-    {DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED}
-)
+ENGINES = frozenset({DIFFERENTIAL, FUZZ, REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED})
 
 
 @dataclass(frozen=True)
@@ -469,7 +467,9 @@ def _model_edit_in(d, path, fn):
 
 # --- the table --------------------------------------------------------------------------------
 
-CORES_ONLY = frozenset({REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED})  # (no dict model)
+CORES_ONLY = frozenset(
+    {REENTRANCY, HOSTILE, NOMEMORY, LEAKS, TRANSCRIPT, CLEARED}
+)  # (no dict model)
 LOOKUP = frozenset({"eq", "hash"})
 LOOKUP_DEL = frozenset({"eq", "hash", "del"})
 

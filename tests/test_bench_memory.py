@@ -119,7 +119,9 @@ def test_construction_peak_stays_near_the_finished_map(core):
         w = operations.Workload(n)
         kept = operations.bytes_per_item(lib, w)
         peak = operations._build_peak(lib, w)
-        assert kept <= peak <= 1.25 * kept, (n, kept, peak)
+        # (two builds measured apart: a table version's build keeps all it
+        # allocates, so the two agree but for a few bytes either way)
+        assert 0.99 * kept <= peak <= 1.25 * kept, (n, kept, peak)
 
 
 def test_the_undo_history_is_pickled_once_for_both_of_its_rows(core, monkeypatch):

@@ -27,6 +27,7 @@ PY_RANKS = {
     "keytrie_pypy": 1,  # the key trie in PyPy's layout (shares keytrie's layout-free parts)
     "champ": 2,  # chooses the layout, once; what is written once over either
     "flat": 3,  # beside the tries, above them: it builds and reads both
+    "table": 3,  # beside them too: a dict read, and the tries built from it
     "transient": 4,  # the builder
     "derive": 5,  # the one-key derivations of a version (set, delete, discard)
     "reads": 5,  # the reads both types share (a slice is built by a builder)
@@ -53,17 +54,21 @@ C_ALLOWED_UPWARD = {
     # of either form (transient_version_new demotes to the flat form), so
     # flat.c and transient.c call each other.
     "flat.c": ("transient_",),
-    "transient.c": ("flat_",),
-    "derive.c": ("flat_", "transient_"),
-    "reads.c": ("flat_", "transient_"),
-    "merge.c": ("flat_", "transient_", "mapping_"),
-    "views.c": ("flat_", "transient_", "mapping_"),
-    "paths.c": ("flat_", "transient_", "derive_", "mapping_"),
+    # table.c the same: its twin is built and its build published through
+    # the builder, which starts from a table's twin and leaves table mode
+    "table.c": ("transient_", "flat_"),
+    "transient.c": ("flat_", "table_"),
+    "derive.c": ("flat_", "table_", "transient_"),
+    "reads.c": ("flat_", "table_", "transient_"),
+    "merge.c": ("flat_", "table_", "transient_", "mapping_"),
+    "views.c": ("flat_", "table_", "transient_", "mapping_"),
+    "paths.c": ("flat_", "table_", "transient_", "derive_", "mapping_"),
     # The C bases of frozenmap.drafts' classes: drafts read through mapping_get
     # and make a map's first change through derive_with.
     "drafts.c": ("derive_", "mapping_"),
     "evolver.c": (
         "flat_",
+        "table_",
         "transient_",
         "mapping_",
         "position_",
@@ -73,6 +78,7 @@ C_ALLOWED_UPWARD = {
     ),
     "frozendict.c": (
         "flat_",
+        "table_",
         "transient_",
         "derive_",
         "mapping_",
@@ -89,6 +95,7 @@ C_PREFIX = {
     "ordertrie.c": ("order_",),
     "hashing.c": ("hashing_",),
     "flat.c": ("flat_",),
+    "table.c": ("table_",),
     "transient.c": ("transient_",),
     "derive.c": ("derive_",),
     "drafts.c": ("draft_",),

@@ -56,6 +56,7 @@ TWINS = {
     "keytrie.c": ("keytrie", "champ"),
     "ordertrie.c": ("ordertrie",),
     "flat.c": ("flat",),
+    "table.c": ("table",),
     "transient.c": ("transient",),
     "derive.c": ("derive",),
     "reads.c": ("reads",),
@@ -128,6 +129,20 @@ TWINS_ELSEWHERE = {
         ),
         "flat_t_promote": ("transient:Transient._promote", "a transient leaving flat mode"),
     },
+    "table.c": {
+        "table_version_new": (
+            "frozendict:frozendict._from_parts",
+            "a version is made where its class is (frozendict.py)",
+        ),
+        "table_entries": (
+            "table:table_tries",
+            "C lists the entries for the builder's bulk load; Python builds the tries",
+        ),
+        "table_version_tries": (
+            "transient:trie_parts",
+            "a table version read through its twin: what a builder starts from",
+        ),
+    },
     "transient.c": {
         "transient_version_new": (
             "frozendict:frozendict._from_parts",
@@ -168,6 +183,10 @@ TWINS_ELSEWHERE = {
         "evolver_read_frozen": ("evolver:Evolver._item_at", "the positional reads of a freeze()"),
     },
     "frozendict.c": {
+        "fd_equal_versions": (
+            "frozendict:frozendict.__eq__",
+            "the == of two versions, written inside __eq__ in Python",
+        ),
         "fd_find_entry": (
             "frozendict:frozendict._lookup",
             "_lookup is the entry lookup every holder of tries has (Transient, Evolver)",
@@ -291,6 +310,8 @@ C_ONLY = {
         "derive_take": "a one-shot transient's roots handed to the version without increfs: nothing to hand over in Python",
     },
     "reads.c": {
+        "position_tries": "a table version's positions read through its twin: trie_parts in Python",
+        "position_at_tries": "as position_tries",
         "mapping_order": "the order trie to walk (a flat version's built): Python walks the items tuple itself",
         "mapping_collect_entry": "a foreach callback: Python collects with champ_collect",
         "mapping_walk_next": "mapping_equal's step of a cursor: a generator in Python",
@@ -328,7 +349,17 @@ C_ONLY = {
         "path_maps_init": _ALLOC,
         "path_maps_free": _ALLOC,
     },
+    "table.c": {
+        "table_version_share": (
+            "a copy of the dict for a new holder: each dict has one holder, whose traverse"
+            " visits its items (a Python dict needs no traverse: the pure core shares it)"
+        ),
+        "table_twin_if_built": "the twin read atomically when free-threaded: Python reads the slot",
+        "table_traverse": _GC,
+        "table_walk_next": "a dict's walk by position: Python iterates dict.items()",
+    },
     "evolver.c": {
+        "evolver_same_tries": "freeze()'s check that edits cancelled out, inside Evolver.freeze in Python",
         "evolver_lock": "the edit lock across threads: Python's edit guard (_begin, _end) under the GIL",
         "evolver_unlock": "as evolver_lock",
         "evolver_forget_frozen": "the cached freeze() released last, inline in Python's _end",
@@ -456,7 +487,11 @@ PY_ONLY = {
     "derive": {
         "derive_trie_without": "derive_without's end on tries, a helper of the two callers",
     },
+    "table": {
+        "table_register": "the frozendict class's slot setter, registered at its import (C writes the field)",
+    },
     "reads": {
+        "mapping_form_of": "cfrozenmap.h's inline fm_form_of, which every C file reads",
         "register_types": "the classes of the layers above, registered at their import (C: the module state)",
         "frozendict_type": "as register_types",
         "_foreign_frozendict_types": "the other core's and the builtin frozendict, from _common",

@@ -275,6 +275,10 @@ hashing_key_hash_fast(PyObject *key, Py_uhash_t *out)
  * hash, and tuples of those): 1.  Else 0 (nothing is called).  Such a hash
  * cannot have changed since the key was stored. */
 int hashing_pure_key_hash(PyObject *key, Py_uhash_t *out);
+/* Whether key's hash runs no user code (the hashes of str, int, float,
+ * complex, bytes, frozenset, None, the default identity hash, and tuples of
+ * those): what every key of a table version is. */
+int hashing_key_is_pure(PyObject *key);
 /* hash((key, value)) from the stored key hash; calls hash(value); 0 or -1. */
 int hashing_pair_hash(Py_uhash_t khash, PyObject *value, Py_uhash_t *out);
 Py_uhash_t hashing_shuffle_bits(Py_uhash_t h);
@@ -938,20 +942,28 @@ flat_keys_count(flat_keys *k)
  * tries.  FLAT_MAX in the pure core (flat.py). */
 #define FLAT_MAX 32
 
-/* A version: an immutable frozendict.  Flat exactly when len <= FLAT_MAX
- * (fm_is_flat): next_seq then 0, values its own PyMem array of len values
- * and keys a key block (flat_keys, perhaps shared with the versions it was
- * made from or made into by value changes), both NULL when empty.  Read
- * them only through fm_flat_keys / fm_flat_values. */
+/* A version: an immutable frozendict, in one of three forms (fm_form):
+ *  - flat exactly when len <= FLAT_MAX (fm_is_flat): next_seq then 0,
+ *    values its own PyMem array of len values and keys a key block
+ *    (flat_keys, perhaps shared with the versions it was made from or made
+ *    into by value changes), both NULL when empty.  Read them only through
+ *    fm_flat_keys / fm_flat_values;
+ *  - the table form (fm_is_table: len > FLAT_MAX and next_seq 0): built
+ *    once and never derived from, its items in a private exact dict whose
+ *    keys all hash without user code, and twin, the same items in tries,
+ *    built by the first operation that needs tries (table.c);
+ *  - the tries form (len > FLAT_MAX, next_seq > 0): root and order. */
 typedef struct fd_object {
     PyObject_HEAD
     union {
-        champ_node *root;  /* key trie (never NULL) when not flat */
+        champ_node *root;  /* key trie (never NULL) in the tries form */
         PyObject **values; /* the values when flat */
+        PyObject *table;   /* the table form: its private exact dict */
     };
     union {
-        order_node *order; /* order trie when not flat */
-        flat_keys *keys;   /* flat: the key block */
+        order_node *order;      /* order trie in the tries form */
+        flat_keys *keys;        /* flat: the key block */
+        struct fd_object *twin; /* the table form: its tries, once built, or NULL */
     };
     Py_ssize_t len;
     uint64_t next_seq;
@@ -976,6 +988,7 @@ typedef struct {
     champ_node *root;
     order_node *order;
     struct fd_object *flat;
+    PyObject *table; /* table mode: a private exact dict (root, order, flat NULL) */
     Py_ssize_t len;
     uint64_t next_seq;
     Py_uhash_t acc;
@@ -1004,6 +1017,15 @@ static inline int
 fm_is_flat(const fd_object *fd)
 {
     return fd->len <= FLAT_MAX;
+}
+
+/* Whether a version is in the table form (table.c): more than FLAT_MAX
+ * items and no seq ever given (a tries version's next_seq exceeds its
+ * length). */
+static inline int
+fm_is_table(const fd_object *fd)
+{
+    return fd->len > FLAT_MAX && fd->next_seq == 0;
 }
 
 /* The first position at or after i whose stored hash is h among
@@ -1247,11 +1269,19 @@ typedef enum {
     FM_PAIR_FLAT = 0,    /* both flat: entries paired by position first */
     FM_PAIR_WALK = 1,    /* the two key tries walked together (champ_diff) */
     FM_PAIR_ENTRIES = 2, /* b's entries one by one, in b's order, stored hashes */
+    FM_PAIR_TABLES = 3,  /* both tables: == compares them; else as FM_PAIR_WALK */
 } fm_pair_path;
-/* The path for a (a_len entries, flat or in tries: a version or a
+/* The three forms of a version (and the modes of a transient). */
+typedef enum { FM_FORM_FLAT, FM_FORM_TRIES, FM_FORM_TABLE } fm_form;
+static inline fm_form
+fm_form_of(const fd_object *fd)
+{
+    return fm_is_flat(fd) ? FM_FORM_FLAT : fm_is_table(fd) ? FM_FORM_TABLE : FM_FORM_TRIES;
+}
+/* The path for a (a_len entries in the form a_form: a version or a
  * transient) and b, a frozendict of this core (any subclass) read from
  * its own storage.  O(1). */
-fm_pair_path mapping_pair_path(Py_ssize_t a_len, int a_flat, fd_object *b);
+fm_pair_path mapping_pair_path(Py_ssize_t a_len, fm_form a_form, fd_object *b);
 /* The entries of b (a frozendict) in insertion order, with their stored
  * hashes (a flat version's positions for seqs): into out, whose entries
  * borrow from b (held by the caller).  0 or -1 (MemoryError). */
@@ -1285,6 +1315,57 @@ PyObject *mapping_foreign_base(fm_state *st, PyObject *obj);
  * or restore it). */
 int merge_into(fm_state *st, transient *t, PyObject *arg, PyObject *kwargs,
                PyObject *const *kwvalues, PyObject *kwnames);
+
+/* ------------------------------------------------------------------------ */
+/* table.c: the table form (a version built once and read) and a transient's
+ * table mode; see the file's opening comment.                                */
+
+/* A new table version of type tp holding table (stolen: an exact dict of
+ * more than FLAT_MAX keys, all pure, never changed again), its hash from
+ * acc when acc_valid.  New ref or NULL. */
+PyObject *table_version_new(PyTypeObject *tp, PyObject *table, Py_uhash_t acc, int acc_valid);
+/* tp_traverse of what a private dict (a table) holds: its keys and values
+ * (the dict itself is out of the GC's lists: it is never handed out). */
+int table_traverse(PyObject *table, visitproc visit, void *arg);
+/* Whether every key of dict hashes without user code. */
+int table_keys_are_pure(PyObject *dict);
+/* frozendict(dict) of an exact dict: a new table version of type tp, or
+ * None (a new ref) when dict has at most FLAT_MAX keys or a key that is not
+ * pure (the caller builds otherwise), or NULL. */
+PyObject *table_from_dict(PyTypeObject *tp, PyObject *dict);
+/* A new version of type tp with the items of the table version fd: a copy
+ * of its table (a dict has one holder), its twin shared.  New ref or NULL. */
+PyObject *table_version_share(PyTypeObject *tp, fd_object *fd);
+/* The twin of a table version once built (borrowed), or NULL. */
+fd_object *table_twin_if_built(fd_object *fd);
+/* The twin of the table version fd, built the first time (a tries version
+ * of the exact type with the same items in the same order): new ref, or
+ * NULL (MemoryError).  No user code runs but a GC pass's. */
+PyObject *table_twin(fm_state *st, fd_object *fd);
+/* op (a frozendict) in a form with tries or flat: its twin when op is a
+ * table version, else op itself.  New ref or NULL. */
+PyObject *table_version_tries(fm_state *st, PyObject *op);
+/* Find key in the table version fd (held by the caller): FM_FOUND and
+ * *value (borrowed), FM_MISSING, FM_ERROR.  A pure key is looked up in the
+ * dict; another is hashed once and found in the twin.  _hashed: key's hash
+ * h is known. */
+fm_lookup table_find(fd_object *fd, PyObject *key, PyObject **value);
+fm_lookup table_find_hashed(fd_object *fd, Py_uhash_t h, PyObject *key, PyObject **value);
+/* The next item of the table version fd in order (borrowed), from the dict
+ * position *position (start at 0): 1, or 0 at the end. */
+int table_walk_next(fd_object *fd, Py_ssize_t *position, PyObject **key, PyObject **value);
+/* Start t in table mode (t->table an empty private dict): for the builds
+ * that make versions from nothing (the constructor, fromkeys).  0 or -1. */
+int transient_init_table(fm_state *st, transient *t);
+/* Leave table mode: t's items in tries (flat at most FLAT_MAX), built from
+ * the dict with the keys' (pure) hashes.  0 or -1 (t unchanged). */
+int transient_table_leave(fm_state *st, transient *t);
+/* Publish a transient in table mode: a table version of type tp (more
+ * than FLAT_MAX items; t then empty) or a flat one.  New ref or NULL. */
+PyObject *transient_table_publish(fm_state *st, transient *t, PyTypeObject *tp);
+/* _check() and _dump() of a table version. */
+PyObject *table_check(fd_object *fd);
+PyObject *table_dump(fd_object *fd);
 
 /* ------------------------------------------------------------------------ */
 /* flat.c: versions of at most FLAT_MAX items, one array in insertion order */

@@ -740,6 +740,18 @@ evolver_py_clear(PyObject *op, PyObject *unused)
 /* freeze(): waits for an edit running in another thread (as the pure
  * core's lock does); from inside an edit of this thread it publishes the
  * state before that edit, and evolver_end then forgets it. */
+/* Whether the tries root hold the very entries of the version origin (in
+ * tries, or a table version: its twin's). */
+static int
+evolver_same_tries(fd_object *origin, champ_node *root)
+{
+    if (fm_is_table(origin)) {
+        fd_object *twin = table_twin_if_built(origin);
+        return twin != NULL && champ_identical(twin->root, root);
+    }
+    return champ_identical(origin->root, root);
+}
+
 static PyObject *
 evolver_py_freeze(PyObject *op, PyObject *unused)
 {
@@ -759,7 +771,7 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
         if (r == NULL && origin != NULL && origin->len == self->t.len
             && (self->t.flat != NULL ? flat_t_same_items(origin, &self->t)
                 : fm_is_flat(origin) ? flat_same_items(origin, self->t.root, self->t.len)
-                                     : champ_identical(origin->root, self->t.root))) {
+                                     : evolver_same_tries(origin, self->t.root))) {
             /* Edits that cancel out: the last version published is still
              * the contents (the walk visits only what the edits copied). */
             r = Py_NewRef(self->origin);

@@ -422,6 +422,8 @@
 #include "cfrozenmap.h"
 #include "docstrings.h"
 
+static champ_node *fd_key_trie(fm_state *st, PyObject *op);
+
 /* self as an exact frozendict (itself if it already is one). */
 /* --- construction -------------------------------------------------------- */
 
@@ -439,6 +441,9 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         if (fm_is_flat(a)) {
             return flat_version_copy(tp, a);
         }
+        if (fm_is_table(a)) {
+            return table_version_share(tp, a);
+        }
         Py_uhash_t acc = 0;
         int acc_valid = fm_version_acc(a, &acc);
         return transient_version_new(tp, a->root, a->order, a->len, a->next_seq, acc,
@@ -451,6 +456,14 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         if (PyDict_CheckExact(arg) && PyDict_GET_SIZE(arg) <= FLAT_MAX) {
             return flat_from_dict(tp, arg);
         }
+        if (PyDict_CheckExact(arg)) {
+            /* Built once from a dict: the table form, when its keys allow */
+            PyObject *table = table_from_dict(tp, arg);
+            if (table != Py_None) {
+                return table;
+            }
+            Py_DECREF(table);
+        }
     }
     else if (arg == NULL) {
         if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) <= FLAT_MAX) {
@@ -461,7 +474,7 @@ fd_new_impl(fm_state *st, PyTypeObject *tp, PyObject *arg, PyObject *kwargs,
         }
     }
     transient t;
-    if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+    if (transient_init_table(st, &t) < 0) { /* a build from nothing */
         return NULL;
     }
     PyObject *result = NULL;
@@ -542,6 +555,10 @@ fd_tp_traverse(PyObject *op, visitproc visit, void *arg)
         }
         return 0;
     }
+    if (fm_is_table(s)) {
+        Py_VISIT((PyObject *)table_twin_if_built(s));
+        return table_traverse(s->table, visit, arg);
+    }
     /* The key trie is not a GC object: it holds no item references. */
     Py_VISIT(s->order);
     return 0;
@@ -559,6 +576,16 @@ fd_tp_clear(PyObject *op)
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
         flat_clear(s);
+        return 0;
+    }
+    if (fm_is_table(s)) {
+        PyObject *table = s->table, *twin = (PyObject *)table_twin_if_built(s);
+        s->table = NULL; /* the empty flat version */
+        s->twin = NULL;
+        s->len = 0;
+        FM_STORE_HASH(s->hash, -1);
+        Py_XDECREF(twin);
+        Py_DECREF(table);
         return 0;
     }
     champ_node *root = s->root;
@@ -592,11 +619,14 @@ fd_tp_dealloc(PyObject *op)
 static inline int
 fd_find(PyObject *op, PyObject *key, PyObject **value)
 {
+    fd_object *fd = fm_as_fd(op);
+    if (fm_is_table(fd)) {
+        return table_find(fd, key, value);
+    }
     Py_uhash_t h;
     if (FM_UNLIKELY(hashing_key_hash_fast(key, &h) < 0)) {
         return FM_ERROR;
     }
-    fd_object *fd = fm_as_fd(op);
     if (fm_is_flat(fd)) {
         Py_ssize_t i;
         fm_lookup r = flat_scan(fd, h, key, &i);
@@ -620,6 +650,16 @@ static int
 fd_find_entry_hashed(PyObject *op, Py_uhash_t h, PyObject *key, champ_entry *entry)
 {
     fd_object *fd = fm_as_fd(op);
+    if (fm_is_table(fd)) {
+        /* the entry (its seq: its position) is the twin's */
+        PyObject *twin = table_twin(fm_state_of_type(Py_TYPE(op)), fd);
+        if (twin == NULL) {
+            return FM_ERROR;
+        }
+        int r = fd_find_entry_hashed(twin, h, key, entry); /* the twin is held by fd */
+        Py_DECREF(twin);
+        return r;
+    }
     if (fm_is_flat(fd)) {
         Py_ssize_t i;
         fm_lookup r = flat_scan(fd, h, key, &i);
@@ -736,7 +776,7 @@ fd_py_fromkeys(PyObject *cls, PyObject *const *args, Py_ssize_t nargs)
     PyObject *start = NULL, *it = NULL, *key, *result = NULL;
     int is_exact = cls == (PyObject *)st->frozendict_type;
     if (is_exact) {
-        if (transient_init(st, &t, NULL, NULL, 0, 0, 0, 0) < 0) {
+        if (transient_init_table(st, &t) < 0) { /* a build from nothing */
             return NULL;
         }
     }
@@ -826,6 +866,28 @@ fd_flat_equal(fd_object *a, fd_object *b)
     return 1;
 }
 
+/* a == b for two versions of one length, held by the caller, on the path
+ * mapping_pair_path chooses: flat by position first, two tables as dicts,
+ * else the key tries walked together (a table's twin).  1, 0 or -1. */
+static int
+fd_equal_versions(fm_state *st, fd_object *a, fd_object *b)
+{
+    switch (mapping_pair_path(a->len, fm_form_of(a), b)) {
+    case FM_PAIR_FLAT:
+        return fd_flat_equal(a, b);
+    case FM_PAIR_TABLES:
+        return PyObject_RichCompareBool(a->table, b->table, Py_EQ);
+    default:
+        break;
+    }
+    champ_node *ra = fd_key_trie(st, (PyObject *)a);
+    champ_node *rb = ra != NULL ? fd_key_trie(st, (PyObject *)b) : NULL;
+    int r = rb != NULL ? champ_equal(ra, rb) : -1;
+    champ_xdecref(ra);
+    champ_xdecref(rb);
+    return r;
+}
+
 static PyObject *
 fd_eq(fm_state *st, PyObject *op, PyObject *other)
 {
@@ -844,9 +906,7 @@ fd_eq(fm_state *st, PyObject *op, PyObject *other)
         Py_INCREF(a);
         Py_INCREF(b);
         /* Equal lengths: both flat, or both in tries and walked. */
-        int r = mapping_pair_path(a->len, fm_is_flat(a), b) == FM_PAIR_FLAT
-                    ? fd_flat_equal(a, b)
-                    : champ_equal(a->root, b->root);
+        int r = fd_equal_versions(st, a, b);
         Py_DECREF(a);
         Py_DECREF(b);
         if (r < 0) {
@@ -908,6 +968,19 @@ fd_tp_hash(PyObject *op)
             r = fd_hash_entry(&e, &hs);
         }
     }
+    else if (fm_is_table(s)) {
+        /* The keys hash without user code; the values' hashes run (each
+         * value held across its __hash__ by the table, held by s). */
+        PyObject *table = Py_NewRef(s->table);
+        Py_ssize_t pos = 0;
+        PyObject *k, *v;
+        while (r == 0 && PyDict_Next(table, &pos, &k, &v)) {
+            Py_hash_t kh = PyObject_Hash(k);
+            champ_entry e = {(Py_uhash_t)kh, 0, k, v};
+            r = kh == -1 ? -1 : fd_hash_entry(&e, &hs);
+        }
+        Py_DECREF(table);
+    }
     else {
         r = champ_foreach(s->root, fd_hash_entry, &hs);
     }
@@ -959,6 +1032,9 @@ fd_as_dict(PyObject *op)
             }
         }
         return d;
+    }
+    if (fm_is_table(fd)) {
+        return PyDict_Copy(fd->table);
     }
     order_node *order = fd_order_snapshot(op);
     if (order == NULL && PyErr_Occurred()) {
@@ -1142,7 +1218,11 @@ fd_or_merge(fm_state *st, PyObject *op, PyObject *other)
          * so any change copied them: the same ones mean every value was
          * already there (by identity), and the result is op itself. */
         fd_object *fd = fm_as_fd(op);
-        int changed = t.flat != NULL   ? !flat_t_same_items(fd, &t)
+        if (fm_is_table(fd)) { /* t started from its twin's roots */
+            fd = table_twin_if_built(fd);
+        }
+        int changed = fd == NULL       ? 1
+                      : t.flat != NULL ? !flat_t_same_items(fd, &t)
                       : fm_is_flat(fd) ? !flat_same_items(fd, t.root, t.len)
                                        : t.root != fd->root || t.order != fd->order;
         result = changed ? transient_publish(st, &t, st->frozendict_type)
@@ -1296,7 +1376,6 @@ static PyObject *fd_from_entries(fm_state *st, champ_entry *entries, Py_ssize_t 
 
 static int fd_diff_flat(fd_object *a, fd_object *b, champ_difflist *added,
                         champ_difflist *removed, champ_difflist *changed);
-static champ_node *fd_key_trie(fm_state *st, PyObject *op);
 
 /* Whether a - b and a & b read b's keys from its storage, with the stored
  * hashes: a frozendict of this core whose type iterates as frozendict does
@@ -1434,7 +1513,7 @@ fd_tp_subtract(PyObject *a, PyObject *b)
         Py_INCREF(a);
         Py_INCREF(b);
         fm_pair_path path =
-            mapping_pair_path(fm_as_fd(a)->len, fm_is_flat(fm_as_fd(a)), fm_as_fd(b));
+            mapping_pair_path(fm_as_fd(a)->len, fm_form_of(fm_as_fd(a)), fm_as_fd(b));
         PyObject *result = path == FM_PAIR_ENTRIES ? fd_minus_entries(st, a, b)
                                                    : fd_keys_walk(st, a, b, path, 1);
         Py_DECREF(a);
@@ -1520,7 +1599,7 @@ fd_tp_and(PyObject *a, PyObject *b)
     Py_INCREF(b);
     if (fd_keys_from_storage(st, b)) {
         fm_pair_path path =
-            mapping_pair_path(fm_as_fd(a)->len, fm_is_flat(fm_as_fd(a)), fm_as_fd(b));
+            mapping_pair_path(fm_as_fd(a)->len, fm_form_of(fm_as_fd(a)), fm_as_fd(b));
         if (path != FM_PAIR_ENTRIES) {
             result = fd_keys_walk(st, a, b, path, 0);
             goto done;
@@ -1627,6 +1706,15 @@ static champ_node *
 fd_key_trie(fm_state *st, PyObject *op)
 {
     fd_object *fd = fm_as_fd(op);
+    if (fm_is_table(fd)) {
+        PyObject *twin = table_twin(st, fd);
+        if (twin == NULL) {
+            return NULL;
+        }
+        champ_node *root = champ_newref(fm_as_fd(twin)->root); /* the twin is held by fd */
+        Py_DECREF(twin);
+        return root;
+    }
     return fm_is_flat(fd) ? flat_key_trie(st, fd) : champ_newref(fd->root);
 }
 
@@ -1805,7 +1893,7 @@ fd_diff_tries(fm_state *st, PyObject *op, PyObject *other)
     Py_INCREF(op);
     Py_INCREF(other);
     fd_object *a = fm_as_fd(op);
-    if (mapping_pair_path(a->len, fm_is_flat(a), fm_as_fd(other)) == FM_PAIR_FLAT) {
+    if (mapping_pair_path(a->len, fm_form_of(a), fm_as_fd(other)) == FM_PAIR_FLAT) {
         if (fd_diff_flat(a, fm_as_fd(other), &added, &removed, &changed) < 0) {
             goto done;
         }
@@ -2062,6 +2150,14 @@ fd_py_check(PyObject *op, PyObject *unused)
     if (fm_is_flat(s)) {
         return flat_check(s);
     }
+    if (fm_is_table(s)) {
+        PyObject *r = table_check(s);
+        fd_object *twin = table_twin_if_built(s);
+        if (r != NULL && twin != NULL) {
+            Py_SETREF(r, fd_py_check((PyObject *)twin, NULL));
+        }
+        return r;
+    }
     if (s->order == NULL) {
         PyErr_Format(PyExc_AssertionError, "a version of %zd items without tries", s->len);
         return NULL;
@@ -2124,6 +2220,23 @@ fd_py_node_ids(PyObject *op, PyObject *unused)
         Py_XDECREF(ids[1]);
         return out;
     }
+    if (fm_is_table(fd)) {
+        /* its table, then its twin's nodes once built */
+        PyObject *id = PyLong_FromVoidPtr(fd->table);
+        if (id == NULL || PyList_Append(out, id) < 0) {
+            Py_XDECREF(id);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(id);
+        fd_object *twin = table_twin_if_built(fd);
+        if (twin != NULL
+            && (champ_node_ids(twin->root, out) < 0 || order_node_ids(twin->order, out) < 0)) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        return out;
+    }
     if (champ_node_ids(fm_as_fd(op)->root, out) < 0
         || order_node_ids(fm_as_fd(op)->order, out) < 0) {
         Py_DECREF(out);
@@ -2138,6 +2251,9 @@ fd_py_dump(PyObject *op, PyObject *unused)
     fd_object *s = fm_as_fd(op);
     if (fm_is_flat(s)) {
         return flat_dump(s);
+    }
+    if (fm_is_table(s)) {
+        return table_dump(s);
     }
     PyObject *out = PyList_New(0), *line = NULL, *sep = NULL, *result = NULL;
     if (out == NULL) {

@@ -100,6 +100,12 @@ hashing_is_pure(PyObject *key, int depth)
 }
 
 int
+hashing_key_is_pure(PyObject *key)
+{
+    return hashing_is_pure(key, 0);
+}
+
+int
 hashing_pure_key_hash(PyObject *key, Py_uhash_t *out)
 {
     if (!hashing_is_pure(key, 0)) {

@@ -97,6 +97,23 @@ merge_stored_hash_is_pure(PyObject *key)
 static int
 merge_bulk_load(fm_state *st, transient *t, PyObject *source)
 {
+    if (t->table != NULL) {
+        /* A build from nothing (table mode): the dict's copy is the table
+         * when its keys all hash without user code. */
+        PyObject *copy = PyDict_Copy(source);
+        if (copy == NULL) {
+            return -1;
+        }
+        if (table_keys_are_pure(copy)) {
+            Py_SETREF(t->table, copy);
+            t->len = PyDict_GET_SIZE(copy);
+            return 0;
+        }
+        Py_DECREF(copy);
+        if (transient_table_leave(st, t) < 0) {
+            return -1;
+        }
+    }
     Py_ssize_t n = PyDict_GET_SIZE(source);
     if (n == 0) {
         return 0;
@@ -222,12 +239,43 @@ merge_default_iter(PyTypeObject *tp, PyObject *base)
  * (items, order, which key object stays, the hash accumulator) is what
  * applying every entry gives, in O(d log n) for versions d edits apart.
  * Mirrors merge_version in merge.py. */
+static int merge_version_tries(fm_state *st, transient *t, fd_object *src);
+
 static int
 merge_version(fm_state *st, transient *t, fd_object *src)
 {
+    if (t->table != NULL) {
+        if (fm_is_table(src) && t->len == 0) {
+            /* A build from a table version: a copy of its table. */
+            PyObject *copy = PyDict_Copy(src->table);
+            if (copy == NULL) {
+                return -1;
+            }
+            Py_SETREF(t->table, copy);
+            t->len = PyDict_GET_SIZE(copy);
+            return 0;
+        }
+        if (transient_table_leave(st, t) < 0) {
+            return -1;
+        }
+    }
+    /* A table version is read through its tries (its twin). */
+    PyObject *tries = table_version_tries(st, (PyObject *)src);
+    if (tries == NULL) {
+        return -1;
+    }
+    int r = merge_version_tries(st, t, fm_as_fd(tries));
+    Py_DECREF(tries);
+    return r;
+}
+
+static int
+merge_version_tries(fm_state *st, transient *t, fd_object *src)
+{
     champ_difflist entries = {0}, changed = {0};
     int r = 0;
-    fm_pair_path path = mapping_pair_path(t->len, t->flat != NULL, src);
+    fm_pair_path path =
+        mapping_pair_path(t->len, t->flat != NULL ? FM_FORM_FLAT : FM_FORM_TRIES, src);
     if (path != FM_PAIR_WALK) {
         int fresh = t->len == 0 && t->next_seq == 0 && t->flat == NULL;
         r = mapping_entries_in_order(src, &entries);

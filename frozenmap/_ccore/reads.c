@@ -20,12 +20,19 @@ mapping_get(fm_state *st, PyObject *mapping, PyObject *key, PyObject **value)
     }
     /* A frozendict's tries never change while the caller holds it (tp_clear
      * only runs on unreachable objects), so its nodes need no extra hold. */
+    fd_object *fd = fm_as_fd(mapping);
+    if (fm_is_table(fd)) {
+        fm_lookup r = table_find(fd, key, value);
+        if (r == FM_FOUND) {
+            Py_INCREF(*value);
+        }
+        return r;
+    }
     Py_uhash_t h;
     champ_entry *e;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return FM_ERROR;
     }
-    fd_object *fd = fm_as_fd(mapping);
     if (fm_is_flat(fd)) {
         Py_ssize_t index;
         fm_lookup r = flat_scan(fd, h, key, &index);
@@ -47,6 +54,13 @@ mapping_order(fm_state *st, PyObject *mapping, uint64_t *resized)
     if (fm_is_frozendict(st, mapping)) {
         *resized = 0;
         fd_object *fd = fm_as_fd(mapping);
+        if (fm_is_table(fd)) { /* the twin's order */
+            PyObject *twin = table_twin(st, fd);
+            order_node *order =
+                twin != NULL ? (order_node *)Py_XNewRef(fm_as_fd(twin)->order) : NULL;
+            Py_XDECREF(twin);
+            return order;
+        }
         return fm_is_flat(fd) ? flat_order(st, fd) : (order_node *)Py_XNewRef(fd->order);
     }
     evolver_object *ev = fm_as_evolver(mapping);
@@ -120,7 +134,7 @@ mapping_is_anydict(fm_state *st, PyObject *obj)
 /* --- two versions: the one choice of path --------------------------------- */
 
 /* How an operation reads two versions of this core: a (a version, or a
- * builder: a_len entries, flat or in tries) and b, a frozendict of this
+ * builder: a_len entries in the form a_form) and b, a frozendict of this
  * core (any subclass) that the operation reads from its own storage.  Every
  * operation on two such maps asks here, and only here: ==, diff, -, &, |,
  * Evolver.update (and the constructor and |=, through the one merge) and
@@ -130,29 +144,41 @@ mapping_is_anydict(fm_state *st, PyObject *obj)
  *    same key object under the same stored hash: versions derived from one
  *    another keep their keys in order), the rest looked up (fd_diff_flat,
  *    fd_flat_equal); a merge applies b's entries in order.
- *  - FM_PAIR_ENTRIES: b flat beside tries, or in tries but holding less
- *    than 1/FM_SHARING_WALK_RATIO of a's entries: b's entries are read one
- *    by one in b's insertion order (mapping_entries_in_order) and looked up
- *    in a with their stored hashes.  (diff lists all of both sides anyway:
- *    it walks here too, over a key trie built for the flat side.)
+ *  - FM_PAIR_TABLES: both in the table form (two maps built apart: nothing
+ *    is shared).  == compares the two tables as dicts compare; any other
+ *    operation walks their tries (FM_PAIR_WALK).
+ *  - FM_PAIR_ENTRIES: b flat beside tries or a table, or in tries (or a
+ *    table) but holding less than 1/FM_SHARING_WALK_RATIO of a's entries:
+ *    b's entries are read one by one in b's insertion order
+ *    (mapping_entries_in_order) and looked up in a with their stored
+ *    hashes.  (diff lists all of both sides anyway: it walks here too, over
+ *    a key trie built for the flat side.)
  *  - FM_PAIR_WALK: otherwise.  The two key tries are walked together
  *    (champ_diff, champ_equal), skipping the subtrees they share; a flat a
  *    takes tries for the walk (a transient is promoted, a version gets a
  *    key trie built for the call, flat_key_trie).
  *
- * Every path keeps the guarantees of the tries: a stored key is never
- * hashed again (its stored hash is compared, then the key object itself,
- * then ==); on each entry identity is tried before __eq__, so the keys two
- * related versions share are matched with no user code; values are
- * compared identity first (merges: by identity alone); and both cores
- * choose the same path for the same operands and walk it the same way, so
- * they make the same user calls (__eq__, and values' __hash__ for the hash
- * accumulator) in the same order.  Mirrors mapping_pair_path in reads.py. */
+ * A table version is read through its tries on every path but the first:
+ * its twin, built once and kept (fd_key_trie, mapping_entries_in_order,
+ * transient_init_from), so versions derived from it walk beside it.  Every
+ * path keeps the guarantees of the tries: a stored key is never hashed
+ * again (its stored hash is compared, then the key object itself, then ==;
+ * a table's keys hash without user code); on each entry identity is tried
+ * before __eq__, so the keys two related versions share are matched with no
+ * user code; values are compared identity first (merges: by identity
+ * alone); and both cores choose the same path for the same operands and
+ * walk it the same way, so they make the same user calls (__eq__, and
+ * values' __hash__ for the hash accumulator) in the same order.  Mirrors
+ * mapping_pair_path in reads.py. */
 fm_pair_path
-mapping_pair_path(Py_ssize_t a_len, int a_flat, fd_object *b)
+mapping_pair_path(Py_ssize_t a_len, fm_form a_form, fd_object *b)
 {
-    if (fm_is_flat(b)) {
-        return a_flat ? FM_PAIR_FLAT : FM_PAIR_ENTRIES;
+    fm_form b_form = fm_form_of(b);
+    if (a_form == FM_FORM_TABLE && b_form == FM_FORM_TABLE) {
+        return FM_PAIR_TABLES;
+    }
+    if (b_form == FM_FORM_FLAT) {
+        return a_form == FM_FORM_FLAT ? FM_PAIR_FLAT : FM_PAIR_ENTRIES;
     }
     if (b->len * FM_SHARING_WALK_RATIO < a_len) {
         return FM_PAIR_ENTRIES;
@@ -169,6 +195,20 @@ mapping_collect_entry(champ_entry *e, void *arg)
 int
 mapping_entries_in_order(fd_object *b, champ_difflist *out)
 {
+    if (fm_is_table(b)) {
+        /* the dict's order is the insertion order; its keys hash without
+         * user code (the stored hashes, read again) */
+        Py_ssize_t pos = 0, i = 0;
+        PyObject *k, *v;
+        while (table_walk_next(b, &pos, &k, &v)) {
+            Py_hash_t h = PyObject_Hash(k);
+            champ_entry e = {(Py_uhash_t)h, (uint64_t)i++, k, v};
+            if (h == -1 || champ_difflist_append(out, &e) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
     if (fm_is_flat(b)) {
         flat_key *keys = fm_flat_keys(b);
         for (Py_ssize_t i = 0; i < b->len; i++) {
@@ -191,11 +231,15 @@ mapping_entries_in_order(fd_object *b, champ_difflist *out)
 /* --- == and repr ------------------------------------------------------------ */
 
 /* The next (key, value) (borrowed) of a walk: the flat version's entry at
- * *position when flat is not NULL, else the cursor's.  1, or 0 at the end. */
+ * *position when flat is not NULL, the table's (a dict's position) when
+ * table is not NULL, else the cursor's.  1, or 0 at the end. */
 static inline int
-mapping_walk_next(order_cursor *c, fd_object *flat, Py_ssize_t *position, PyObject **k,
-                  PyObject **v)
+mapping_walk_next(order_cursor *c, fd_object *flat, PyObject *table, Py_ssize_t *position,
+                  PyObject **k, PyObject **v)
 {
+    if (table != NULL) {
+        return PyDict_Next(table, position, k, v);
+    }
     if (flat == NULL) {
         return order_cursor_next(c, k, v);
     }
@@ -238,7 +282,7 @@ mapping_equal(fm_state *st, PyObject *a, PyObject *b)
      * through a subclass's __len__, get or __getitem__.  b is ours (a
      * frozendict or an Evolver), a dict (any subclass), or another core's or
      * the builtin frozendict, read through that base type's methods. */
-    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL;
+    PyObject *foreign = NULL, *get = NULL, *missing = NULL, *result = NULL, *table = NULL;
     order_node *order = NULL;
     int own = fm_is_frozendict(st, b) || fm_is_evolver(st, b);
     Py_ssize_t lb;
@@ -277,9 +321,13 @@ mapping_equal(fm_state *st, PyObject *a, PyObject *b)
     uint64_t resized_a = mapping_resized(st, a), resized_b = mapping_resized(st, b);
     uint64_t snapshot_resized;
     /* A flat frozendict is read in place (the caller holds it, so its
-     * entries never change); anything else through an order snapshot. */
+     * entries never change), a table version's table too (held here);
+     * anything else through an order snapshot. */
     fd_object *flat = fm_is_frozendict(st, a) && fm_is_flat(fm_as_fd(a)) ? fm_as_fd(a) : NULL;
-    if (flat == NULL) {
+    if (fm_is_frozendict(st, a) && fm_is_table(fm_as_fd(a))) {
+        table = Py_NewRef(fm_as_fd(a)->table);
+    }
+    if (flat == NULL && table == NULL) {
         order = mapping_order(st, a, &snapshot_resized);
         if (order == NULL && PyErr_Occurred()) {
             result = NULL;
@@ -291,7 +339,7 @@ mapping_equal(fm_state *st, PyObject *a, PyObject *b)
     Py_ssize_t position = 0;
     PyObject *k, *v;
     result = Py_True;
-    while (mapping_walk_next(&c, flat, &position, &k, &v)) {
+    while (mapping_walk_next(&c, flat, table, &position, &k, &v)) {
         Py_INCREF(k);
         Py_INCREF(v);
         PyObject *other = mapping_get_or(st, b, own, get, k, missing);
@@ -317,6 +365,7 @@ done:
     Py_XDECREF(get);
     Py_XDECREF(missing);
     Py_XDECREF(order);
+    Py_XDECREF(table);
     return result;
 }
 
@@ -331,14 +380,18 @@ mapping_repr(fm_state *st, PyObject *mapping, PyObject *name)
     if (rec != 0) {
         return rec > 0 ? PyUnicode_FromFormat("%U({...})", name) : NULL;
     }
-    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL;
+    PyObject *parts = NULL, *sep = NULL, *body = NULL, *result = NULL, *table = NULL;
     uint64_t snapshot_resized; /* (the counter is read again below) */
     order_node *order = NULL;
-    /* A flat frozendict is read in place, as in mapping_equal. */
+    /* A flat frozendict is read in place, as in mapping_equal, and a table
+     * version's table (held). */
     fd_object *flat = fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))
                           ? fm_as_fd(mapping)
                           : NULL;
-    if (flat == NULL) {
+    if (fm_is_frozendict(st, mapping) && fm_is_table(fm_as_fd(mapping))) {
+        table = Py_NewRef(fm_as_fd(mapping)->table);
+    }
+    if (flat == NULL && table == NULL) {
         order = mapping_order(st, mapping, &snapshot_resized);
         if (order == NULL && PyErr_Occurred()) {
             goto done;
@@ -358,7 +411,7 @@ mapping_repr(fm_state *st, PyObject *mapping, PyObject *name)
     int failed = 0;
     /* An Evolver changed by a key's or value's __repr__ stops the walk. */
     uint64_t resized = mapping_resized(st, mapping);
-    while (mapping_walk_next(&c, flat, &position, &k, &v)) {
+    while (mapping_walk_next(&c, flat, table, &position, &k, &v)) {
         PyObject *part = PyUnicode_FromFormat("%R: %R", k, v);
         if (part == NULL || PyList_Append(parts, part) < 0) {
             Py_XDECREF(part);
@@ -387,6 +440,7 @@ mapping_repr(fm_state *st, PyObject *mapping, PyObject *name)
     result = PyUnicode_FromFormat("%U({%U})", name, body);
 done:
     Py_ReprLeave(mapping);
+    Py_XDECREF(table);
     Py_XDECREF(order);
     Py_XDECREF(parts);
     Py_XDECREF(sep);
@@ -417,8 +471,34 @@ position_index(PyObject *index, Py_ssize_t size, const char *name, Py_ssize_t *p
     return 0;
 }
 
+/* A table version's positions are its twin's (built once): position_at,
+ * position_of and position_slice read through this, then release. */
+static fd_object *
+position_tries(fd_object *v)
+{
+    if (!fm_is_table(v)) {
+        return (fd_object *)Py_NewRef((PyObject *)v);
+    }
+    return (fd_object *)table_twin(fm_state_of_type(Py_TYPE(v)), v);
+}
+
+static PyObject *position_at_tries(fd_object *v, PyObject *index, const char *name,
+                                   fm_position what);
+
 PyObject *
 position_at(fd_object *v, PyObject *index, const char *name, fm_position what)
+{
+    fd_object *tries = position_tries(v);
+    if (tries == NULL) {
+        return NULL;
+    }
+    PyObject *r = position_at_tries(tries, index, name, what);
+    Py_DECREF(tries);
+    return r;
+}
+
+static PyObject *
+position_at_tries(fd_object *v, PyObject *index, const char *name, fm_position what)
 {
     Py_ssize_t pos;
     if (position_index(index, v->len, name, &pos) < 0) {
@@ -451,6 +531,19 @@ position_of(fd_object *v, PyObject *key)
     champ_entry *e;
     if (hashing_key_hash(key, &h) < 0) {
         return NULL;
+    }
+    if (fm_is_table(v)) { /* its twin's positions */
+        fd_object *tries = position_tries(v);
+        if (tries == NULL) {
+            return NULL;
+        }
+        int r = champ_find(tries->root, h, key, &e); /* the twin is held */
+        PyObject *result = r > 0 ? PyLong_FromSsize_t(order_rank(tries->order, e->seq)) : NULL;
+        if (r == 0) {
+            PyErr_SetObject(PyExc_KeyError, key);
+        }
+        Py_DECREF(tries);
+        return result;
     }
     if (fm_is_flat(v)) {
         Py_ssize_t index;
@@ -491,6 +584,15 @@ position_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py_
     }
     PyObject *k, *val;
     int may_gc = 0;
+    fd_object *held = NULL;
+    if (fm_is_table(v)) { /* its twin's positions */
+        held = position_tries(v);
+        if (held == NULL) {
+            PyMem_Free(entries);
+            return -1;
+        }
+        v = held;
+    }
     if (fm_is_flat(v)) { /* the flat form's pairs, in order */
         for (Py_ssize_t i = lo; i < hi; i++) {
             k = fm_flat_keys(v)[i].key;
@@ -514,6 +616,7 @@ position_slice_load(fm_state *st, transient *t, fd_object *v, Py_ssize_t lo, Py_
         }
     }
     assert(got == n);
+    Py_XDECREF(held); /* (the entries hold their own references) */
     /* (both forms hash the kept keys again, as the pure core does: a slice is
      * the map built from those items) */
     for (Py_ssize_t i = 0; i < got; i++) { /* may raise: nothing built yet */

@@ -65,6 +65,7 @@ transient_init(fm_state *st, transient *t, champ_node *root, order_node *order, 
     t->root = root;
     t->order = (order_node *)Py_XNewRef(order);
     t->flat = NULL;
+    t->table = NULL;
     t->len = len;
     t->next_seq = next_seq;
     t->acc = acc;
@@ -80,6 +81,16 @@ transient_init_from(fm_state *st, transient *t, PyObject *version)
     fd_object *src = fm_as_fd(version);
     if (fm_is_flat(src)) {
         return flat_promote(st, t, src);
+    }
+    if (fm_is_table(src)) {
+        /* Its tries: the twin, built once (t holds its roots). */
+        PyObject *twin = table_twin(st, src);
+        if (twin == NULL) {
+            return -1;
+        }
+        int r = transient_init_from(st, t, twin);
+        Py_DECREF(twin);
+        return r;
     }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(src, &acc);
@@ -111,6 +122,7 @@ transient_clear(transient *t)
     champ_clear(&t->root);
     Py_CLEAR(t->order);
     Py_CLEAR(t->flat);
+    Py_CLEAR(t->table);
 }
 
 int
@@ -118,6 +130,7 @@ transient_traverse(transient *t, visitproc visit, void *arg)
 {
     /* Key-trie nodes are not GC objects; the order trie owns the items. */
     Py_VISIT(t->order);
+    Py_VISIT(t->table); /* (a build's own dict, on the GC's lists) */
     fd_object *fd = t->flat;
     if (fd != NULL && !PyObject_GC_IsTracked((PyObject *)fd)) {
         /* An Evolver's private items (flat_t_own): visited here, so that the
@@ -215,6 +228,16 @@ transient_flat_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 int
 transient_put_new(fm_state *st, transient *t, Py_uhash_t h, PyObject *key, PyObject *value)
 {
+    if (t->table != NULL) {
+        if (hashing_key_is_pure(key)) {
+            int r = PyDict_SetItem(t->table, key, value);
+            t->len = PyDict_GET_SIZE(t->table);
+            return r;
+        }
+        if (transient_table_leave(st, t) < 0) { /* before the key is hashed again */
+            return -1;
+        }
+    }
     int paused = transient_gc_pause(t);
     int r = t->flat != NULL ? transient_flat_put_new(st, t, h, key, value)
                             : transient_write_new(st, t, h, key, value);
@@ -285,6 +308,20 @@ fm_edit
 transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                        PyObject *value)
 {
+    if (t->table != NULL) {
+        if (hashing_key_is_pure(key)) {
+            /* dict's own insertion (its hash of a pure key runs no user
+             * code): a later value wins, the first key object stays */
+            if (PyDict_SetItem(t->table, key, value) < 0) {
+                return FM_EDIT_FAILED;
+            }
+            t->len = PyDict_GET_SIZE(t->table);
+            return FM_CHANGED;
+        }
+        if (transient_table_leave(st, t) < 0) {
+            return FM_EDIT_FAILED;
+        }
+    }
     if (t->flat != NULL) {
         return transient_flat_assoc(st, t, h, key, value);
     }
@@ -345,6 +382,12 @@ transient_assoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 fm_edit
 transient_assoc(fm_state *st, transient *t, PyObject *key, PyObject *value)
 {
+    if (t->table != NULL && hashing_key_is_pure(key)) {
+        return transient_assoc_hashed(st, t, 0, key, value); /* the dict hashes it */
+    }
+    if (t->table != NULL && transient_table_leave(st, t) < 0) { /* before it is hashed */
+        return FM_EDIT_FAILED;
+    }
     Py_uhash_t h;
     if (hashing_key_hash_fast(key, &h) < 0) {
         return FM_EDIT_FAILED;
@@ -466,6 +509,9 @@ fm_lookup
 transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
                         PyObject **old_value)
 {
+    if (t->table != NULL && transient_table_leave(st, t) < 0) {
+        return FM_ERROR;
+    }
     if (t->flat != NULL) {
         Py_ssize_t index;
         fm_lookup r = flat_t_find(t, h, key, &index);
@@ -488,6 +534,9 @@ transient_dissoc_hashed(fm_state *st, transient *t, Py_uhash_t h, PyObject *key,
 PyObject *
 transient_publish(fm_state *st, transient *t, PyTypeObject *tp)
 {
+    if (t->table != NULL) {
+        return transient_table_publish(st, t, tp);
+    }
     if (t->flat != NULL) {
         /* t's flat version itself (|'s private builder): the reference
          * published makes later edits copy it. */
@@ -580,7 +629,8 @@ int
 transient_load_entries(fm_state *st, transient *t, champ_entry *entries, Py_ssize_t n,
                        int may_gc)
 {
-    if (t->flat != NULL && flat_t_promote(st, t, NULL) < 0) { /* (t is empty) */
+    if ((t->flat != NULL && flat_t_promote(st, t, NULL) < 0)
+        || (t->table != NULL && transient_table_leave(st, t) < 0)) { /* (t is empty) */
         transient_entries_free(entries, n);
         return -1;
     }
@@ -613,8 +663,102 @@ transient_version_exact(fm_state *st, PyObject *op)
     if (fm_is_flat(s)) {
         return flat_version_copy(st->frozendict_type, s);
     }
+    if (fm_is_table(s)) {
+        return table_version_share(st->frozendict_type, s);
+    }
     Py_uhash_t acc = 0;
     int acc_valid = fm_version_acc(s, &acc);
     return transient_version_new(st->frozendict_type, s->root, s->order, s->len, s->next_seq,
                                  acc, acc_valid);
+}
+
+/* --- a transient in table mode ------------------------------------------ */
+
+int
+transient_init_table(fm_state *st, transient *t)
+{
+    transient_init(st, t, NULL, NULL, 0, 0, 0, 0);
+    t->table = PyDict_New();
+    if (t->table == NULL) {
+        transient_clear(t);
+        return -1;
+    }
+    champ_clear(&t->root); /* table mode: no tries */
+    return 0;
+}
+
+int
+transient_table_leave(fm_state *st, transient *t)
+{
+    PyObject *table = t->table;
+    Py_ssize_t n = PyDict_GET_SIZE(table), got = 0, pos = 0;
+    if (n == 0) {
+        t->table = NULL;
+        t->root = champ_empty_root();
+        Py_DECREF(table);
+        return 0;
+    }
+    champ_entry *entries = PyMem_Malloc((size_t)n * sizeof(champ_entry));
+    if (entries == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *k, *v;
+    int may_gc = 0;
+    while (got < n && PyDict_Next(table, &pos, &k, &v)) {
+        Py_hash_t h = PyObject_Hash(k); /* a pure hash: no user code */
+        if (h == -1) {
+            transient_entries_free(entries, got);
+            return -1;
+        }
+        may_gc |= PyType_IS_GC(Py_TYPE(k)) | PyType_IS_GC(Py_TYPE(v));
+        entries[got] = (champ_entry){(Py_uhash_t)h, (uint64_t)got, Py_NewRef(k), Py_NewRef(v)};
+        got++;
+    }
+    /* The items in tries (or flat), built as the bulk load builds them;
+     * the dict released last (t is private: no finalizer reaches it). */
+    t->table = NULL;
+    t->root = champ_empty_root();
+    int r;
+    if (n <= FLAT_MAX) {
+        PyObject *flat = flat_from_entries(st->frozendict_type, entries, n, NULL);
+        transient_entries_free(entries, n);
+        r = flat == NULL ? -1 : 0;
+        if (flat != NULL) {
+            champ_clear(&t->root);
+            t->flat = fm_as_fd(flat);
+            t->len = n;
+        }
+    }
+    else {
+        r = transient_load_entries(st, t, entries, n, may_gc);
+    }
+    if (r < 0) {
+        champ_clear(&t->root);
+        t->table = table; /* as it was */
+        return -1;
+    }
+    Py_DECREF(table);
+    return 0;
+}
+
+PyObject *
+transient_table_publish(fm_state *st, transient *t, PyTypeObject *tp)
+{
+    PyObject *table = t->table;
+    Py_ssize_t n = PyDict_GET_SIZE(table);
+    if (n > FLAT_MAX) {
+        /* The dict goes to the version (t is done: its callers publish once
+         * and clear it); t is left empty. */
+        t->table = PyDict_New();
+        if (t->table == NULL) {
+            t->table = table;
+            return NULL;
+        }
+        return table_version_new(tp, table, 0, 0);
+    }
+    if (transient_table_leave(st, t) < 0) {
+        return NULL;
+    }
+    return transient_publish(st, t, tp);
 }

@@ -21,6 +21,8 @@ typedef struct {
     PyObject_HEAD
     order_node *order; /* the root being walked (keeps the items alive) */
     PyObject *flat;    /* or the flat frozendict walked (by remaining), or NULL */
+    PyObject *table;   /* or the table version walked forwards, or NULL, */
+    PyObject *inner;   /* through its dict's own iterator (out of the GC's lists) */
     PyObject *evolver; /* the Evolver iterated, or NULL */
     uint64_t resized;
     Py_ssize_t remaining;
@@ -51,9 +53,28 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
 {
     uint64_t resized = 0;
     order_node *order = NULL;
-    PyObject *flat = NULL;
+    PyObject *flat = NULL, *table = NULL, *inner = NULL;
     if (fm_is_frozendict(st, mapping) && fm_is_flat(fm_as_fd(mapping))) {
         flat = Py_NewRef(mapping); /* walked in place: its entries never change */
+    }
+    else if (fm_is_frozendict(st, mapping) && fm_is_table(fm_as_fd(mapping)) && !reverse) {
+        /* Its dict's own iterator, which never shows the dict: held by this
+         * iterator only, untracked (this one's traverse visits the version,
+         * whose traverse visits the dict's items). */
+        PyObject *dict = fm_as_fd(mapping)->table, *view = NULL;
+        if (kind == VIEW_KEYS) {
+            inner = PyObject_GetIter(dict);
+        }
+        else {
+            view = PyObject_CallMethod(dict, kind == VIEW_VALUES ? "values" : "items", NULL);
+            inner = view != NULL ? PyObject_GetIter(view) : NULL;
+            Py_XDECREF(view);
+        }
+        if (inner == NULL) {
+            return NULL;
+        }
+        PyObject_GC_UnTrack(inner); /* (tracked again before it goes) */
+        table = Py_NewRef(mapping);
     }
     else {
         order = mapping_order(st, mapping, &resized);
@@ -65,9 +86,16 @@ view_iter_new(fm_state *st, PyObject *mapping, int kind, int reverse)
     if (it == NULL) {
         Py_XDECREF(order);
         Py_XDECREF(flat);
+        Py_XDECREF(table);
+        if (inner != NULL) {
+            PyObject_GC_Track(inner);
+            Py_DECREF(inner);
+        }
         return NULL;
     }
     it->flat = flat;
+    it->table = table;
+    it->inner = inner;
     it->kind = kind;
     it->result = NULL;
     it->evolver = NULL;
@@ -131,6 +159,15 @@ view_iter_tp_next(PyObject *op)
 {
     iter_object *it = view_iter_of(op);
     PyObject *k, *v;
+    if (it->inner != NULL) {
+        /* the dict's iterator gives what this one gives (an items
+         * iterator reuses its tuple, as below) */
+        PyObject *next = it->remaining > 0 ? Py_TYPE(it->inner)->tp_iternext(it->inner) : NULL;
+        if (next != NULL) {
+            it->remaining--;
+        }
+        return next;
+    }
     if (it->flat != NULL) {
         if (!view_iter_flat_next(it, &it->remaining, &k, &v)) {
             return NULL;
@@ -196,6 +233,25 @@ view_iter_py_reduce(PyObject *op, PyObject *unused)
     if (view_iter_stale(it)) { /* as next() would (and dict's __reduce__) */
         return NULL;
     }
+    if (it->inner != NULL) {
+        /* the dict iterator's own reduction: (iter, (rest,)), not consumed */
+        PyObject *reduced = PyObject_CallMethod(it->inner, "__reduce__", NULL);
+        if (reduced == NULL) {
+            return NULL;
+        }
+        PyObject *args = PyTuple_Check(reduced) && PyTuple_GET_SIZE(reduced) >= 2
+                             ? PyTuple_GET_ITEM(reduced, 1)
+                             : NULL;
+        PyObject *rest = args != NULL && PyTuple_Check(args) && PyTuple_GET_SIZE(args) == 1
+                             ? PyTuple_GET_ITEM(args, 0)
+                             : NULL;
+        PyObject *r = rest != NULL ? Py_BuildValue("O(O)", st->builtin_iter, rest) : NULL;
+        if (rest == NULL) {
+            PyErr_SetString(PyExc_SystemError, "a dict iterator reduced unexpectedly");
+        }
+        Py_DECREF(reduced);
+        return r;
+    }
     order_cursor copy = it->cursor; /* pickling does not consume it */
     Py_ssize_t remaining = it->remaining;
     PyObject *rest = PyList_New(0), *k, *v;
@@ -221,6 +277,7 @@ view_iter_tp_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(Py_TYPE(op));
     Py_VISIT(view_iter_of(op)->order);
     Py_VISIT(view_iter_of(op)->flat);
+    Py_VISIT(view_iter_of(op)->table);
     Py_VISIT(view_iter_of(op)->evolver);
     Py_VISIT(view_iter_of(op)->result);
     return 0;
@@ -236,6 +293,16 @@ view_iter_tp_clear(PyObject *op)
     it->remaining = 0;
     Py_CLEAR(it->order);
     Py_CLEAR(it->flat);
+    PyObject *inner = it->inner;
+    it->inner = NULL;
+    if (inner != NULL) {
+        /* (its deallocator untracks it unchecked: tracked again first) */
+        if (!PyObject_GC_IsTracked(inner)) {
+            PyObject_GC_Track(inner);
+        }
+        Py_DECREF(inner);
+    }
+    Py_CLEAR(it->table);
     Py_CLEAR(it->evolver);
     Py_CLEAR(it->result);
     return 0;

@@ -40,6 +40,7 @@ from .champ import (
 from .flat import FLAT_MAX, flat_copy_without, flat_find, flat_promote, flat_with_value
 from .hashing import KEY_MASK, hashing_acc_replace, unhashable
 from .ordertrie import order_insert_copying, order_remove_copying, order_replace_copying
+from .transient import trie_parts
 
 __all__ = ["derive_with", "derive_without"]
 
@@ -68,24 +69,24 @@ def derive_with(cls: Any, version: Any, key: Any, value: Any) -> Any:
         unhashable(key, exc)
     if version._len <= FLAT_MAX:
         return derive_flat_with(cls, version, h, key, value)
-    seq = version._next_seq
-    found = champ_set_copying(version._root, h, key, value, seq)
+    # (a table version's tries: its twin, built once)
+    vroot, vorder, length, seq, acc = trie_parts(version)
+    found = champ_set_copying(vroot, h, key, value, seq)
     if found is None:  # a collision node at the bottom: the general way
-        found = champ_set_general(version._root, h, key, value, seq)
+        found = champ_set_general(vroot, h, key, value, seq)
     root, old = found
-    acc = version._acc
     if old is None:
         if acc is not None:
             acc = hashing_acc_replace(acc, h, None, value, False, True)
-        order = order_insert_copying(version._order, seq, (key, value))
-        return cls._from_parts(root, order, version._len + 1, seq + 1, acc)
+        order = order_insert_copying(vorder, seq, (key, value))
+        return cls._from_parts(root, order, length + 1, seq + 1, acc)
     if root is None:  # the very value already stored
         return version._exact()
     if acc is not None:
         acc = hashing_acc_replace(acc, h, old[3], value, True, True)
     # (the first key object stays, as in dict)
-    order = order_replace_copying(version._order, old[1], (old[2], value))
-    return cls._from_parts(root, order, version._len, seq, acc)
+    order = order_replace_copying(vorder, old[1], (old[2], value))
+    return cls._from_parts(root, order, length, seq, acc)
 
 
 def derive_flat_with(cls: Any, version: Any, h: int, key: Any, value: Any) -> Any:
@@ -138,7 +139,7 @@ def derive_without(cls: Any, version: Any, key: Any, missing_ok: bool) -> Any:
         if missing_ok:
             return version._exact()
         raise KeyError(key)
-    root = version._root
+    root = trie_parts(version)[0]  # (a table version's twin)
     located = None
     if missing_ok:
         # Located first, so that an absent key costs no copies; the edit then
@@ -181,8 +182,8 @@ def derive_trie_without(cls: Any, version: Any, found: Tuple[BitmapNode, Entry])
     path.  A result of FLAT_MAX keys is made flat (``_from_parts``).
     Cost: O(log n)."""
     root, old = found
-    acc = version._acc
+    _, vorder, length, next_seq, acc = trie_parts(version)  # (a table's twin)
     if acc is not None:
         acc = hashing_acc_replace(acc, old[0], old[3], None, True, False)
-    order = order_remove_copying(version._order, old[1])
-    return cls._from_parts(root, order, version._len - 1, version._next_seq, acc)
+    order = order_remove_copying(vorder, old[1])
+    return cls._from_parts(root, order, length - 1, next_seq, acc)

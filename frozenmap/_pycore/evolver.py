@@ -287,7 +287,7 @@ class Evolver(Transient):
         # The positional reads read a freeze() (O(1)), a snapshot no edit
         # changes, as the frozendict methods do with "Evolver" in their
         # messages (evolver_read_frozen in the C core).
-        return position_at(self.freeze()._order, index, "Evolver")[1]
+        return position_at(trie_parts(self.freeze())[1], index, "Evolver")[1]
 
     def index(self, key: Any, /) -> int:
         """The position of ``key``; ``KeyError`` if absent.  Cost: O(log n)."""
@@ -601,7 +601,7 @@ class Evolver(Transient):
                     and (
                         flat_same_items(origin._root, origin._order, self.root, self.order)
                         if self.length <= FLAT_MAX
-                        else champ_identical(origin._root, self.root)
+                        else champ_identical(trie_parts(origin)[0], self.root)
                     )
                 ):
                     # Edits that cancel out: the walk visits only what they copied.

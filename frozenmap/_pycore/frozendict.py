@@ -88,8 +88,10 @@ from .paths import path_delete_in, path_get_in, path_set_in, path_update_in
 from .reads import (
     PAIR_ENTRIES,
     PAIR_FLAT,
+    PAIR_TABLES,
     mapping_entries_in_order,
     mapping_equal,
+    mapping_form_of,
     mapping_is_anydict,
     mapping_pair_path,
     mapping_repr,
@@ -98,7 +100,16 @@ from .reads import (
     position_slice,
     register_types,
 )
-from .transient import Transient, _seq_of, trie_parts
+from .table import (
+    TABLE_MISSING,
+    table_check,
+    table_dump,
+    table_find_hashed,
+    table_from_dict,
+    table_register,
+    table_twin,
+)
+from .transient import Transient, _seq_of, transient_init_table, trie_parts
 from .views import call_error as _call_error
 from .views import (
     view_mapping_items,
@@ -220,14 +231,19 @@ class frozendict:
                     if cls is frozendict and type(arg) is frozendict:
                         return arg
                     return cls._from_parts(arg._root, arg._order, arg._len, arg._next_seq, arg._acc)
-                if type(arg) is dict and len(arg) <= FLAT_MAX:
-                    return _flat_from_dict(cls, arg)  # type: ignore[no-any-return]
-            t = Transient()
+                if type(arg) is dict:
+                    if len(arg) <= FLAT_MAX:
+                        return _flat_from_dict(cls, arg)  # type: ignore[no-any-return]
+                    # Built once from a dict: the table form, when its keys allow
+                    table = table_from_dict(cls, arg)
+                    if table is not None:
+                        return table  # type: ignore[no-any-return]
+            t = transient_init_table()  # a build from nothing
             merge_into(t, arg, kwargs)
         else:
             if len(kwargs) <= FLAT_MAX:
                 return _flat_from_dict(cls, kwargs)  # type: ignore[no-any-return]
-            t = Transient()
+            t = transient_init_table()
             merge_into(t, (), kwargs)
         return t._publish(cls)  # type: ignore[no-any-return]
 
@@ -299,21 +315,27 @@ class frozendict:
         return self._find_entry_hashed(hashing_key_hash(key), key)
 
     def _find_entry_hashed(self, h: int, key: Any) -> Optional[Entry]:
-        """``_lookup`` of a key whose hash is known (a stored key)."""
+        """``_lookup`` of a key whose hash is known (a stored key); a table
+        version's entry is its twin's (its seq: its position)."""
         if self._len <= FLAT_MAX:
             i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
             return None if i < 0 else flat_entry(self._root, self._order, i)  # type: ignore[arg-type]
-        return champ_find(self._root, h, key)
+        root = self._root
+        if type(root) is dict:
+            root = table_twin(self)[0]
+        return champ_find(root, h, key)
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
         if self._len <= FLAT_MAX:
             return iter(self._order)  # type: ignore[arg-type]
+        if type(self._root) is dict:  # the table form: the dict's own walk
+            return iter(self._root.items())
         return order_items(self._order)
 
     def _items_reversed(self) -> Iterator[Tuple[Any, Any]]:
         if self._len <= FLAT_MAX:
             return reversed(self._order)  # type: ignore[arg-type]
-        return order_items_reversed(self._order)
+        return order_items_reversed(trie_parts(self)[1])
 
     def __getitem__(self, key: Any) -> Any:
         try:
@@ -341,6 +363,10 @@ class frozendict:
                 i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
                 if i >= 0:
                     return items[i][1]  # type: ignore[index]
+        elif type(self._root) is dict:  # the table form
+            value = table_find_hashed(self, h, key)
+            if value is not TABLE_MISSING:
+                return value
         else:
             entry = champ_find(self._root, h, key)
             if entry is not None:
@@ -387,6 +413,9 @@ class frozendict:
             else:
                 i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
             return default if i < 0 else items[i][1]  # type: ignore[index]
+        if type(self._root) is dict:  # the table form
+            value = table_find_hashed(self, h, key)
+            return default if value is TABLE_MISSING else value
         entry = champ_find(self._root, h, key)
         return default if entry is None else entry[3]
 
@@ -410,6 +439,8 @@ class frozendict:
                     return True
                 return flat_find_after(hashes, self._order, h, key, i) >= 0  # type: ignore[arg-type]
             return flat_find(self._root, self._order, h, key) >= 0  # type: ignore[arg-type]
+        if type(self._root) is dict:  # the table form
+            return table_find_hashed(self, h, key) is not TABLE_MISSING
         return champ_find(self._root, h, key) is not None
 
     def __len__(self) -> int:
@@ -463,7 +494,7 @@ class frozendict:
                 frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
             )
         if cls is frozendict:
-            t = Transient()
+            t = transient_init_table()  # a build from nothing
             for key in iterable:
                 t._assoc(key, value)
             return t._publish(frozendict)  # type: ignore[no-any-return]
@@ -488,10 +519,14 @@ class frozendict:
                 return False
             if self._hash is not None and that._hash is not None and self._hash != that._hash:
                 return False
-            # (equal lengths: both flat, or both in tries and walked)
-            if mapping_pair_path(self._len, self._len <= FLAT_MAX, that) == PAIR_FLAT:
+            # (equal lengths: both flat, two tables, or tries (a table's
+            # twin) walked)
+            path = mapping_pair_path(self._len, mapping_form_of(self), that)
+            if path == PAIR_FLAT:
                 return flat_equal(self._root, self._order, that._root, that._order)  # type: ignore[arg-type]
-            return champ_equal(self._root, that._root)
+            if path == PAIR_TABLES:
+                return self._root == that._root
+            return champ_equal(_key_trie(self), _key_trie(that))
         return mapping_equal(self, other)
 
     def __ne__(self, other: object) -> Any:
@@ -521,6 +556,10 @@ class frozendict:
                     if self._len <= FLAT_MAX:
                         for khash, item in zip(self._root, self._order):  # type: ignore[arg-type]
                             acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, item[1]))
+                    elif type(self._root) is dict:  # (its keys' hashes run no Python code)
+                        for key, value in self._root.items():
+                            khash = hash(key) & KEY_MASK
+                            acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, value))
                     else:
                         for entry in champ_entries(self._root):
                             acc ^= hashing_shuffle_bits(hashing_pair_hash(entry[0], entry[3]))
@@ -669,7 +708,7 @@ class frozendict:
         if issubclass(type(keys), _TEXT_TYPES):  # (the type itself: __class__ can lie)
             raise _refuse_text_operand(self, "-", keys)
         if _keys_from_storage(keys):
-            path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
+            path = mapping_pair_path(self._len, mapping_form_of(self), keys)
             if path == PAIR_ENTRIES:
                 t = self._transient()
                 for entry in mapping_entries_in_order(keys):
@@ -708,7 +747,7 @@ class frozendict:
             raise _refuse_text_operand(self, "&", keys)
         found: Dict[int, Entry] = {}
         if _keys_from_storage(keys):
-            path = mapping_pair_path(self._len, self._len <= FLAT_MAX, keys)
+            path = mapping_pair_path(self._len, mapping_form_of(self), keys)
             if path != PAIR_ENTRIES:
                 # self without the entries whose key is not in keys, listed
                 # by a walk that skips the subtrees both share.
@@ -865,7 +904,7 @@ class frozendict:
         >>> fd.key_at(0), fd.key_at(-1)
         ('a', 'c')
         """
-        return position_at(self._order, index, "frozendict")[1][0]
+        return position_at(trie_parts(self)[1], index, "frozendict")[1][0]
 
     def value_at(self, index: SupportsIndex, /) -> Any:
         """The value at position ``index`` (as ``key_at``).  Cost: O(log n).
@@ -873,7 +912,7 @@ class frozendict:
         >>> frozendict(a=1, b=2, c=3).value_at(1)
         2
         """
-        return position_at(self._order, index, "frozendict")[1][1]
+        return position_at(trie_parts(self)[1], index, "frozendict")[1][1]
 
     def item_at(self, index: SupportsIndex, /) -> Tuple[Any, Any]:
         """The ``(key, value)`` pair at position ``index`` (as ``key_at``).
@@ -882,7 +921,7 @@ class frozendict:
         >>> frozendict(a=1, b=2, c=3).item_at(-2)
         ('b', 2)
         """
-        return position_at(self._order, index, "frozendict")[1]
+        return position_at(trie_parts(self)[1], index, "frozendict")[1]
 
     def index(self, key: Any, /) -> int:
         """The position of ``key`` in insertion order; ``KeyError`` if absent.
@@ -944,7 +983,7 @@ class frozendict:
         if t.length == self._len and (
             flat_same_items(self._root, self._order, t.root, t.order)  # type: ignore[arg-type]
             if self._len <= FLAT_MAX
-            else champ_identical(self._root, t.root)
+            else champ_identical(_key_trie(self), t.root)
         ):
             return self._exact()  # nothing changed (or changes that cancel out)
         return t._publish(frozendict)  # type: ignore[no-any-return]
@@ -957,7 +996,7 @@ class frozendict:
             out = (added, removed, changed)
             # (diff lists every entry of both sides that differs, so it walks
             # where another operation would read the operand's entries)
-            if mapping_pair_path(self._len, self._len <= FLAT_MAX, other) == PAIR_FLAT:
+            if mapping_pair_path(self._len, mapping_form_of(self), other) == PAIR_FLAT:
                 flat_diff(self._root, self._order, other._root, other._order, out)  # type: ignore[arg-type]
             else:
                 champ_diff(_key_trie(self), _key_trie(other), out)
@@ -987,6 +1026,12 @@ class frozendict:
                 else:
                     assert index == flat_index(self._root), "the index is not the hashes'"  # type: ignore[arg-type]
             return
+        if type(self._root) is dict:
+            table_check(self)
+            if self._order is not None:  # its twin: the tries of a version
+                twin = frozendict._from_parts(*trie_parts(self))
+                frozendict._check(twin)
+            return
         assert type(self._root) is list, "a version of %d keys is not in tries" % self._len
         count = champ_check(self._root)
         assert count == self._len, "key trie holds %d entries, len is %d" % (count, self._len)
@@ -1009,8 +1054,15 @@ class frozendict:
         if self._len <= FLAT_MAX:
             return [id(self._root), id(self._order)]
         out: List[int] = []
-        champ_node_ids(self._root, out)
-        order_node_ids(self._order, out)
+        if type(self._root) is dict:  # its table, then its twin's nodes once built
+            out.append(id(self._root))
+            if self._order is None:
+                return out
+            root, order = self._order  # type: ignore[misc]
+        else:
+            root, order = self._root, self._order
+        champ_node_ids(root, out)
+        order_node_ids(order, out)
         return out
 
     def _dump(self) -> str:
@@ -1018,6 +1070,8 @@ class frozendict:
         if self._len <= FLAT_MAX:
             head = "frozendict len=%d flat" % self._len
             return "\n".join([head] + flat_dump(self._root, self._order))  # type: ignore[arg-type]
+        if type(self._root) is dict:
+            return table_dump(self)
         lines = ["frozendict len=%d next_seq=%d" % (self._len, self._next_seq), "key trie:"]
         lines += champ_dump(self._root, 1)
         lines.append("order trie:")
@@ -1037,6 +1091,7 @@ register_types(frozendict=frozendict)
 
 _slot_setters: List[Any] = [frozendict.__dict__[name].__set__ for name in frozendict.__slots__]
 _set_root, _set_order, _set_len, _set_next_seq, _set_hash, _set_acc, _set_hindex = _slot_setters
+table_register(_set_order)  # (a table version keeps its twin in _order)
 
 
 # A frozendict value's hash, once known, is trusted when a derivation replaces
@@ -1064,10 +1119,14 @@ def _keys_from_storage(keys: Any) -> bool:
 
 
 def _key_trie(version: frozendict) -> BitmapNode:
-    """A version's key trie; a flat version's built for the walk."""
+    """A version's key trie; a flat version's built for the walk, a table
+    version's twin's (built once)."""
     if version._len <= FLAT_MAX:
         return flat_key_trie(version._root, version._order)  # type: ignore[arg-type]
-    return version._root  # type: ignore[return-value]
+    root = version._root
+    if type(root) is dict:
+        return table_twin(version)[0]
+    return root  # type: ignore[return-value]
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:

@@ -29,6 +29,7 @@ __all__ = [
     "hashing_key_hash",
     "unhashable",
     "hashing_pure_key_hash",
+    "hashing_key_is_pure",
     "hashing_pair_hash",
     "hashing_shuffle_bits",
     "hashing_finalize",
@@ -91,6 +92,12 @@ _PURE_HASHES = tuple(
 )
 _TUPLE_HASH = _hash_slot(tuple)
 _PURE_DEPTH = 8
+
+
+def hashing_key_is_pure(key: Any) -> bool:
+    """Whether ``key``'s hash runs no Python code (``hashing_pure_key_hash``):
+    what every key of a table version is.  An exact str first: the usual key."""
+    return type(key) is str or hashing_pure_key_hash(key) is not None
 
 
 def hashing_pure_key_hash(key: Any, depth: int = 0) -> Optional[int]:

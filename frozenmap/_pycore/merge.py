@@ -28,13 +28,16 @@ from typing import Any, Dict, List, Optional, Tuple
 from .._typeinfo import type_fullname, type_lookup, type_name
 from .champ import Entry, champ_diff
 from .reads import (
+    FORM_FLAT,
+    FORM_TRIES,
     PAIR_WALK,
     frozendict_type,
     mapping_entries_in_order,
     mapping_foreign_base,
     mapping_pair_path,
 )
-from .transient import Transient, _seq_of, load_items
+from .table import table_keys_are_pure
+from .transient import Transient, _seq_of, load_items, trie_parts
 
 __all__ = ["merge_into"]
 
@@ -194,8 +197,22 @@ def merge_version(t: Transient, source: Any) -> None:
     which key object stays, the hash accumulator) is what applying every
     entry gives, in O(d log n) for versions d edits apart.
     """
+    if type(t.root) is dict:
+        if type(source._root) is dict and not t.length:
+            # A build from a table version: a copy of its dict.
+            t.root = dict(source._root)
+            t.length = len(t.root)
+            return
+        t._table_leave()
+    merge_version_tries(t, source)
+
+
+def merge_version_tries(t: Transient, source: Any) -> None:
+    """``merge_version`` once ``t`` has left table mode: ``source`` read
+    through its tries (a table version's twin) on ``mapping_pair_path``'s
+    path."""
     flat = type(t.root) is tuple
-    path = mapping_pair_path(t.length, flat, source)
+    path = mapping_pair_path(t.length, FORM_FLAT if flat else FORM_TRIES, source)
     if path != PAIR_WALK:
         entries = mapping_entries_in_order(source)
     elif not t.length:
@@ -210,7 +227,7 @@ def merge_version(t: Transient, source: Any) -> None:
         changed: List[Tuple[Entry, Entry]] = []
         # t.root is not edited meanwhile: a private builder, or an Evolver's
         # update(), which sealed it and refuses edits from inside.
-        champ_diff(t.root, source._root, (added, None, changed), True)
+        champ_diff(t.root, trie_parts(source)[0], (added, None, changed), True)
         entries = added
         for pair in changed:
             entries.append(pair[1])
@@ -222,7 +239,16 @@ def merge_version(t: Transient, source: Any) -> None:
 def merge_bulk_load(t: Transient, source: Dict[Any, Any]) -> None:
     """Fill an empty transient from a dict, whose keys are known to be distinct.
 
-    The order trie is built bottom-up in O(n) and the key trie top-down
-    (``champ_build``), with no lookups and no ``__eq__`` calls.
+    A build from nothing (table mode) keeps a copy of the dict when its keys
+    hash without Python code; else the order trie is built bottom-up in O(n)
+    and the key trie top-down (``champ_build``), with no lookups and no
+    ``__eq__`` calls.
     """
+    if type(t.root) is dict:
+        table = dict(source)
+        if table_keys_are_pure(table):
+            t.root = table
+            t.length = len(table)
+            return
+        t._table_leave()
     load_items(t, list(source.items()))

@@ -27,9 +27,10 @@ from .. import _common
 from .._typeinfo import type_lookup
 from .champ import Entry, champ_collect, champ_find
 from .flat import FLAT_MAX, flat_entries, flat_find
-from .hashing import hashing_key_hash
+from .hashing import KEY_MASK, hashing_key_hash
 from .ordertrie import order_at, order_items, order_rank, order_size
-from .transient import Transient, _seq_of, load_items
+from .table import TABLE_MISSING, table_find
+from .transient import Transient, _seq_of, load_items, trie_parts
 
 __all__ = [
     "register_types",
@@ -41,6 +42,11 @@ __all__ = [
     "PAIR_FLAT",
     "PAIR_WALK",
     "PAIR_ENTRIES",
+    "PAIR_TABLES",
+    "FORM_FLAT",
+    "FORM_TRIES",
+    "FORM_TABLE",
+    "mapping_form_of",
     "SHARING_WALK_RATIO",
     "mapping_entries_in_order",
     "mapping_equal",
@@ -119,6 +125,15 @@ PAIR_WALK = 1
 """A parallel walk of the two key tries that skips the subtrees they share."""
 PAIR_ENTRIES = 2
 """The operand's entries one by one, in its order, with their stored hashes."""
+PAIR_TABLES = 3
+"""Both table versions: ``==`` compares the two dicts; else as ``PAIR_WALK``."""
+
+FORM_FLAT = 0
+"""A version (or a builder) of at most ``FLAT_MAX`` keys in two tuples."""
+FORM_TRIES = 1
+"""A version (or a builder) in the two tries."""
+FORM_TABLE = 2
+"""A version built once and read: a private dict, and its tries once built."""
 
 SHARING_WALK_RATIO = 4
 """The walk is taken when the operand holds at least 1/4 as many entries as
@@ -129,9 +144,16 @@ which a smaller operand still gets: a walk would list a big map's subtrees
 beside a small operand's entries."""
 
 
-def mapping_pair_path(a_len: int, a_flat: bool, b: Any) -> int:
+def mapping_form_of(version: Any) -> int:
+    """A version's form: ``FORM_FLAT``, ``FORM_TABLE`` or ``FORM_TRIES``."""
+    if version._len <= FLAT_MAX:
+        return FORM_FLAT
+    return FORM_TABLE if type(version._root) is dict else FORM_TRIES
+
+
+def mapping_pair_path(a_len: int, a_form: int, b: Any) -> int:
     """How an operation reads two versions of this core: ``a`` (a version,
-    or a builder: ``a_len`` entries, flat or in tries) and ``b``, a
+    or a builder: ``a_len`` entries in the form ``a_form``) and ``b``, a
     frozendict of this core (any subclass) that the operation reads from its
     own storage.  Every operation on two such maps asks here, and only here:
     ``==``, ``diff``, ``-``, ``&``, ``|``, ``Evolver.update`` (and the
@@ -141,29 +163,38 @@ def mapping_pair_path(a_len: int, a_flat: bool, b: Any) -> int:
       same key object under the same stored hash: versions derived from one
       another keep their keys in order), the rest looked up (``flat_diff``,
       ``flat_equal``); a merge applies ``b``'s entries in order.
-    - ``PAIR_ENTRIES``: ``b`` flat beside tries, or in tries but holding
-      less than 1/``SHARING_WALK_RATIO`` of ``a``'s entries: ``b``'s entries
-      are read one by one in ``b``'s insertion order and looked up in ``a``
-      with their stored hashes.  (``diff`` lists all of both sides anyway:
-      it walks here too, over a trie built for the flat side.)
+    - ``PAIR_TABLES``: both table versions (two maps built apart: nothing is
+      shared).  ``==`` compares the two dicts as dicts compare; any other
+      operation walks their tries (``PAIR_WALK``).
+    - ``PAIR_ENTRIES``: ``b`` flat beside tries or a table, or in tries (or a
+      table) but holding less than 1/``SHARING_WALK_RATIO`` of ``a``'s
+      entries: ``b``'s entries are read one by one in ``b``'s insertion
+      order and looked up in ``a`` with their stored hashes.  (``diff`` lists
+      all of both sides anyway: it walks here too, over a trie built for the
+      flat side.)
     - ``PAIR_WALK``: otherwise.  The two key tries are walked together
       (``champ_diff``, ``champ_equal``), skipping the subtrees they share; a
       flat ``a`` takes tries for the walk (a builder is promoted, a version
       gets a key trie built for the call, ``flat_key_trie``).
 
-    Every path keeps the guarantees of the tries: a stored key is never
-    hashed again (its stored hash is compared, then the key object itself,
-    then ``==``); on each entry identity is tried before ``__eq__``, so the
-    keys two related versions share are matched with no user code; values
-    are compared identity first (merges: by identity alone); and both cores
-    choose the same path for the same operands and walk it the same way, so
-    they make the same user calls (``__eq__``, ``__hash__`` of values for
-    the hash accumulator) in the same order.  Cost: O(1).
+    A table version is read through its tries on every path but the first:
+    its twin, built once and kept (``table_twin``), so versions derived from
+    it walk beside it.  Every path keeps the guarantees of the tries: a
+    stored key is never hashed again (its stored hash is compared, then the
+    key object itself, then ``==``; a table's keys hash without Python code);
+    on each entry identity is tried before ``__eq__``, so the keys two related
+    versions share are matched with no user code; values are compared
+    identity first (merges: by identity alone); and both cores choose the
+    same path for the same operands and walk it the same way, so they make
+    the same user calls (``__eq__``, ``__hash__`` of values for the hash
+    accumulator) in the same order.  Cost: O(1).
     """
-    b_len = b._len
-    if b_len <= FLAT_MAX:
-        return PAIR_FLAT if a_flat else PAIR_ENTRIES
-    if b_len * SHARING_WALK_RATIO < a_len:
+    b_form = mapping_form_of(b)
+    if a_form == FORM_TABLE and b_form == FORM_TABLE:
+        return PAIR_TABLES
+    if b_form == FORM_FLAT:
+        return PAIR_FLAT if a_form == FORM_FLAT else PAIR_ENTRIES
+    if b._len * SHARING_WALK_RATIO < a_len:
         return PAIR_ENTRIES
     return PAIR_WALK
 
@@ -171,12 +202,18 @@ def mapping_pair_path(a_len: int, a_flat: bool, b: Any) -> int:
 def mapping_entries_in_order(version: Any) -> List[Entry]:
     """A version's entries ``(hash, seq, key, value)`` in insertion order
     (the order ``PAIR_ENTRIES`` reads them in): a flat version's with
-    positions for seqs, a trie version's key-trie entries sorted by seq.
+    positions for seqs, a table's in its dict's order (its keys' hashes run
+    no Python code), a trie version's key-trie entries sorted by seq.
     Runs no user code.  Cost: O(n log n)."""
     if version._len <= FLAT_MAX:
         return flat_entries(version._root, version._order)
+    root = version._root
     entries: List[Entry] = []
-    champ_collect(version._root, entries)
+    if type(root) is dict:
+        for seq, item in enumerate(root.items()):
+            entries.append((hash(item[0]) & KEY_MASK, seq, item[0], item[1]))
+        return entries
+    champ_collect(root, entries)
     entries.sort(key=_seq_of)
     return entries
 
@@ -223,7 +260,12 @@ def mapping_equal(a: Any, b: Any) -> Any:
 
 
 def mapping_get(mapping: Any, key: Any, default: Any) -> Any:
-    """``get`` of a frozendict or Evolver of this core, never a subclass's."""
+    """``get`` of a frozendict or Evolver of this core, never a subclass's
+    (a table version's: its dict, or its twin for a key whose hash is Python
+    code)."""
+    if issubclass(type(mapping), _frozendict) and type(mapping._root) is dict:
+        value = table_find(mapping, key)
+        return default if value is TABLE_MISSING else value
     entry = mapping._lookup(key)
     return default if entry is None else entry[3]
 
@@ -277,10 +319,11 @@ def position_of(version: Any, key: Any) -> int:
         if i < 0:
             raise KeyError(key)
         return i
-    entry = champ_find(version._root, hashing_key_hash(key), key)
+    root, order = trie_parts(version)[:2]  # (a table version's twin)
+    entry = champ_find(root, hashing_key_hash(key), key)
     if entry is None:
         raise KeyError(key)
-    return order_rank(version._order, entry[1])
+    return order_rank(order, entry[1])
 
 
 def _slice_bound(bound: Any) -> Any:
@@ -315,7 +358,7 @@ def position_slice(version: Any, start: Any, stop: Any) -> Any:
         if length <= FLAT_MAX:  # the flat form's pairs, in order
             kept = list(version._order[lo:hi])
         else:
-            items = order_items(version._order, lo)
+            items = order_items(trie_parts(version)[1], lo)  # (a table's twin)
             try:
                 kept = list(itertools.islice(items, hi - lo))
             finally:

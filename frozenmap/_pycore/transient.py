@@ -63,7 +63,7 @@ from .flat import (
     flat_promote,
     flat_with_value,
 )
-from .hashing import hashing_acc_replace, hashing_key_hash
+from .hashing import KEY_MASK, hashing_acc_replace, hashing_key_hash, hashing_key_is_pure
 from .ordertrie import (
     order_build,
     order_insert,
@@ -72,9 +72,11 @@ from .ordertrie import (
     order_remove,
     order_replace,
 )
+from .table import table_twin
 
 __all__ = [
     "Transient",
+    "transient_init_table",
     "trie_parts",
     "entries_of",
     "load_items",
@@ -87,8 +89,13 @@ __all__ = [
 def trie_parts(version: Any) -> Tuple[Any, Any, int, int, Optional[int]]:
     """A frozendict's ``(root, order, length, next_seq, acc)``, what a
     Transient starts from: a flat version's two tuples (the transient starts
-    in flat mode), else its tries."""
-    return version._root, version._order, version._len, version._next_seq, version._acc
+    in flat mode), else its tries (a table version's twin, built once)."""
+    root = version._root
+    if type(root) is dict:
+        root, order = table_twin(version)
+        n = version._len
+        return root, order, n, n, version._acc
+    return root, version._order, version._len, version._next_seq, version._acc
 
 
 def entries_of(version: Any) -> List[Entry]:
@@ -96,7 +103,7 @@ def entries_of(version: Any) -> List[Entry]:
     order (positions for seqs), a trie version's in trie order."""
     if version._len <= FLAT_MAX:
         return flat_entries(version._root, version._order)
-    return list(champ_entries(version._root))
+    return list(champ_entries(trie_parts(version)[0]))
 
 
 # --- the builder -----------------------------------------------------------------
@@ -161,6 +168,8 @@ class Transient:
         """The entry of ``key`` (stored hash ``h``), or None: in flat mode
         shaped as ``flat_entry`` makes it (its position for the seq).  The
         keys' ``__eq__`` runs here."""
+        if type(self.root) is dict:
+            self._table_leave()
         root = self.root
         if type(root) is tuple:
             items = self.order  # (read with root: the pair the scan walks)
@@ -187,6 +196,12 @@ class Transient:
 
     def _put_new(self, h: int, key: Any, value: Any) -> None:
         """Append a key known to be absent (no lookup, no user code)."""
+        if type(self.root) is dict:
+            if hashing_key_is_pure(key):
+                self.root[key] = value
+                self.length = len(self.root)
+                return
+            self._table_leave()
         if type(self.root) is tuple:
             self._flat_put_new(h, key, value, self.acc)
             return
@@ -209,6 +224,10 @@ class Transient:
 
     def _assoc(self, key: Any, value: Any) -> bool:
         """Set ``key`` to ``value``; False if it already held that very object."""
+        if type(self.root) is dict:
+            if hashing_key_is_pure(key):
+                return self._assoc_hashed(0, key, value)  # (the dict hashes it)
+            self._table_leave()  # before the key is hashed
         return self._assoc_hashed(hashing_key_hash(key), key, value)
 
     def _flat_put_new(self, h: int, key: Any, value: Any, acc: Optional[int]) -> None:
@@ -230,6 +249,14 @@ class Transient:
 
     def _assoc_hashed(self, h: int, key: Any, value: Any) -> bool:
         """``_assoc`` for a key whose hash is known (a stored key)."""
+        if type(self.root) is dict:
+            if hashing_key_is_pure(key):
+                # dict's own insertion (its hash of a pure key runs no Python
+                # code): a later value wins, the first key object stays
+                self.root[key] = value
+                self.length = len(self.root)
+                return True
+            self._table_leave()
         if type(self.root) is tuple:
             return self._flat_assoc(h, key, value)
         old = champ_find(self.root, h, key)
@@ -287,18 +314,50 @@ class Transient:
             self._remove_entry(old)
         return old
 
+    def _table_leave(self) -> None:
+        """Leave table mode: the items in tries (flat at most FLAT_MAX), built
+        from the dict with its keys' hashes (they run no Python code), as the
+        bulk load builds them (``table_t_leave`` in the C core)."""
+        table = self.root
+        items = list(table.items())
+        hashes = []
+        for key in table:
+            hashes.append(hash(key) & KEY_MASK)
+        released = table  # noqa: F841
+        self.root = EMPTY_ROOT
+        self.order = None
+        self.length = self.next_seq = 0
+        if len(items) <= FLAT_MAX:
+            self._set_flat(tuple(hashes), tuple(items), len(items), None)
+            return
+        self.root = champ_build_items(hashes, items, self.owner)
+        self.order = order_build(items, self.owner)
+        self.length = self.next_seq = len(items)
+
+    def _table_publish(self, cls: Any) -> Any:
+        """``_publish`` in table mode: a table version of the dict (more than
+        FLAT_MAX items; the transient is left empty) or a flat one."""
+        table = self.root
+        if len(table) > FLAT_MAX:
+            self.root = {}
+            self.length = 0
+            return cls._from_parts(table, None, len(table), 0, None)
+        self._table_leave()
+        return self._publish(cls)
+
     def _adopt(self, version: Any) -> None:
         """Take a version's tries as this (empty) transient's contents, in
         O(1): its nodes carry other tokens, so later edits copy them.  Every
         field is installed at once, with the collector paused for an
         Evolver (see ``_GCPaused``)."""
+        root, order, length, next_seq, acc = trie_parts(version)  # (a table's twin)
         released = (self.root, self.order)  # noqa: F841
         with _GCPaused(self._shared):
-            self.root = version._root
-            self.order = version._order
-            self.length = version._len
-            self.next_seq = version._next_seq
-            self.acc = version._acc
+            self.root = root
+            self.order = order
+            self.length = length
+            self.next_seq = next_seq
+            self.acc = acc
 
     def _promote(self) -> None:
         """Leave flat mode: both tries built from the flat items, owned by
@@ -315,6 +374,7 @@ class Transient:
     def _remove_entry(self, old: Entry) -> None:
         """Remove the entry ``old`` as ``_find`` gave it (in flat mode: the
         entry at its position, with nothing edited since)."""
+        assert type(self.root) is not dict, "an entry found in table mode"
         acc = hashing_acc_replace(self.acc, old[0], old[3], None, True, False)
         if type(self.root) is tuple:
             hashes, items = flat_copy_without(self.root, self.order, old[1])
@@ -334,6 +394,8 @@ class Transient:
             self.acc = acc
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
+        if type(self.root) is dict:
+            return iter(self.root.items())
         if type(self.root) is tuple:
             return iter(self.order)
         return order_items(self.order)
@@ -349,9 +411,21 @@ class Transient:
         self.owner = object()
 
     def _publish(self, cls: Any) -> Any:
-        """The current contents as a new ``cls`` version, in O(1)."""
+        """The current contents as a new ``cls`` version, in O(1) (in table
+        mode, a table version of the dict, the transient left empty; or, of
+        at most FLAT_MAX items, a flat one)."""
+        if type(self.root) is dict:
+            return self._table_publish(cls)
         self._seal()
         return cls._from_parts(self.root, self.order, self.length, self.next_seq, self.acc)
+
+
+def transient_init_table() -> Transient:
+    """A builder in table mode (its root a private dict): for the builds that
+    make versions from nothing (the constructor, ``fromkeys``)."""
+    t = Transient()
+    t.root = {}
+    return t
 
 
 # --- filling an empty builder -----------------------------------------------------
