@@ -112,6 +112,7 @@ from .table import (
 from .transient import Transient, _seq_of, transient_init_table, trie_parts
 from .views import call_error as _call_error
 from .views import (
+    method_named,
     view_mapping_items,
     view_mapping_iter,
     view_mapping_keys,
@@ -208,8 +209,11 @@ class frozendict:
     __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc", "_hindex")
 
     __module__ = "frozenmap"
-    __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
+
+    @classmethod
+    def __class_getitem__(cls, item: Any, /) -> GenericAlias:
+        return GenericAlias(cls, item)
 
     _root: BitmapNode  # (a flat version's: Hashes)
     _order: Optional[OrderNode]  # (a flat version's: Items)
@@ -274,7 +278,7 @@ class frozendict:
         _set_hash(self, None if acc is None else hashing_finalize(acc, length))
         return self
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: Any, /) -> None:
         if name in frozendict.__slots__:
             raise AttributeError(
                 "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
@@ -293,7 +297,7 @@ class frozendict:
                 raise AttributeError(text + _NO_DICT_SUFFIX, name=name, obj=self) from None
             raise
 
-    def __delattr__(self, name: str) -> None:
+    def __delattr__(self, name: str, /) -> None:
         if name in frozendict.__slots__:
             raise AttributeError(
                 "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
@@ -337,7 +341,7 @@ class frozendict:
             return reversed(self._order)  # type: ignore[arg-type]
         return order_items_reversed(trie_parts(self)[1])
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: Any, /) -> Any:
         try:
             h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
@@ -421,7 +425,7 @@ class frozendict:
 
     get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: object, /) -> bool:
         try:
             h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
@@ -446,8 +450,8 @@ class frozendict:
     def __len__(self) -> int:
         return self._len
 
-    __iter__ = view_mapping_iter
-    __reversed__ = view_mapping_reversed
+    __iter__ = method_named(view_mapping_iter, "frozendict.__iter__")
+    __reversed__ = method_named(view_mapping_reversed, "frozendict.__reversed__")
     keys = view_mapping_keys
     values = view_mapping_values
     items = view_mapping_items
@@ -510,7 +514,7 @@ class frozendict:
 
     # --- equality and hashing --------------------------------------------------------
 
-    def __eq__(self, other: object) -> Any:
+    def __eq__(self, other: object, /) -> Any:
         if issubclass(type(other), frozendict):  # (not isinstance: see mapping_is_anydict)
             that: Any = other
             if self is that:
@@ -529,7 +533,7 @@ class frozendict:
             return champ_equal(_key_trie(self), _key_trie(that))
         return mapping_equal(self, other)
 
-    def __ne__(self, other: object) -> Any:
+    def __ne__(self, other: object, /) -> Any:
         # The base comparison, not self.__eq__: a subclass overriding only
         # __eq__ keeps dict's (and the C core's) inherited !=.
         result = frozendict.__eq__(self, other)
@@ -582,7 +586,7 @@ class frozendict:
     def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
         return (dict(self._items()),)
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex, /) -> Any:
         items = dict(self._items())
         if type(self) is frozendict:
             return (_common.restore, (items, "python"))
@@ -596,7 +600,7 @@ class frozendict:
             return self
         return _cold.reconstruct(self, None)  # type: ignore[no-any-return]
 
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
+    def __deepcopy__(self, memo: Dict[int, Any], /) -> "frozendict":
         return _cold.deepcopy(self, memo, frozendict)  # type: ignore[no-any-return]
 
     # --- derivations ------------------------------------------------------------------
@@ -628,7 +632,7 @@ class frozendict:
         """
         return derive_without(frozendict, self, key, True)  # type: ignore[no-any-return]
 
-    def __or__(self, other: Any) -> Any:
+    def __or__(self, other: Any, /) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.
 
         ``other`` must be a dict or a frozendict.  Cost: O(k log n), k = len(other);
@@ -658,7 +662,7 @@ class frozendict:
             return self._exact()  # every value already there, by identity
         return t._publish(frozendict)
 
-    def __ror__(self, other: Any) -> Any:
+    def __ror__(self, other: Any, /) -> Any:
         """``other | self`` for a mapping ``other``: what ``other | dict(self)``
         gives (a ``dict``; an ``OrderedDict`` stays one), as with the builtin.
 
@@ -693,7 +697,7 @@ class frozendict:
             return t._publish(frozendict)
         return NotImplemented
 
-    def __sub__(self, keys: Iterable[Any]) -> "frozendict":
+    def __sub__(self, keys: Iterable[Any], /) -> "frozendict":
         """A version without the given keys (missing ones are ignored).
 
         Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
@@ -731,7 +735,7 @@ class frozendict:
             return self._exact()
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def __and__(self, keys: Iterable[Any]) -> "frozendict":
+    def __and__(self, keys: Iterable[Any], /) -> "frozendict":
         """A version with only the given keys, in ``self``'s order.
 
         Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
@@ -1114,7 +1118,8 @@ def _keys_from_storage(keys: Any) -> bool:
     operations iterate a dict subclass that overrides it)."""
     cls = type(keys)
     return cls is frozendict or (
-        issubclass(cls, frozendict) and type_lookup(cls, "__iter__")[1] is view_mapping_iter
+        issubclass(cls, frozendict)
+        and type_lookup(cls, "__iter__")[1] is frozendict.__dict__["__iter__"]
     )
 
 

@@ -8,6 +8,12 @@ follows dict's views step for step (same results, same exceptions).
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
+A wrong call of a method names it as the C core's method is named
+(``frozendict_keys.isdisjoint() missing 1 required positional argument:
+'other'``): a method written once for several classes is given to each as a
+copy named for it (``method_named``), and a special method's parameters are
+positional-only, as a C slot's are.
+
 A view asks its mapping for four things only: ``_len``, ``_items()`` and
 ``_items_reversed()`` (iterators of ``(key, value)`` in insertion order, walking
 the order trie with no lookups) and ``_lookup(key)`` (the key-trie entry or
@@ -21,8 +27,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
-from types import MappingProxyType
-from typing import Any, Dict, Iterator
+from types import FunctionType, MappingProxyType
+from typing import Any, Callable, Dict, Iterator, TypeVar
 
 from .._common import ViewSetOps
 from .reads import mapping_len
@@ -38,10 +44,45 @@ __all__ = [
     "view_mapping_keys",
     "view_mapping_values",
     "view_mapping_items",
+    "method_named",
 ]
 
 _first = itemgetter(0)
 _second = itemgetter(1)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def method_named(function: _F, qualname: str, positional_only: bool = False) -> _F:
+    """A copy of ``function`` (the same code, defaults and attributes) named
+    ``qualname``, ``"Class.method"``: what a wrong call's ``TypeError`` names,
+    as the C core's method of that class is named.  ``positional_only``
+    makes every parameter positional-only, as a slot's method's are.
+    No cost per call: the copy runs the same code.
+
+    >>> def shared(self, other):
+    ...     return other
+    >>> own = method_named(shared, "frozendict_keys.__and__", positional_only=True)
+    >>> own.__qualname__, own(None, 1)
+    ('frozendict_keys.__and__', 1)
+    >>> own(None)
+    Traceback (most recent call last):
+    TypeError: frozendict_keys.__and__() missing 1 required positional argument: 'other'
+    """
+    code = function.__code__
+    if positional_only:
+        code = code.replace(co_posonlyargcount=code.co_argcount)
+    name = qualname.rpartition(".")[2]
+    copy = FunctionType(
+        code, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__dict__.update(function.__dict__)
+    copy.__doc__ = function.__doc__
+    copy.__annotations__ = dict(function.__annotations__)
+    copy.__module__ = function.__module__
+    copy.__qualname__ = qualname
+    return copy  # type: ignore[return-value]
 
 
 class frozendict_iterator:
@@ -114,7 +155,7 @@ class frozendict_keys(_View, ViewSetOps, KeysView):  # type: ignore[type-arg]
     __slots__ = ()
     _select = staticmethod(_first)
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: object, /) -> bool:
         return self._mapping._lookup(key) is not None
 
     def __repr__(self) -> str:
@@ -127,7 +168,7 @@ class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
     __slots__ = ()
     _select = staticmethod(_second)
 
-    def __contains__(self, value: object) -> bool:
+    def __contains__(self, value: object, /) -> bool:
         for v in self:
             if v is value or v == value:
                 return True
@@ -142,7 +183,7 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
 
     __slots__ = ()
 
-    def __contains__(self, item: object) -> bool:
+    def __contains__(self, item: object, /) -> bool:
         if not isinstance(item, tuple) or len(item) != 2:
             return False
         entry = self._mapping._lookup(item[0])
@@ -153,6 +194,27 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return "dict_items(%r)" % (list(self),)
+
+
+# Each view class's own copy of the methods it shares (named for it), the
+# set operations' parameters positional-only as the C core's slots' are.
+_VIEW_SHARED = ("__len__", "__iter__", "__reversed__", "__reduce__")
+_VIEW_SET_OPERATIONS = (
+    "__and__", "__rand__", "__or__", "__ror__", "__sub__", "__rsub__", "__xor__", "__rxor__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+)  # fmt: skip
+for _cls in (frozendict_keys, frozendict_values, frozendict_items):
+    for _name in _VIEW_SHARED:
+        setattr(_cls, _name, method_named(getattr(_View, _name), "%s.%s" % (_cls.__name__, _name)))
+for _cls in (frozendict_keys, frozendict_items):
+    for _name in _VIEW_SET_OPERATIONS:
+        _function = ViewSetOps.__dict__[_name]
+        _qualname = "%s.%s" % (_cls.__name__, _name)
+        setattr(_cls, _name, method_named(_function, _qualname, positional_only=True))
+    _cls.isdisjoint = method_named(  # type: ignore[method-assign]
+        ViewSetOps.isdisjoint, "%s.isdisjoint" % _cls.__name__, positional_only=True
+    )
+del _cls, _name, _function, _qualname
 
 
 def call_error(
@@ -195,15 +257,13 @@ def view_mapping_iter(self: Any) -> Iterator[Any]:
     return iter(frozendict_keys(self))
 
 
-def view_mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+def view_mapping_reversed(self: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order.
 
     >>> from frozenmap import frozendict
     >>> list(reversed(frozendict(b=1, a=2)))
     ['a', 'b']
     """
-    if args or kwargs:
-        raise _bad_call(self, "__reversed__", args, kwargs)
     return reversed(frozendict_keys(self))
 
 
@@ -246,6 +306,6 @@ def view_mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items
     return frozendict_items(self)
 
 
-for _method in (view_mapping_reversed, view_mapping_keys, view_mapping_values, view_mapping_items):
+for _method in (view_mapping_keys, view_mapping_values, view_mapping_items):
     _method.__signature__ = inspect.signature(lambda self: None)  # type: ignore[union-attr]
 del _method
