@@ -418,6 +418,8 @@ C_ONLY = {
         "fm_import_attr": "an import in Python",
         "fm_register": "as fm_add_type",
         "fm_exec": "C's module initialisation: the package's imports",
+        "fm_wrong_call": "a wrong call's TypeError: Python words it for a Python function",
+        "fm_wrong_call_tuple": "as fm_wrong_call",
     },
 }
 
@@ -503,6 +505,7 @@ PY_ONLY = {
     "views": {
         "call_error": "the TypeError of a view method called with arguments, as C's argument parsing words it",
         "_bad_call": "as call_error",
+        "method_named": "a shared function's copy named for a class (C names its methods in tables)",
         "frozendict_iterator.__iter__": "an iterator's __iter__ (C: PyObject_SelfIter)",
         "frozendict_values.__repr__": "one __repr__ per view class (C: view_tp_repr)",
         "frozendict_items.__repr__": "as frozendict_values.__repr__",
