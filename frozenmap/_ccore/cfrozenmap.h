@@ -229,16 +229,19 @@ fm_is_subtype(PyTypeObject *tp, PyObject *base)
     return PyType_Check(base) && PyType_IsSubtype(tp, (PyTypeObject *)base);
 }
 
-/* Wrong calls.  A method of PEP 814's builtin (frozendict's constructor,
- * get, fromkeys, copy, keys, values, items) words a wrong call as the
- * builtin does: fm_check_nargs, or CPython's own checks of METH_NOARGS and
- * METH_FASTCALL.  Every other method words it as Python words a wrong call
- * of its pure core twin, a Python function: it takes METH_FASTCALL |
- * METH_KEYWORDS, tests fm_positional_call on its hot path, and hands
- * anything else to fm_wrong_call (frozenmap._cold.wrong_call), which calls
- * a Python function with the method's __text_signature__ (generated from
- * the pure twin's, docstrings.h) and qualified name, so the message is
- * Python's by construction (tests/test_wrong_calls.py compares the cores). */
+/* Wrong calls.  A method frozendict shares with PEP 814's builtin (the
+ * constructor, get, fromkeys, copy, keys, values, items, __reversed__,
+ * __class_getitem__, __getnewargs__, __reduce__, __reduce_ex__) words a
+ * wrong call as the builtin does: fm_check_nargs, or CPython's own checks
+ * of METH_NOARGS, METH_O and METH_FASTCALL.  Every other method (the
+ * Evolver's, the views' and iterators' too) words it as Python words a
+ * wrong call of its pure core twin, a Python function: it takes
+ * METH_FASTCALL | METH_KEYWORDS, tests fm_positional_call on its hot path,
+ * and hands anything else to fm_wrong_call (frozenmap._cold.wrong_call),
+ * which calls a Python function with the method's __text_signature__
+ * (generated from the pure twin's, docstrings.h) and qualified name, so the
+ * message is Python's by construction (tests/test_wrong_calls.py compares
+ * the cores). */
 
 /* Whether a METH_FASTCALL | METH_KEYWORDS method got between min and max
  * positional arguments and no keyword: the one test on its hot path. */
@@ -1515,8 +1518,7 @@ int draft_module_exec(PyObject *module, fm_state *st);
 /* The read methods frozendict and Evolver share, for both method tables:
  * iter(m), reversed(m), m.keys(), m.values(), m.items(); new refs or NULL. */
 PyObject *view_mapping_tp_iter(PyObject *op);
-PyObject *view_mapping_py_reversed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames);
+PyObject *view_mapping_py_reversed(PyObject *op, PyObject *unused);
 PyObject *view_mapping_py_keys(PyObject *op, PyObject *unused);
 PyObject *view_mapping_py_values(PyObject *op, PyObject *unused);
 PyObject *view_mapping_py_items(PyObject *op, PyObject *unused);

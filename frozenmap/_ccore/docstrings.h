@@ -639,7 +639,7 @@
     "Iterate over the keys in reverse insertion order.\n" \
     "\n" \
     ">>> from frozenmap import frozendict\n" \
-    ">>> list(reversed(frozendict(b=1, a=2)))\n" \
+    ">>> list(reversed(frozendict(b=1, a=2).evolve()))\n" \
     "['a', 'b']"
 
 #define VIEW_DOC_ISDISJOINT \

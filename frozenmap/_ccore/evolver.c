@@ -965,8 +965,9 @@ evolver_py_class_getitem(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
     return Py_GenericAlias(cls, args[0]);
 }
 
-/* keys(), values(), items(): the views frozendict's methods make (views.c),
- * with the Evolver's wording of a wrong call (frozendict's is the builtin's). */
+/* keys(), values(), items(), reversed(): what frozendict's methods make
+ * (views.c), with the Evolver's wording of a wrong call (frozendict's is the
+ * builtin's). */
 static PyObject *
 evolver_py_keys(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -974,6 +975,15 @@ evolver_py_keys(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject 
         return fm_wrong_call("keys", op, args, nargs, kwnames);
     }
     return view_mapping_py_keys(op, NULL);
+}
+
+static PyObject *
+evolver_py_reversed(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reversed__", op, args, nargs, kwnames);
+    }
+    return view_mapping_py_reversed(op, NULL);
 }
 
 static PyObject *
@@ -1003,7 +1013,7 @@ static PyMethodDef evolver_methods[] = {
      EV_DOC_VALUES},
     {"items", (PyCFunction)(void (*)(void))evolver_py_items, METH_FASTCALL | METH_KEYWORDS,
      EV_DOC_ITEMS},
-    {"__reversed__", (PyCFunction)(void (*)(void))view_mapping_py_reversed,
+    {"__reversed__", (PyCFunction)(void (*)(void))evolver_py_reversed,
      METH_FASTCALL | METH_KEYWORDS, EV_DOC_DUNDER_REVERSED},
     {"__reduce__", (PyCFunction)(void (*)(void))evolver_py_reduce,
      METH_FASTCALL | METH_KEYWORDS, EV_DOC_DUNDER_REDUCE},

@@ -1050,11 +1050,8 @@ fd_as_dict(PyObject *op)
 }
 
 static PyObject *
-fd_py_getnewargs(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+fd_py_getnewargs(PyObject *op, PyObject *unused)
 {
-    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
-        return fm_wrong_call("__getnewargs__", op, args, nargs, kwnames);
-    }
     PyObject *d = fd_as_dict(op);
     return d == NULL ? NULL : Py_BuildValue("(N)", d);
 }
@@ -1068,11 +1065,8 @@ fd_cold(const char *name)
 }
 
 static PyObject *
-fd_py_reduce_ex(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+fd_py_reduce_ex(PyObject *op, PyObject *protocol)
 {
-    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
-        return fm_wrong_call("__reduce_ex__", op, args, nargs, kwnames);
-    }
     /* (every protocol reduces alike) */
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *items = fd_as_dict(op);
@@ -1103,16 +1097,13 @@ fd_py_reduce_ex(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject 
 }
 
 static PyObject *
-fd_py_reduce(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+fd_py_reduce(PyObject *op, PyObject *unused)
 {
-    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
-        return fm_wrong_call("__reduce__", op, args, nargs, kwnames);
-    }
     PyObject *two = PyLong_FromLong(2);
     if (two == NULL) {
         return NULL;
     }
-    PyObject *r = fd_py_reduce_ex(op, &two, 1, NULL);
+    PyObject *r = fd_py_reduce_ex(op, two);
     Py_DECREF(two);
     return r;
 }
@@ -2372,32 +2363,18 @@ fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwn
                           nargs > 1 ? args[1] : Py_None);
 }
 
-/* frozendict[K, V], for typing. */
-static PyObject *
-fd_py_class_getitem(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
-        return fm_wrong_call("__class_getitem__", cls, args, nargs, kwnames);
-    }
-    return Py_GenericAlias(cls, args[0]);
-}
-
 static PyMethodDef fd_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fd_py_get, METH_FASTCALL, FD_DOC_GET},
     {"keys", view_mapping_py_keys, METH_NOARGS, FD_DOC_KEYS},
     {"values", view_mapping_py_values, METH_NOARGS, FD_DOC_VALUES},
     {"items", view_mapping_py_items, METH_NOARGS, FD_DOC_ITEMS},
-    {"__reversed__", (PyCFunction)(void (*)(void))view_mapping_py_reversed,
-     METH_FASTCALL | METH_KEYWORDS, FD_DOC_DUNDER_REVERSED},
+    {"__reversed__", view_mapping_py_reversed, METH_NOARGS, FD_DOC_DUNDER_REVERSED},
     {"copy", fd_py_copy, METH_NOARGS, FD_DOC_COPY},
     {"fromkeys", (PyCFunction)(void (*)(void))fd_py_fromkeys, METH_FASTCALL | METH_CLASS,
      FD_DOC_FROMKEYS},
-    {"__getnewargs__", (PyCFunction)(void (*)(void))fd_py_getnewargs,
-     METH_FASTCALL | METH_KEYWORDS, FD_DOC_DUNDER_GETNEWARGS},
-    {"__reduce_ex__", (PyCFunction)(void (*)(void))fd_py_reduce_ex,
-     METH_FASTCALL | METH_KEYWORDS, FD_DOC_DUNDER_REDUCE_EX},
-    {"__reduce__", (PyCFunction)(void (*)(void))fd_py_reduce, METH_FASTCALL | METH_KEYWORDS,
-     FD_DOC_DUNDER_REDUCE},
+    {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, FD_DOC_DUNDER_GETNEWARGS},
+    {"__reduce_ex__", fd_py_reduce_ex, METH_O, FD_DOC_DUNDER_REDUCE_EX},
+    {"__reduce__", fd_py_reduce, METH_NOARGS, FD_DOC_DUNDER_REDUCE},
     {"__copy__", (PyCFunction)(void (*)(void))fd_py_dunder_copy, METH_FASTCALL | METH_KEYWORDS,
      FD_DOC_DUNDER_COPY},
     {"__deepcopy__", (PyCFunction)(void (*)(void))fd_py_deepcopy,
@@ -2439,8 +2416,7 @@ static PyMethodDef fd_methods[] = {
      "Addresses of every key-trie and order-trie node of this version (of a flat\n"
      "version: its key block and its values)."},
     {"_dump", fd_py_dump, METH_NOARGS, "A readable dump of both tries."},
-    {"__class_getitem__", (PyCFunction)(void (*)(void))fd_py_class_getitem,
-     METH_FASTCALL | METH_KEYWORDS | METH_CLASS, FD_DOC_DUNDER_CLASS_GETITEM},
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, FD_DOC_DUNDER_CLASS_GETITEM},
     {NULL, NULL, 0, NULL},
 };
 

@@ -691,12 +691,8 @@ view_mapping_tp_iter(PyObject *op)
 }
 
 PyObject *
-view_mapping_py_reversed(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+view_mapping_py_reversed(PyObject *op, PyObject *unused)
 {
-    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
-        return fm_wrong_call("__reversed__", op, args, nargs, kwnames);
-    }
     return view_iter_new(fm_state_of_type(Py_TYPE(op)), op, VIEW_KEYS, 1);
 }
 

@@ -44,7 +44,6 @@ from .views import (
     frozendict_values,
     method_named,
     view_mapping_iter,
-    view_mapping_reversed,
 )
 
 __all__ = ["Evolver"]
@@ -265,7 +264,14 @@ class Evolver(Transient):
             return _Snapshot(self, self._resized, Transient._items_reversed(self))
 
     __iter__ = method_named(view_mapping_iter, "Evolver.__iter__")
-    __reversed__ = method_named(view_mapping_reversed, "Evolver.__reversed__")
+    def __reversed__(self) -> Iterator[Any]:
+        """Iterate over the keys in reverse insertion order.
+
+        >>> from frozenmap import frozendict
+        >>> list(reversed(frozendict(b=1, a=2).evolve()))
+        ['a', 'b']
+        """
+        return reversed(frozendict_keys(self))
 
     def keys(self) -> frozendict_keys:
         """A set-like view of the keys, in insertion order.  Cost: O(1).

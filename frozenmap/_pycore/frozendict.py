@@ -212,8 +212,10 @@ class frozendict:
     __match_args__ = ("_match_self",)
 
     @classmethod
-    def __class_getitem__(cls, item: Any, /) -> GenericAlias:
-        return GenericAlias(cls, item)
+    def __class_getitem__(cls, *args: Any, **kwargs: Any) -> GenericAlias:
+        if len(args) != 1 or kwargs:
+            raise _call_error(cls, "__class_getitem__", 1, 1, len(args), kwargs)
+        return GenericAlias(cls, args[0])
 
     _root: BitmapNode  # (a flat version's: Hashes)
     _order: Optional[OrderNode]  # (a flat version's: Items)
@@ -451,7 +453,7 @@ class frozendict:
         return self._len
 
     __iter__ = method_named(view_mapping_iter, "frozendict.__iter__")
-    __reversed__ = method_named(view_mapping_reversed, "frozendict.__reversed__")
+    __reversed__ = view_mapping_reversed
     keys = view_mapping_keys
     values = view_mapping_values
     items = view_mapping_items
@@ -495,7 +497,7 @@ class frozendict:
         """
         if iterable is _NOARG or extra or kwargs:
             raise _call_error(
-                frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
+                cls, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
             )
         if cls is frozendict:
             t = transient_init_table()  # a build from nothing
@@ -583,17 +585,27 @@ class frozendict:
         # __name__ anything).
         return mapping_repr(self, type_name(type(self)))
 
-    def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
+    def __getnewargs__(self, *args: Any, **kwargs: Any) -> Tuple[Dict[Any, Any]]:
+        if args or kwargs:
+            raise _call_error(self, "__getnewargs__", 0, 0, len(args), kwargs)
         return (dict(self._items()),)
 
-    def __reduce_ex__(self, protocol: SupportsIndex, /) -> Any:
+    def __reduce_ex__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs:  # (the protocol: every one reduces alike)
+            raise _call_error(self, "__reduce_ex__", 1, 1, len(args), kwargs)
         items = dict(self._items())
         if type(self) is frozendict:
             return (_common.restore, (items, "python"))
         return (_newobj, (type(self), items), _cold.subclass_state(self, frozendict))
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            raise _call_error(self, "__reduce__", 0, 0, len(args), kwargs)
         return self.__reduce_ex__(2)
+
+    __getnewargs__.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
+    __reduce_ex__.__signature__ = _signature_of(lambda self, protocol, /: None)  # type: ignore[attr-defined]
+    __reduce__.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
 
     def __copy__(self) -> "frozendict":
         if type(self) is frozendict:
@@ -1085,6 +1097,9 @@ class frozendict:
 
 frozendict.__dict__["fromkeys"].__func__.__signature__ = _signature_of(
     lambda cls, iterable, value=None, /: None
+)
+frozendict.__dict__["__class_getitem__"].__func__.__signature__ = _signature_of(
+    lambda cls, item, /: None
 )
 
 # What the transient layer (and through it the Evolver) recognises and builds.

@@ -222,15 +222,21 @@ def call_error(
 ) -> TypeError:
     """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
 
-    ``owner`` is the class that defines the method, or an instance: a C method
-    descriptor is named after its class, also when called on a subclass.
+    ``owner`` is the instance whose method it is (a C method descriptor is
+    named after the class that defines it, also when called on a subclass),
+    or the class of a class method (which CPython names after the class it
+    is bound to, by its ``__qualname__``).
     """
-    if not isinstance(owner, type):
-        owner = next(c for c in type(owner).__mro__ if name in vars(c))
+    if isinstance(owner, type):
+        prefix = owner.__qualname__
+    else:
+        prefix = next(c for c in type(owner).__mro__ if name in vars(c)).__name__
     if kwargs:
-        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
+        return TypeError("%s.%s() takes no keyword arguments" % (prefix, name))
     if at_most == 0:
-        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
+        return TypeError("%s.%s() takes no arguments (%d given)" % (prefix, name, given))
+    if at_least == at_most == 1:  # (METH_O)
+        return TypeError("%s.%s() takes exactly one argument (%d given)" % (prefix, name, given))
     bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
     return TypeError(
         "%s expected %s%d argument%s, got %d"
@@ -257,13 +263,15 @@ def view_mapping_iter(self: Any) -> Iterator[Any]:
     return iter(frozendict_keys(self))
 
 
-def view_mapping_reversed(self: Any) -> Iterator[Any]:
+def view_mapping_reversed(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
     """Iterate over the keys in reverse insertion order.
 
     >>> from frozenmap import frozendict
     >>> list(reversed(frozendict(b=1, a=2)))
     ['a', 'b']
     """
+    if args or kwargs:
+        raise _bad_call(self, "__reversed__", args, kwargs)
     return reversed(frozendict_keys(self))
 
 
@@ -306,6 +314,6 @@ def view_mapping_items(self: Any, *args: Any, **kwargs: Any) -> frozendict_items
     return frozendict_items(self)
 
 
-for _method in (view_mapping_keys, view_mapping_values, view_mapping_items):
+for _method in (view_mapping_reversed, view_mapping_keys, view_mapping_values, view_mapping_items):
     _method.__signature__ = inspect.signature(lambda self: None)  # type: ignore[union-attr]
 del _method
