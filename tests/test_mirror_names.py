@@ -531,6 +531,7 @@ PY_ONLY = {
     },
     "frozendict": {
         "_signature_of": "inspect's signature, for a method taking *args",
+        "frozendict.__class_getitem__": "C's table holds CPython's Py_GenericAlias (METH_O)",
         "_no_dict_suffix": "the interpreter's words for a missing __dict__, read once",
         "_hash_recursion_error": "RecursionError's words when hashing a self-containing value",
         "_first_seq_of": "a sort key (C sorts with transient_compare_seq)",
