@@ -2100,11 +2100,25 @@ fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_CLEAR(items);
     }
-    /* fd itself when nothing changed (or changes that cancel out) */
-    int same = t.len == fd->len
-               && (t.flat != NULL   ? flat_t_same_items(fd, &t)
-                   : fm_is_flat(fd) ? flat_same_items(fd, t.root, t.len)
-                                    : champ_identical(fd->root, t.root));
+    /* fd itself when nothing changed (or changes that cancel out); a table
+     * version's tries are its twin's, which the builder started from */
+    int same = 0;
+    if (t.len == fd->len) {
+        if (t.flat != NULL) {
+            same = flat_t_same_items(fd, &t);
+        }
+        else if (fm_is_flat(fd)) {
+            same = flat_same_items(fd, t.root, t.len);
+        }
+        else {
+            champ_node *root = fd_key_trie(st, op);
+            if (root == NULL) {
+                goto done;
+            }
+            same = champ_identical(root, t.root);
+            champ_xdecref(root);
+        }
+    }
     result = same ? transient_version_exact(st, op)
                   : transient_publish(st, &t, st->frozendict_type);
 done:
