@@ -489,6 +489,7 @@ PY_ONLY = {
     },
     "table": {
         "table_register": "the frozendict class's slot setter, registered at its import (C writes the field)",
+        "table_find": "cfrozenmap.h's inline table_find, in every lookup of a table",
     },
     "reads": {
         "mapping_form_of": "cfrozenmap.h's inline fm_form_of, which every C file reads",

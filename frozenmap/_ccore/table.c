@@ -232,27 +232,6 @@ table_traverse(PyObject *table, visitproc visit, void *arg)
 }
 
 fm_lookup
-table_find(fd_object *fd, PyObject *key, PyObject **value)
-{
-    if (FM_LIKELY(PyUnicode_CheckExact(key) || hashing_key_is_pure(key))) {
-        /* The dict's own lookup: it hashes the key (no user code) once. */
-        PyObject *found = PyDict_GetItemWithError(fd->table, key);
-        if (found != NULL) {
-            *value = found; /* borrowed: the dict is held by fd, held by the caller */
-            return FM_FOUND;
-        }
-        return PyErr_Occurred() ? FM_ERROR : FM_MISSING;
-    }
-    /* A key whose hash is user code: hashed once here (PEP 814's message
-     * when it cannot be), then found in the tries. */
-    Py_uhash_t h;
-    if (hashing_key_hash(key, &h) < 0) {
-        return FM_ERROR;
-    }
-    return table_find_hashed(fd, h, key, value);
-}
-
-fm_lookup
 table_find_hashed(fd_object *fd, Py_uhash_t h, PyObject *key, PyObject **value)
 {
     PyObject *twin = table_twin(fm_state_of_type(Py_TYPE(fd)), fd);
