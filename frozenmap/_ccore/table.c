@@ -27,8 +27,8 @@
  * hashes where no public API reads them), and the pure core, whose table is
  * a Python dict, cannot insert a key with a hash it already has; a key whose
  * __hash__ is Python code would be hashed twice there.  A build that meets
- * such a key leaves the table (table_t_leave) before hashing it, and goes on
- * in the flat or tries form, in both cores alike.
+ * such a key leaves the table (transient_table_leave) before hashing it, and
+ * goes on in the flat or tries form, in both cores alike.
  *
  * User code: lookups of a key that hashes without user code go to the dict
  * (its probe order meets the entries of one hash in insertion order, as the
