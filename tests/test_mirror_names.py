@@ -218,6 +218,7 @@ C_ONLY = {
     "hashing.c": {
         "hashing_is_pure": "hashing_pure_key_hash's recursion, which Python writes as one function with a depth",
         "hashing_unfinalize": "C keeps no accumulator beside the hash and recovers it; a pure version stores _acc",
+        "hashing_check_cached": "as hashing_unfinalize: a pure _check compares _acc with the hash",
     },
     "keytrie.c": {
         "champ_editable": _REFS,

@@ -287,6 +287,9 @@ Py_hash_t hashing_finalize(Py_uhash_t acc, Py_ssize_t length);
 /* The accumulator a hash of a map of length items was finalised from: 1 and
  * *acc, or 0 for the one hash value with two preimages (590923713). */
 int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
+/* _check()'s test of a version's cached hash (-1: none yet): 0, or -1 with
+ * an AssertionError when no accumulator finalises to it. */
+int hashing_check_cached(Py_hash_t hash, Py_ssize_t length);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other

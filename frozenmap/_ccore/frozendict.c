@@ -2218,10 +2218,7 @@ fd_py_check(PyObject *op, PyObject *unused)
         PyErr_SetString(PyExc_AssertionError, cs.error);
         return NULL;
     }
-    Py_hash_t h = FM_LOAD_HASH(s->hash);
-    Py_uhash_t acc;
-    if (h != -1 && hashing_unfinalize(h, s->len, &acc) && hashing_finalize(acc, s->len) != h) {
-        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
+    if (hashing_check_cached(FM_LOAD_HASH(s->hash), s->len) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;

@@ -42,13 +42,7 @@ class ReentrantInt(int):
     running = False
 
     def __eq__(self, other):
-        hook = ReentrantInt.hook
-        if hook is not None and not ReentrantInt.running:
-            ReentrantInt.running = True
-            try:
-                hook()
-            finally:
-                ReentrantInt.running = False
+        _run_hook()
         return int(self) == int(other) if isinstance(other, int) else NotImplemented
 
     def __ne__(self, other):
@@ -56,6 +50,17 @@ class ReentrantInt(int):
         return result if result is NotImplemented else not result
 
     __hash__ = int.__hash__
+
+
+def _run_hook():
+    """Run ReentrantInt.hook, unless one is running already."""
+    hook = ReentrantInt.hook
+    if hook is not None and not ReentrantInt.running:
+        ReentrantInt.running = True
+        try:
+            hook()
+        finally:
+            ReentrantInt.running = False
 
 
 class UserHashed:
@@ -68,13 +73,7 @@ class UserHashed:
         return hash(self.n)
 
     def __eq__(self, other):
-        hook = ReentrantInt.hook
-        if hook is not None and not ReentrantInt.running:
-            ReentrantInt.running = True
-            try:
-                hook()
-            finally:
-                ReentrantInt.running = False
+        _run_hook()
         return isinstance(other, int) and int(other) == self.n
 
 
