@@ -218,6 +218,7 @@ C_ONLY = {
     "hashing.c": {
         "hashing_is_pure": "hashing_pure_key_hash's recursion, which Python writes as one function with a depth",
         "hashing_unfinalize": "C keeps no accumulator beside the hash and recovers it; a pure version stores _acc",
+        "hashing_check_cached": "as hashing_unfinalize: a pure _check compares _acc with the hash",
     },
     "keytrie.c": {
         "champ_editable": _REFS,
@@ -496,6 +497,7 @@ PY_ONLY = {
     },
     "table": {
         "table_register": "the frozendict class's slot setter, registered at its import (C writes the field)",
+        "table_find": "cfrozenmap.h's inline table_find, in every lookup of a table",
     },
     "reads": {
         "mapping_form_of": "cfrozenmap.h's inline fm_form_of, which every C file reads",
