@@ -180,9 +180,17 @@ def test_a_gc_pass_during_the_twins_build_runs_finalizers_that_derive_from_it(co
     finally:
         gc.set_threshold(*old)
     gc.collect()
-    # The first finalizer ran inside the outer derivation, before a twin was
-    # installed: its own derivation built one there.
-    assert derived and forms[0] == "table", forms
+    assert derived, "no finalizer ran"
+    if core.name == "c" and sys.version_info >= (3, 12):
+        # From 3.12 on, CPython collects at the eval loop's next check, never
+        # inside the C core's build (which runs no Python code): after it.
+        assert forms[0] == "table+twin", forms
+    elif sys.implementation.name == "cpython":
+        # A collection runs inside the allocation that triggers it (up to
+        # 3.11) or at the next check of the eval loop (in the pure core's
+        # build): the first finalizer ran inside the outer derivation, before
+        # a twin was installed, and its own derivation built one there.
+        assert forms[0] == "table", forms
     outer._check()
     table._check()
     assert outer == expected_after(table, keys[0], "outer")
