@@ -790,14 +790,19 @@ def _written(touched: Any, key: Any) -> bool:
 # --- the drafts -----------------------------------------------------------------------
 
 
+class _NotIterable:
+    """A value no list takes as items (see _list_says)."""
+
+
 def _list_says(action: Callable[[], Any]) -> str:
     """What ``action`` on a real list says when it fails: a list draft's
     errors are the running Python's list's, word for word (PyPy's and
-    CPython's differ)."""
+    CPython's differ).  Where the message names the type of a
+    ``_NotIterable`` given, the text has ``%s`` for the type's name."""
     try:
         action()
-    except (IndexError, ValueError) as exc:
-        return str(exc)
+    except (IndexError, ValueError, TypeError) as exc:
+        return str(exc).replace("'_NotIterable'", "'%s'")
     raise AssertionError("a list operation that should fail did not")
 
 
@@ -805,6 +810,9 @@ _GET_OUT_OF_RANGE = _list_says(lambda: [][0])
 _SET_OUT_OF_RANGE = _list_says(lambda: [].__setitem__(0, None))
 _POP_OUT_OF_RANGE = _list_says(lambda: [None].pop(1))
 _POP_EMPTY = _list_says(lambda: [].pop())
+_SLICE_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0), _NotIterable()))
+_EXTENDED_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0, 2), _NotIterable()))
+_EXTEND_NOT_ITERABLE = _list_says(lambda: [].extend(_NotIterable()))  # type: ignore[arg-type]
 
 
 def _list_index(index: Any, length: int, what: str) -> int:
@@ -1480,7 +1488,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
             values = list(values)
         except TypeError:
             if not hasattr(values, "__iter__"):
-                raise TypeError(message) from None
+                raise TypeError(message.replace("%s", type(values).__name__)) from None
             raise
         scope = self._scope
         return [v if type(v) in _SCALARS else _adopt(scope, v) for v in values]
@@ -1519,7 +1527,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         extended = where.step is not None and where.step != 1
         values = self._adopted(
             value,
-            "must assign iterable to extended slice" if extended else "can only assign an iterable",
+            _EXTENDED_NOT_ITERABLE if extended else _SLICE_NOT_ITERABLE,
         )
         ident = _begin(scope, self)
         try:
@@ -1612,7 +1620,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         scope = self._scope
         if scope.writer != get_ident():
             scope.refuse(self)
-        adopted = self._adopted(values, "'%s' object is not iterable" % type(values).__name__)
+        adopted = self._adopted(values, _EXTEND_NOT_ITERABLE)
         ident = _begin(scope, self)
         try:
             items = self._contents()
@@ -1632,12 +1640,12 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         scope = self._scope
         if scope.writer != get_ident():
             scope.refuse(self)
-        try:
-            times = operator.index(times)
-        except TypeError:
+        if not hasattr(type(times), "__index__"):
+            operator.imul([], times)  # raises list's own error, in this Python's words
             raise TypeError(
                 "can't multiply sequence by non-int of type '%s'" % type(times).__name__
-            ) from None
+            )
+        times = operator.index(times)
         # Each nested node gets its draft first: the copies are that draft,
         # the same object in each place, as a list repeats its items.
         drafted = self._drafted() if times > 1 else None
