@@ -7,11 +7,11 @@ and the modules above the cores: ``_freeze``, ``history``, ``jsonpatch``,
 ``versioned``) that a careful person could plausibly make: an off-by-one in a
 one-walk copy, a comparison dropped or turned around, a restore forgotten on a
 failure path, equality where identity is meant, a subclass instance returned
-where an exact ``frozendict`` is due.  The script applies them one at a time
-to a temporary copy of the package and of ``tests/``, runs a few targeted test
-files on the pure core (``FROZENMAP_PURE_PYTHON=1``,
-``FROZENMAP_TEST_CORES=python``, ``-x``, a timeout) and reports which mutants
-the tests kill and which survive.
+where an exact ``frozendict`` is due, an import that closes a cycle.  The
+script applies them one at a time to a temporary copy of the package and of
+``tests/``, runs a few targeted test files on the pure core
+(``FROZENMAP_PURE_PYTHON=1``, ``FROZENMAP_TEST_CORES=python``, ``-x``, a
+timeout) and reports which mutants the tests kill and which survive.
 
     python scripts/mutants.py                      # every mutant, its targeted tests
     python scripts/mutants.py --exclude test_rules.py   # as the suite was without it
@@ -542,6 +542,13 @@ MUTANTS: List[Mutant] = [
       "        elif mine == value:", "identity vs equality"),
     M("invert-keeps-sides", "diff", "        return Diff(self.removed, self.added, inverted)",
       "        return Diff(self.added, self.removed, inverted)", "diff/patches"),
+    # --- the package's layers: an import that closes a cycle runs as before, so only
+    # tests/test_imports.py, which reads the imports, can catch it
+    M("diff-imports-jsonpatch", "diff", "        return _json_patch_writer(self)",
+      "        from .jsonpatch import diff_to_json_patch\n\n        return diff_to_json_patch(self)",
+      "layers", tests=["test_imports.py"]),
+    M("freeze-core-from-package", "freeze", "from ._core import frozendict as _frozendict",
+      "from . import frozendict as _frozendict", "layers", tests=["test_imports.py"]),
     # --- cold paths --------------------------------------------------------------------------
     M("generic-diff-no-identity", "cold", "        if old is not new and old != new:",
       "        if old != new:", "identity vs equality"),
