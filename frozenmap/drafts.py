@@ -790,6 +790,23 @@ def _written(touched: Any, key: Any) -> bool:
 # --- the drafts -----------------------------------------------------------------------
 
 
+def _list_says(action: Callable[[], Any]) -> str:
+    """What ``action`` on a real list says when it fails: a list draft's
+    errors are the running Python's list's, word for word (PyPy's and
+    CPython's differ)."""
+    try:
+        action()
+    except (IndexError, ValueError) as exc:
+        return str(exc)
+    raise AssertionError("a list operation that should fail did not")
+
+
+_GET_OUT_OF_RANGE = _list_says(lambda: [][0])
+_SET_OUT_OF_RANGE = _list_says(lambda: [].__setitem__(0, None))
+_POP_OUT_OF_RANGE = _list_says(lambda: [None].pop(1))
+_POP_EMPTY = _list_says(lambda: [].pop())
+
+
 def _list_index(index: Any, length: int, what: str) -> int:
     """``index`` as a position in ``range(length)``, with ``list``'s errors."""
     if type(index) is not int:
@@ -1299,7 +1316,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
     def _read(self, index: Any) -> Any:
         items = self._items
         if items is not None:
-            position = _list_index(index, len(items), "list index out of range")
+            position = _list_index(index, len(items), _GET_OUT_OF_RANGE)
             value = items[position]
             make = _DRAFTABLE.get(type(value))
             if make is None:
@@ -1307,7 +1324,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
             child = items[position] = make(self._scope, value)
             return child
         base = self._base
-        position = _list_index(index, len(base), "list index out of range")
+        position = _list_index(index, len(base), _GET_OUT_OF_RANGE)
         children = self._children
         if children is not None:
             child = children.get(position)
@@ -1488,7 +1505,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         scope.writer = None
         try:
             items = self._contents()
-            position = _list_index(index, len(items), "list assignment index out of range")
+            position = _list_index(index, len(items), _SET_OUT_OF_RANGE)
             released = items[position]
             if released is not value:
                 items[position] = value
@@ -1548,7 +1565,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
                     for position in sorted(positions, reverse=True):
                         self._record((_REMOVE, position))
             else:
-                position = _list_index(index, len(items), "list assignment index out of range")
+                position = _list_index(index, len(items), _SET_OUT_OF_RANGE)
                 released = items.pop(position)  # noqa: F841
                 if scope.recording:
                     self._record((_REMOVE, position))
@@ -1645,8 +1662,8 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         try:
             items = self._contents()
             if not items:
-                raise IndexError("pop from empty list")
-            position = _list_index(index, len(items), "pop index out of range")
+                raise IndexError(_POP_EMPTY)
+            position = _list_index(index, len(items), _POP_OUT_OF_RANGE)
             value = _detached(scope, items.pop(position))
             if scope.recording:
                 self._record((_REMOVE, position))
@@ -1659,7 +1676,9 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         try:
             position = self._drafted().index(value)
         except ValueError:
-            raise ValueError("list.remove(x): x not in list") from None
+            position = -1
+        if position < 0:
+            [].remove(value)  # raises list's own error, in this Python's words
         del self[position]
 
     def sort(self, *, key: Optional[Callable[[Any], Any]] = None, reverse: bool = False) -> None:

@@ -69,6 +69,7 @@ FILES = {
     "cold": "frozenmap/_cold.py",
     "interop": "frozenmap/_interop.py",
     "flat": "frozenmap/_pycore/flat.py",
+    "table": "frozenmap/_pycore/table.py",
     "jsonpatch": "frozenmap/jsonpatch.py",
     "history": "frozenmap/history.py",
     "versioned": "frozenmap/versioned.py",
@@ -165,6 +166,13 @@ TESTS = {
         "test_derivations.py",
         "test_evolver.py",
         "test_pep814_read.py",
+    ],
+    "table": [
+        "test_table_form.py",
+        "hostile/test_table_form.py",
+        "test_cleared_and_borrowed.py",
+        "test_rules.py",
+        "test_derivations.py",
     ],
     "jsonpatch": [
         "test_jsonpatch.py",
@@ -569,6 +577,14 @@ MUTANTS: List[Mutant] = [
       "    if hasattr(obj, 'keys'):\n        return dict(obj)", "interop"),
     M("pprint-sort-inverted", "interop", "    if printer._sort_dicts:\n        import pprint\n",
       "    if not printer._sort_dicts:\n        import pprint\n", "interop"),
+    # --- table: maps built once and read (frozenmap/_pycore/table.py) -------------------------
+    M("table-any-keys", "table",
+      "    if not table_keys_are_pure(table):\n        return None",
+      "    if False:\n        return None", "table form"),
+    M("table-shares-the-callers-dict", "table",
+      "    table = dict(source)\n", "    table = source\n", "table form"),
+    M("table-twin-not-kept", "table",
+      "            _set_twin(version, built)\n", "            pass\n", "table form"),
     # --- flat: small maps (frozenmap/_pycore/flat.py and its callers) ------------------------
     M("flat-find-no-hash-check", "flat",
       "    if h in hashes:\n        i = hashes.index(h)\n", "    if items:\n        i = 0\n",

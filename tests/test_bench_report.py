@@ -631,3 +631,33 @@ def test_a_run_of_few_passes_begins_with_an_untimed_one(passes, made):
     timer = timing.Timer(case, case.compile(), case.inputs, 3, passes, 0.0, 3)
     timer.once()
     assert len(seen) == 3 * made
+
+
+def test_sections_head_their_rows_in_every_table_and_only_when_they_have_some():
+    data = _realistic_report()
+    sections = [op.section for op in bench.OPERATIONS if op.section]
+    assert len(sections) >= 3
+    first_of = {op.section: op.title for op in bench.OPERATIONS if op.section}
+    lines = report.render_table(
+        [bench.Measurement(**m) for m in data["results"]],
+        [lib["name"] for lib in data["meta"]["libraries"]],
+        ["frozenmap:c", "frozenmap:py"],
+        True,
+    ).splitlines()
+    for section in sections:
+        heading = "== %s ==" % section
+        at = [i for i, line in enumerate(lines) if line == heading]
+        assert at, heading  # in each table: values (several), then each core's ratios
+        assert len(at) >= 3
+        assert all(lines[i + 1] == first_of[section] for i in at)
+    # A section none of whose operations was measured has no heading.
+    last_section_starts = bench.OPERATION_KEYS.index("mem_small")
+    assert bench.OPERATIONS[last_section_starts].section == "small maps and the use cases"
+    kept = [m for m in data["results"] if bench.OPERATION_KEYS.index(m["op"]) < last_section_starts]
+    text = report.render_table(
+        [bench.Measurement(**m) for m in kept],
+        [lib["name"] for lib in data["meta"]["libraries"]],
+        ["frozenmap:c"],
+    )
+    assert "== small maps and the use cases ==" not in text
+    assert "== versions: derived from one another, kept ==" in text

@@ -43,6 +43,8 @@ from fault_helpers import TP_CLEAR_INDEX as _TP_CLEAR_INDEX
 from fault_helpers import call_tp_clear, describe_crash, run_python
 from test_recursion import _CHAIN
 
+from frozenmap._pycore.flat import FLAT_MAX
+
 # --- what an answer looks like, comparable across two objects ----------------
 
 
@@ -221,9 +223,25 @@ def _classes(core, kind):
     return _SUBCLASSES[key]
 
 
-def _contents():
-    """Atoms, and GC values (so that the order nodes are tracked)."""
-    return {_PROBE: [1], "b": (2,), 3: "three", "nested": {"x": [4]}}
+def _contents(kind=""):
+    """Atoms, and GC values (so that the order nodes are tracked); for a
+    table kind, enough plain keys more for the table form (with its twin
+    built, for a "-twin" kind)."""
+    atoms = {_PROBE: [1], "b": (2,), 3: "three", "nested": {"x": [4]}}
+    if "table" in kind:
+        atoms.update(("t%d" % i, [i]) for i in range(FLAT_MAX))
+    return atoms
+
+
+def _build(cls, kind):
+    """A cls of _contents(kind), in the form kind names."""
+    m = cls(_contents(kind))
+    if "table" in kind:
+        assert m._dump().split(" ")[2].startswith("table"), kind
+    if kind.endswith("-twin"):
+        m.set(_PROBE, 0)  # (builds the tries beside the table)
+        assert "(and tries)" in m._dump().split("\n", 1)[0]
+    return m
 
 
 def _has_tp_clear(obj):
@@ -233,21 +251,24 @@ def _has_tp_clear(obj):
     return bool(slots[_TP_CLEAR_INDEX])
 
 
-def _cleared(cls, contents=None):
-    m = cls(_contents() if contents is None else contents)
+def _cleared(cls, kind=""):
+    m = _build(cls, kind)
     assert call_tp_clear(m) == 0
     return m
 
 
+TABLE_KINDS = ["frozendict-table", "frozendict-table-twin"]
+
+
 @pytest.mark.parametrize(
-    "kind", ["frozendict", "frozendict-subclass", "evolver", "evolver-subclass"]
+    "kind", ["frozendict", "frozendict-subclass", "evolver", "evolver-subclass"] + TABLE_KINDS
 )
 def test_every_method_of_a_cleared_mapping_acts_as_on_an_empty_one(core, kind):
     cls = _classes(core, kind)
     ops = _frozendict_ops(core) if kind.startswith("frozendict") else _evolver_ops(core)
     for name, op in ops.items():
         # A fresh pair per operation: an Evolver's methods edit it.
-        _assert_same_as_empty(core, op, _cleared(cls), cls(), "%s %s" % (kind, name))
+        _assert_same_as_empty(core, op, _cleared(cls, kind), cls(), "%s %s" % (kind, name))
 
 
 def _view_ops():
@@ -281,13 +302,13 @@ def _view_ops():
     }
 
 
-@pytest.mark.parametrize("kind", ["frozendict", "evolver"])
+@pytest.mark.parametrize("kind", ["frozendict", "evolver"] + TABLE_KINDS)
 @pytest.mark.parametrize("view", ["keys", "values", "items"])
 def test_every_method_of_a_view_of_a_cleared_mapping(core, kind, view):
     """Was a crash (the view's mapping cleared, the view itself intact)."""
     cls = _classes(core, kind)
     for name, op in _view_ops().items():
-        cleared = getattr(_cleared(cls), view)()
+        cleared = getattr(_cleared(cls, kind), view)()
         fresh = getattr(cls(), view)()
         _assert_same_as_empty(core, op, cleared, fresh, "%s %s view %s" % (kind, view, name))
 
@@ -335,17 +356,17 @@ _ITERATORS = {
 }
 
 
-@pytest.mark.parametrize("kind", ["frozendict", "evolver"])
+@pytest.mark.parametrize("kind", ["frozendict", "evolver"] + TABLE_KINDS)
 @pytest.mark.parametrize("make", sorted(_ITERATORS))
 def test_every_method_of_a_cleared_iterator_acts_as_on_an_exhausted_one(core, kind, make):
     cls = _classes(core, kind)
     iterator = _ITERATORS[make]
-    probe = iterator(cls(_contents()))
+    probe = iterator(_build(cls, kind))
     if not _has_tp_clear(probe):
         assert core.name == "python", "every C iterator has a tp_clear"
         return
     for name, op in _iterator_ops().items():
-        it = iterator(cls(_contents()))
+        it = iterator(_build(cls, kind))
         next(it)
         assert call_tp_clear(it) == 0
         label = "%s %s iterator %s" % (kind, make, name)
@@ -355,7 +376,7 @@ def test_every_method_of_a_cleared_iterator_acts_as_on_an_exhausted_one(core, ki
 # --- the same, reached by the real collector ---------------------------------
 
 
-def _reach_cleared(base):
+def _reach_cleared(base, kind=""):
     """An instance of a new subclass of base, as a weakref callback finds it
     while the collector clears it as garbage; None if the collector's order
     did not allow it (it clears in the order of creation on CPython 3.10-3.13).
@@ -376,7 +397,7 @@ def _reach_cleared(base):
         found.extend(obj for obj in gc.get_objects() if type(obj) is cls)
 
     def build():
-        target = cls({"more": [1], "atom": "x"})
+        target = cls({"more": [1], "atom": "x", **_contents(kind)})
         q = [target, compile("pass", "<cleared>", "exec"), None]
         q[2] = q
         if hasattr(target, "__setitem__"):
@@ -392,12 +413,14 @@ def _reach_cleared(base):
     return found[0] if found else None
 
 
-def test_diff_with_a_frozendict_the_collector_cleared(core):
+@pytest.mark.parametrize("kind", ["flat", "table"])
+def test_diff_with_a_frozendict_the_collector_cleared(core, kind):
     """Was a crash: champ_diff dereferenced the NULL root tp_clear left."""
-    cleared = _reach_cleared(core.frozendict)  # a subclass: its __dict__ closes the cycle
+    # (a subclass: its __dict__ closes the cycle)
+    cleared = _reach_cleared(core.frozendict, kind)
     if cleared is None:
         pytest.skip("the collector cleared the cycle in another order")
-    other = core.frozendict(a=1)
+    other = core.frozendict(a=1) if kind == "flat" else core.frozendict(_contents(kind))
     empty = core.frozendict()
     checks = {
         "len": lambda: len(cleared) == 0,

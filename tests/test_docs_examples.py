@@ -45,7 +45,11 @@ def _public_with_examples():
         obj = getattr(frozenmap, name)
         docs = [getattr(obj, "__doc__", None)]
         if isinstance(obj, type):
-            docs += [getattr(v, "__doc__", None) for v in vars(obj).values()]
+            # (as _examples reads them: a dunder's value, such as 3.13's
+            # __firstlineno__, would bring int's own docstring examples)
+            docs += [
+                getattr(v, "__doc__", None) for k, v in vars(obj).items() if not k.startswith("__")
+            ]
         if name in CORE_NAMES or any(d and ">>>" in d for d in docs if isinstance(d, str)):
             names.append(name)
     return names

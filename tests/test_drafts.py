@@ -29,6 +29,15 @@ def deep(core, value):
     return value
 
 
+def error_of(action, target):
+    """The type and message of the error ``action(target)`` raises."""
+    try:
+        action(target)
+    except Exception as exc:
+        return type(exc), str(exc)
+    return None, None
+
+
 def ordered(value):
     """``value`` with its maps as lists of pairs: equal only in the same key order."""
     if isinstance(value, (dict, DictDraft)) or hasattr(value, "evolve"):
@@ -106,10 +115,9 @@ def test_missing_key_and_bad_index_errors_are_the_containers(core):
         with pytest.raises(KeyError) as info:
             d["nope"]
         assert info.value.args == ("nope",)
-        with pytest.raises(IndexError, match="^list index out of range$"):
-            d["a"][5]
-        with pytest.raises(IndexError, match="^list index out of range$"):
-            d["a"][-3]
+        for index in (5, -3):
+            assert error_of(lambda x: x[index], d["a"]) == error_of(lambda x: x[index], [1, 2])
+            assert error_of(lambda x: x[index], [1, 2])[0] is IndexError
         with pytest.raises(TypeError, match="^list indices must be integers or slices, not str$"):
             d["a"]["x"]
         assert d["a"][-1] == 2
@@ -290,14 +298,17 @@ def test_list_reads_and_returns_are_lists(core):
             and items[2] >= [1]
         )
         assert list(reversed(items))[0] == 3
-        with pytest.raises(ValueError, match="is not in list"):
-            items.index("nope")
-        with pytest.raises(ValueError, match="^list.remove\\(x\\): x not in list$"):
-            items.remove("nope")
-        with pytest.raises(IndexError, match="^pop index out of range$"):
-            items.pop(10)
-        with pytest.raises(IndexError, match="^list assignment index out of range$"):
-            items[10] = 1
+        # The errors are a list's on this Python, word for word (3.15 and
+        # PyPy word some of them differently).
+        model = thaw(base)
+        for action in (
+            lambda x: x.index("nope"),
+            lambda x: x.remove("nope"),
+            lambda x: x.pop(10),
+            lambda x: x.__setitem__(10, 1),
+            lambda x: x[10],
+        ):
+            assert error_of(action, items) == error_of(action, model) != (None, None)
         with pytest.raises(ValueError, match="extended slice of size 2"):
             items[::2] = [1]
         with pytest.raises(TypeError, match="can only assign an iterable"):
@@ -309,8 +320,7 @@ def test_list_reads_and_returns_are_lists(core):
         popped = items.pop(1)
         assert is_draft(popped) and popped == {"a": 1}
         items.clear()
-        with pytest.raises(IndexError, match="^pop from empty list$"):
-            items.pop()
+        assert error_of(lambda x: x.pop(), items) == error_of(lambda x: x.pop(), [])
 
     assert produce(base, recipe) == ()
 

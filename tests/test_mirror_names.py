@@ -68,6 +68,13 @@ TWINS = {
     "module.c": ("__init__",),
 }
 
+# C files that are not a core's but speed up a module above the cores, which
+# stays the whole implementation (and runs alone for the pure core's states):
+# the pure core has no twin of them.
+ACCELERATORS = {
+    "drafts.c": "drafts",
+}
+
 # Rule 3: the class a type file's prefix stands for (the longest prefix wins).
 TYPES = {
     "fd": "frozendict",
@@ -211,6 +218,7 @@ C_ONLY = {
     "hashing.c": {
         "hashing_is_pure": "hashing_pure_key_hash's recursion, which Python writes as one function with a depth",
         "hashing_unfinalize": "C keeps no accumulator beside the hash and recovers it; a pure version stores _acc",
+        "hashing_check_cached": "as hashing_unfinalize: a pure _check compares _acc with the hash",
     },
     "keytrie.c": {
         "champ_editable": _REFS,
@@ -489,6 +497,7 @@ PY_ONLY = {
     },
     "table": {
         "table_register": "the frozendict class's slot setter, registered at its import (C writes the field)",
+        "table_find": "cfrozenmap.h's inline table_find, in every lookup of a table",
     },
     "reads": {
         "mapping_form_of": "cfrozenmap.h's inline fm_form_of, which every C file reads",
@@ -705,7 +714,10 @@ def report():
 
 
 def test_every_c_file_has_its_twin_modules():
-    assert set(TWINS) == {path.name for path in CCORE.glob("*.c")}
+    assert set(TWINS) | set(ACCELERATORS) == {path.name for path in CCORE.glob("*.c")}
+    assert not set(TWINS) & set(ACCELERATORS)
+    for module in ACCELERATORS.values():
+        assert (PACKAGE / (module + ".py")).is_file(), module
     for modules in TWINS.values():
         for module in modules:
             assert (PYCORE / (module + ".py")).is_file(), module

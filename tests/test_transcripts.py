@@ -212,15 +212,23 @@ def test_what_an_operation_replaced_dies_with_the_last_version_holding_it():
 # --- what the cases cover ----------------------------------------------------------------------
 
 
+def _form(fd):
+    """A version's form, as its _dump() names it: flat, table or tries."""
+    head = fd._dump().split("\n", 1)[0].split()
+    return head[2] if head[2:3] in (["flat"], ["table"]) else "tries"
+
+
 def _shape(core, case):
-    """(receiver size, operand size, colliding keys in both, Evolver edits) of a case."""
-    builder = te._Builder(core)
+    """(receiver size, operand size, colliding keys in both, the two forms) of a case."""
+    builder = te._Builder(core, case.base.plain)
     receiver, operand = te._versions(builder, case)[:2]
 
     def colliding(fd):
-        return {k.identity for k in fd if k.identity.startswith(te.COLLIDING)}
+        identities = {builder.identity(k) for k in fd}
+        return {identity for identity in identities if identity.startswith(te.COLLIDING)}
 
-    return len(receiver), len(operand), bool(colliding(receiver) & colliding(operand))
+    shared = bool(colliding(receiver) & colliding(operand))
+    return len(receiver), len(operand), shared, (_form(receiver), _form(operand))
 
 
 def test_the_cases_cover_both_sides_of_the_flat_limit_in_both_directions(core):
@@ -229,7 +237,7 @@ def test_the_cases_cover_both_sides_of_the_flat_limit_in_both_directions(core):
     shapes = [_shape(core, case) for case in drawn]
     flat, trie = (lambda n: n <= te.FLAT_MAX), (lambda n: n > te.FLAT_MAX)
     seen = collections.Counter()
-    for case, (receiver, operand, shared_collisions) in zip(drawn, shapes):
+    for case, (receiver, operand, shared_collisions, forms) in zip(drawn, shapes):
         relation = "related" if case.related else "unrelated"
         if flat(receiver) and trie(operand):
             seen["flat receiver, trie operand, " + relation] += 1
@@ -240,6 +248,7 @@ def test_the_cases_cover_both_sides_of_the_flat_limit_in_both_directions(core):
         seen["high-bit keys"] += bool(case.base.high)
         seen["an Evolver edited first"] += bool(case.evolver_edits)
         seen["operand of 0-100 keys"] += operand <= 100
+        seen["forms %s, %s" % forms] += 1
     for kind in (
         "flat receiver, trie operand, related",
         "flat receiver, trie operand, unrelated",
@@ -247,6 +256,10 @@ def test_the_cases_cover_both_sides_of_the_flat_limit_in_both_directions(core):
         "trie receiver, flat operand, unrelated",
     ):
         assert seen[kind] >= 5, (kind, seen)  # fmt: skip
+    # The table form (a plain map of more than FLAT_MAX keys built apart)
+    # meets each form on either side, and itself.
+    for forms in ("table, flat", "flat, table", "table, tries", "tries, table", "table, table"):
+        assert seen["forms " + forms] >= 3, (forms, seen)
     assert seen["sizes 31-34"] >= SWEEP_CASES // 6, seen
     assert seen["colliding keys in both"] >= SWEEP_CASES // 10, seen
     assert seen["high-bit keys"] >= SWEEP_CASES // 4, seen

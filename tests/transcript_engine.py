@@ -17,6 +17,10 @@ builds the same objects, with the same labels, on either core:
   form's limit (``FLAT_MAX`` = 32 keys) half of the time; its keys are spread
   (``s7``), share one full hash (``c3``: a collision), or have hashes that
   differ only in their high bits (``h5``: a path as deep as the trie goes);
+  a *plain* map's keys are exact ints with those same hashes (they run no
+  user code when hashed, so a plain map of more than ``FLAT_MAX`` keys is
+  held in the table form, a dict), and a new key picked for it is a plain
+  int or a recording key, in turn;
 * the other operand, either *related* (derived from the base by a few steps
   -- set, add, delete, ``|`` with a small map -- so the two share structure
   and key objects, and may sit on either side of the limit) or *unrelated*
@@ -46,7 +50,8 @@ the drawing function, so the two share one description of the space.
 
 import gc
 import random
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Optional, Tuple
 
@@ -80,18 +85,35 @@ def key_hash(identity: str) -> int:
     return ((index + 1) * 0x9E3779B97F4A7C15) % (1 << 61)  # (never -1)
 
 
+PLAIN_MODULUS = sys.hash_info.modulus
+"""An int's hash is the int modulo this (so n and n + PLAIN_MODULUS collide)."""
+
+
+def plain_key(identity: str) -> int:
+    """A new int object whose hash is ``key_hash(identity)``: the plain key
+    named ``identity`` (an exact int: hashing it runs no user code).  Each
+    call makes a new object, so a twin is an equal int of its own."""
+    kind, index = identity[0], int(identity[1:])
+    if kind == COLLIDING:  # (one hash, distinct ints)
+        return COLLIDING_HASH + (index + 1) * PLAIN_MODULUS
+    return key_hash(identity) % PLAIN_MODULUS + PLAIN_MODULUS
+
+
 # --- the description ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class MapSpec:
     """A map built from scratch: ``size`` keys chosen and ordered by ``seed``,
-    ``colliding`` of them sharing one hash, ``high`` with high-bit hashes."""
+    ``colliding`` of them sharing one hash, ``high`` with high-bit hashes;
+    ``plain`` keys are ints (see ``plain_key``), built from a dict when the
+    seed is odd and from pairs when it is even."""
 
     size: int
     seed: int
     colliding: int = 0
     high: int = 0
+    plain: bool = False
 
     def identities(self):
         return _identities(self)
@@ -170,7 +192,7 @@ def _map_spec(draw, size=None):
     size = _size(draw) if size is None else size
     colliding = (0, 0, 2, 5, 12)[draw(0, 4)]
     high = (0, 0, 2, 6)[draw(0, 3)]
-    return MapSpec(size, draw(0, 2**16), colliding, high)
+    return MapSpec(size, draw(0, 2**16), colliding, high, plain=draw(0, 1) == 0)
 
 
 def _identity(draw):
@@ -212,6 +234,8 @@ def draw_case(draw: Callable[[int, int], int]) -> Case:
     related = draw(0, 2) > 0
     steps = tuple(_step(draw) for _ in range(draw(1, 4))) if related else ()
     apart = _map_spec(draw) if not related else MapSpec(0, 0)
+    if not related and draw(0, 1):  # (a plain base meets a plain map built apart)
+        apart = replace(apart, plain=base.plain)
     swap = bool(draw(0, 1))
     evolver_edits = tuple(_step(draw, with_or=False) for _ in range(draw(0, 3)))
     key = _key_pick(draw)
@@ -234,14 +258,28 @@ def random_case(rng: random.Random) -> Case:
 class _Builder:
     """Makes the keys, values and maps of a Case on one core, with the same
     labels on every core (a counter numbers the values; a key's label is its
-    identity, with a prime for each equal key made before it)."""
+    identity, with a prime for each equal key made before it).  In a case
+    whose base is plain, the keys it makes are plain too (but for half of
+    the new keys picked: see ``key_pick``)."""
 
-    def __init__(self, core):
+    def __init__(self, core, plain=False):
         self.core = core
+        self.plain = plain
         self.values = 0
         self.twins = {}
+        self.plain_identities = {}
 
-    def key(self, identity):
+    def identity(self, key):
+        """The identity of a key this builder made (a recording key or a plain int)."""
+        if type(key) is int:
+            return self.plain_identities[key]
+        return key.identity
+
+    def key(self, identity, plain=None):
+        if self.plain if plain is None else plain:
+            made = plain_key(identity)
+            self.plain_identities[made] = identity
+            return made
         made = self.twins.get(identity, 0)
         self.twins[identity] = made + 1
         return RecordingKey(identity, key_hash(identity), identity + "'" * made)
@@ -252,9 +290,11 @@ class _Builder:
 
     def map(self, spec):
         pairs = [
-            (self.key(identity), self.value(content))
+            (self.key(identity, spec.plain), self.value(content))
             for identity, content in zip(spec.identities(), spec.contents())
         ]
+        if spec.plain and spec.seed % 2:
+            return self.core.frozendict(dict(pairs))
         return self.core.frozendict(pairs)
 
     def derive(self, fd, step):
@@ -279,7 +319,7 @@ class _Builder:
                 del evolver[key]
                 keys[:] = [k for k in keys if k is not key]  # (no __eq__)
             else:
-                if key.identity not in {k.identity for k in keys}:
+                if self.identity(key) not in {self.identity(k) for k in keys}:
                     keys.append(key)
                 evolver[key] = value
 
@@ -300,9 +340,12 @@ class _Builder:
         """The key ``pick`` names, among ``keys`` (the subject's, in order)."""
         if pick.source == "new" or not keys:
             kind = (SPREAD, COLLIDING, HIGH_BITS)[pick.n % 3]
-            return self.key("%s%d" % (kind, pick.n // 3 % UNIVERSE[kind]))
+            identity = "%s%d" % (kind, pick.n // 3 % UNIVERSE[kind])
+            return self.key(identity, self.plain and pick.n % 2 == 0)
         key = keys[pick.n % len(keys)]
-        return key if pick.source == "stored" else self.key(key.identity)
+        if pick.source == "stored":
+            return key
+        return self.key(self.identity(key), type(key) is int)
 
 
 def _versions(builder, case):
@@ -431,7 +474,7 @@ def run(core, entry, case: Case, releases=RELEASES) -> Outcome:
 
 
 def _run(core, entry, case, releases):
-    builder = _Builder(core)
+    builder = _Builder(core, case.base.plain)
     # Everything the operation can reach is held here and nowhere else, so
     # that each release below frees exactly what it held last.
     # The versions made between the base and the other operand are held too:

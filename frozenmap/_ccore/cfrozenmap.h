@@ -287,6 +287,9 @@ Py_hash_t hashing_finalize(Py_uhash_t acc, Py_ssize_t length);
 /* The accumulator a hash of a map of length items was finalised from: 1 and
  * *acc, or 0 for the one hash value with two preimages (590923713). */
 int hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc);
+/* _check()'s test of a version's cached hash (-1: none yet): 0, or -1 with
+ * an AssertionError when no accumulator finalises to it. */
+int hashing_check_cached(Py_hash_t hash, Py_ssize_t length);
 /* Update an accumulator for one pair leaving (old) and/or arriving (new);
  * *valid says whether *acc is known.  A value whose hash raises an Exception
  * makes it unknown (the error is cleared); 0.  MemoryError and any other
@@ -1345,12 +1348,31 @@ PyObject *table_twin(fm_state *st, fd_object *fd);
 /* op (a frozendict) in a form with tries or flat: its twin when op is a
  * table version, else op itself.  New ref or NULL. */
 PyObject *table_version_tries(fm_state *st, PyObject *op);
-/* Find key in the table version fd (held by the caller): FM_FOUND and
- * *value (borrowed), FM_MISSING, FM_ERROR.  A pure key is looked up in the
- * dict; another is hashed once and found in the twin.  _hashed: key's hash
- * h is known. */
-fm_lookup table_find(fd_object *fd, PyObject *key, PyObject **value);
+/* table_find's key known (h): a pure key in the dict (hashed again, no user
+ * code), another in the twin. */
 fm_lookup table_find_hashed(fd_object *fd, Py_uhash_t h, PyObject *key, PyObject **value);
+/* Find key in the table version fd (held by the caller): FM_FOUND and
+ * *value (borrowed), FM_MISSING, FM_ERROR.  A key that hashes without user
+ * code is the dict's own lookup (it hashes it); another is hashed once
+ * (PEP 814's message when it cannot be) and found in the twin.  Inline: it
+ * is every lookup of a table, and a dict's costs a few nanoseconds. */
+static inline fm_lookup
+table_find(fd_object *fd, PyObject *key, PyObject **value)
+{
+    if (FM_LIKELY(PyUnicode_CheckExact(key) || hashing_key_is_pure(key))) {
+        PyObject *found = PyDict_GetItemWithError(fd->table, key);
+        if (found != NULL) {
+            *value = found; /* borrowed: the dict is held by fd, held by the caller */
+            return FM_FOUND;
+        }
+        return PyErr_Occurred() ? FM_ERROR : FM_MISSING;
+    }
+    Py_uhash_t h;
+    if (hashing_key_hash(key, &h) < 0) {
+        return FM_ERROR;
+    }
+    return table_find_hashed(fd, h, key, value);
+}
 /* The next item of the table version fd in order (borrowed), from the dict
  * position *position (start at 0): 1, or 0 at the end. */
 int table_walk_next(fd_object *fd, Py_ssize_t *position, PyObject **key, PyObject **value);

@@ -508,11 +508,7 @@ flat_check(fd_object *fd)
         PyErr_SetString(PyExc_AssertionError, "a flat version's key block is not counted");
         return NULL;
     }
-    Py_hash_t h = FM_LOAD_HASH(fd->hash);
-    Py_uhash_t acc;
-    if (h != -1 && hashing_unfinalize(h, fd->len, &acc)
-        && hashing_finalize(acc, fd->len) != h) {
-        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
+    if (hashing_check_cached(FM_LOAD_HASH(fd->hash), fd->len) < 0) {
         return NULL;
     }
     /* One key object may be stored twice (its hash changed between the two

@@ -407,14 +407,32 @@
  * Every operation on two versions of this core (==, diff, -, &, |,
  * Evolver.update, the constructor and |= through the merge, merge_with)
  * asks mapping_pair_path how to read them, from both operands' forms and
- * sizes: FM_PAIR_FLAT (both flat: by position first), FM_PAIR_WALK (the
- * key tries walked together, shared subtrees skipped; an empty builder
- * takes the operand's tries) or FM_PAIR_ENTRIES (the operand's entries one
- * by one, in its order).  Every path keeps the tries' guarantees -- stored
+ * sizes: FM_PAIR_FLAT (both flat: by position first), FM_PAIR_TABLES (two
+ * tables: == compares their dicts), FM_PAIR_WALK (the key tries walked
+ * together, shared subtrees skipped; an empty builder takes the operand's
+ * tries; a table walks its twin) or FM_PAIR_ENTRIES (the operand's entries
+ * one by one, in its order).  Every path keeps the tries' guarantees -- stored
  * keys never hashed again, identity before __eq__ on each entry, values
  * compared identity first -- and the pure core makes the same choice with
  * the same function name, so both cores make the same user calls in the
  * same order (tests/test_transcripts.py compares them).
+ *
+ * 12. Maps built once and read: the table form (table.c)
+ * --------------------------------------------------------
+ * A version of more than FLAT_MAX keys built from a dict, pairs, keywords
+ * or a pickle, whose keys all hash without user code, holds a private
+ * exact dict (fd->table): construction is a dict copy and a scan of the
+ * keys' types, and its reads are the dict's.  The first operation that
+ * needs tries builds them, as a version of its own (fd->twin), from the
+ * keys' hashes (computed again: no user code) and with no __eq__, and
+ * installs it once: a build that finds one installed meanwhile (by another
+ * thread, or by a finalizer its own allocations ran) releases its own and
+ * returns that one (compare-and-swap on a free-threaded build).  Every derivation of a
+ * table derives from its twin, so it is a tries version sharing all but a
+ * path with the twin.  The dict is never changed and never shown: it is
+ * untracked by the GC (the version's traverse visits its items), an
+ * iterator's inner dict iterator is untracked too, and tp_clear leaves the
+ * empty flat version, as for every form.
  *
  * Further reading: Bagwell, "Ideal Hash Trees" (2001); Steindorfer & Vinju
  * (2015); CPython's Python/hamt.c, whose essay this one follows.
@@ -2102,11 +2120,25 @@ fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         }
         Py_CLEAR(items);
     }
-    /* fd itself when nothing changed (or changes that cancel out) */
-    int same = t.len == fd->len
-               && (t.flat != NULL   ? flat_t_same_items(fd, &t)
-                   : fm_is_flat(fd) ? flat_same_items(fd, t.root, t.len)
-                                    : champ_identical(fd->root, t.root));
+    /* fd itself when nothing changed (or changes that cancel out); a table
+     * version's tries are its twin's, which the builder started from */
+    int same = 0;
+    if (t.len == fd->len) {
+        if (t.flat != NULL) {
+            same = flat_t_same_items(fd, &t);
+        }
+        else if (fm_is_flat(fd)) {
+            same = flat_same_items(fd, t.root, t.len);
+        }
+        else {
+            champ_node *root = fd_key_trie(st, op);
+            if (root == NULL) {
+                goto done;
+            }
+            same = champ_identical(root, t.root);
+            champ_xdecref(root);
+        }
+    }
     result = same ? transient_version_exact(st, op)
                   : transient_publish(st, &t, st->frozendict_type);
 done:
@@ -2188,10 +2220,7 @@ fd_py_check(PyObject *op, PyObject *unused)
         PyErr_SetString(PyExc_AssertionError, cs.error);
         return NULL;
     }
-    Py_hash_t h = FM_LOAD_HASH(s->hash);
-    Py_uhash_t acc;
-    if (h != -1 && hashing_unfinalize(h, s->len, &acc) && hashing_finalize(acc, s->len) != h) {
-        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
+    if (hashing_check_cached(FM_LOAD_HASH(s->hash), s->len) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;

@@ -187,6 +187,18 @@ hashing_unfinalize(Py_hash_t hash, Py_ssize_t length, Py_uhash_t *acc)
     return 1;
 }
 
+int
+hashing_check_cached(Py_hash_t hash, Py_ssize_t length)
+{
+    Py_uhash_t acc;
+    if (hash != -1 && hashing_unfinalize(hash, length, &acc)
+        && hashing_finalize(acc, length) != hash) {
+        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
+        return -1;
+    }
+    return 0;
+}
+
 /* Whether hash(value) is certainly what it was when value was stored: a
  * hash that runs no Python code, or a frozendict's cached hash (a version's
  * hash never changes once known; a subclass that does not override __hash__

@@ -27,8 +27,8 @@
  * hashes where no public API reads them), and the pure core, whose table is
  * a Python dict, cannot insert a key with a hash it already has; a key whose
  * __hash__ is Python code would be hashed twice there.  A build that meets
- * such a key leaves the table (table_t_leave) before hashing it, and goes on
- * in the flat or tries form, in both cores alike.
+ * such a key leaves the table (transient_table_leave) before hashing it, and
+ * goes on in the flat or tries form, in both cores alike.
  *
  * User code: lookups of a key that hashes without user code go to the dict
  * (its probe order meets the entries of one hash in insertion order, as the
@@ -232,27 +232,6 @@ table_traverse(PyObject *table, visitproc visit, void *arg)
 }
 
 fm_lookup
-table_find(fd_object *fd, PyObject *key, PyObject **value)
-{
-    if (FM_LIKELY(PyUnicode_CheckExact(key) || hashing_key_is_pure(key))) {
-        /* The dict's own lookup: it hashes the key (no user code) once. */
-        PyObject *found = PyDict_GetItemWithError(fd->table, key);
-        if (found != NULL) {
-            *value = found; /* borrowed: the dict is held by fd, held by the caller */
-            return FM_FOUND;
-        }
-        return PyErr_Occurred() ? FM_ERROR : FM_MISSING;
-    }
-    /* A key whose hash is user code: hashed once here (PEP 814's message
-     * when it cannot be), then found in the tries. */
-    Py_uhash_t h;
-    if (hashing_key_hash(key, &h) < 0) {
-        return FM_ERROR;
-    }
-    return table_find_hashed(fd, h, key, value);
-}
-
-fm_lookup
 table_find_hashed(fd_object *fd, Py_uhash_t h, PyObject *key, PyObject **value)
 {
     PyObject *twin = table_twin(fm_state_of_type(Py_TYPE(fd)), fd);
@@ -289,11 +268,7 @@ table_check(fd_object *fd)
         PyErr_SetString(PyExc_AssertionError, "a table version with a key whose hash is code");
         return NULL;
     }
-    Py_hash_t h = FM_LOAD_HASH(fd->hash);
-    Py_uhash_t acc;
-    if (h != -1 && hashing_unfinalize(h, fd->len, &acc)
-        && hashing_finalize(acc, fd->len) != h) {
-        PyErr_SetString(PyExc_AssertionError, "cached hash has no accumulator behind it");
+    if (hashing_check_cached(FM_LOAD_HASH(fd->hash), fd->len) < 0) {
         return NULL;
     }
     fd_object *twin = table_twin_if_built(fd);

@@ -27,7 +27,18 @@ import inspect
 import sys
 from collections import OrderedDict
 from types import GenericAlias
-from typing import Any, Dict, Iterable, Iterator, List, Optional, SupportsIndex, Tuple, Union
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    SupportsIndex,
+    Tuple,
+    TypeGuard,
+    Union,
+)
 
 from .. import _cold, _common
 from .._diff import Diff, deepen_diff
@@ -212,8 +223,8 @@ class frozendict:
     __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
 
-    _root: BitmapNode  # (a flat version's: Hashes)
-    _order: Optional[OrderNode]  # (a flat version's: Items)
+    _root: Union[BitmapNode, Dict[Any, Any]]  # (a flat version's: Hashes; a table's: its dict)
+    _order: Optional[OrderNode]  # (a flat version's: Items; a table's: its twin's parts)
     _len: int
     _next_seq: int
     _hash: Optional[int]
@@ -251,7 +262,7 @@ class frozendict:
     @classmethod
     def _from_parts(
         cls,
-        root: Union[BitmapNode, Hashes],
+        root: Union[BitmapNode, Hashes, Dict[Any, Any]],
         order: Union[OrderNode, Items, None],
         length: int,
         next_seq: int,
@@ -322,14 +333,14 @@ class frozendict:
             i = flat_find(self._root, self._order, h, key)  # type: ignore[arg-type]
             return None if i < 0 else flat_entry(self._root, self._order, i)  # type: ignore[arg-type]
         root = self._root
-        if type(root) is dict:
+        if isinstance(root, dict):
             root = table_twin(self)[0]
         return champ_find(root, h, key)
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
         if self._len <= FLAT_MAX:
             return iter(self._order)  # type: ignore[arg-type]
-        if type(self._root) is dict:  # the table form: the dict's own walk
+        if isinstance(self._root, dict):  # the table form: the dict's own walk
             return iter(self._root.items())
         return order_items(self._order)
 
@@ -364,7 +375,7 @@ class frozendict:
                 i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
                 if i >= 0:
                     return items[i][1]  # type: ignore[index]
-        elif type(self._root) is dict:  # the table form
+        elif isinstance(self._root, dict):  # the table form
             value = table_find_hashed(self, h, key)
             if value is not TABLE_MISSING:
                 return value
@@ -414,7 +425,7 @@ class frozendict:
             else:
                 i = flat_find(self._root, items, h, key)  # type: ignore[arg-type]
             return default if i < 0 else items[i][1]  # type: ignore[index]
-        if type(self._root) is dict:  # the table form
+        if isinstance(self._root, dict):  # the table form
             value = table_find_hashed(self, h, key)
             return default if value is TABLE_MISSING else value
         entry = champ_find(self._root, h, key)
@@ -440,7 +451,7 @@ class frozendict:
                     return True
                 return flat_find_after(hashes, self._order, h, key, i) >= 0  # type: ignore[arg-type]
             return flat_find(self._root, self._order, h, key) >= 0  # type: ignore[arg-type]
-        if type(self._root) is dict:  # the table form
+        if isinstance(self._root, dict):  # the table form
             return table_find_hashed(self, h, key) is not TABLE_MISSING
         return champ_find(self._root, h, key) is not None
 
@@ -557,7 +568,7 @@ class frozendict:
                     if self._len <= FLAT_MAX:
                         for khash, item in zip(self._root, self._order):  # type: ignore[arg-type]
                             acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, item[1]))
-                    elif type(self._root) is dict:  # (its keys' hashes run no Python code)
+                    elif isinstance(self._root, dict):  # (its keys' hashes run no Python code)
                         for key, value in self._root.items():
                             khash = hash(key) & KEY_MASK
                             acc ^= hashing_shuffle_bits(hashing_pair_hash(khash, value))
@@ -1027,7 +1038,7 @@ class frozendict:
                 else:
                     assert index == flat_index(self._root), "the index is not the hashes'"  # type: ignore[arg-type]
             return
-        if type(self._root) is dict:
+        if isinstance(self._root, dict):
             table_check(self)
             if self._order is not None:  # its twin: the tries of a version
                 twin = frozendict._from_parts(*trie_parts(self))
@@ -1055,11 +1066,11 @@ class frozendict:
         if self._len <= FLAT_MAX:
             return [id(self._root), id(self._order)]
         out: List[int] = []
-        if type(self._root) is dict:  # its table, then its twin's nodes once built
+        if isinstance(self._root, dict):  # its table, then its twin's nodes once built
             out.append(id(self._root))
             if self._order is None:
                 return out
-            root, order = self._order  # type: ignore[misc]
+            root, order = self._order
         else:
             root, order = self._root, self._order
         champ_node_ids(root, out)
@@ -1071,7 +1082,7 @@ class frozendict:
         if self._len <= FLAT_MAX:
             head = "frozendict len=%d flat" % self._len
             return "\n".join([head] + flat_dump(self._root, self._order))  # type: ignore[arg-type]
-        if type(self._root) is dict:
+        if isinstance(self._root, dict):
             return table_dump(self)
         lines = ["frozendict len=%d next_seq=%d" % (self._len, self._next_seq), "key trie:"]
         lines += champ_dump(self._root, 1)
@@ -1108,7 +1119,7 @@ def _merge_entry_with(t: Transient, fn: Any, h: int, key: Any, value: Any) -> No
     t._assoc_hashed(h, key, value if found is None else fn(found[3], value))
 
 
-def _keys_from_storage(keys: Any) -> bool:
+def _keys_from_storage(keys: Any) -> "TypeGuard[frozendict]":
     """Whether ``-`` and ``&`` read their operand's keys from its storage, with
     the stored hashes: a frozendict of this core whose class iterates as
     frozendict does (one that overrides ``__iter__`` is iterated, as dict's
@@ -1125,9 +1136,9 @@ def _key_trie(version: frozendict) -> BitmapNode:
     if version._len <= FLAT_MAX:
         return flat_key_trie(version._root, version._order)  # type: ignore[arg-type]
     root = version._root
-    if type(root) is dict:
+    if isinstance(root, dict):
         return table_twin(version)[0]
-    return root  # type: ignore[return-value]
+    return root
 
 
 def _first_seq_of(pair: Tuple[Entry, Entry]) -> int:

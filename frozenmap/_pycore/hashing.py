@@ -74,12 +74,12 @@ def hashing_key_hash(key: Any) -> int:
 
 def unhashable(key: Any, exc: TypeError) -> NoReturn:
     """Raise what ``hashing_key_hash`` raises when ``hash(key)`` raised ``exc``; called
-    in the ``except`` clause (the rewritten error's context is ``exc``)."""
+    in the ``except`` clause (the rewritten error's cause is ``exc``, as in C)."""
     if type(exc) is not TypeError:
         raise exc
     raise TypeError(
         "cannot use '%s' as a frozendict key (%s)" % (type_fullname(type(key)), exc)
-    ) from None
+    ) from exc
 
 
 def _hash_slot(cls: type) -> Any:

@@ -20,6 +20,8 @@ README_OPS = (
     "lookup_hit",
     "lookup_miss",
     "iterate",
+    "build_first",
+    "lookup_hit_derived",
     "set_existing",
     "set_new",
     "delete",

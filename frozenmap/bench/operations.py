@@ -119,11 +119,19 @@ class Workload:
         key = (lib.name, hashed)
         if key not in self._bases:
             if hashed:  # a new key, so that no sampled update leaves it unchanged
-                m = lib.setter(self.base(lib))("hashed version", 0)
+                m = self.derived(lib)
                 hash(m)
             else:
                 m = lib.build(self.data)
             self._bases[key] = m
+        return self._bases[key]
+
+    def derived(self, lib: Library):
+        """A version of ``lib`` derived from :meth:`base` by one new key (a
+        frozenmap version in tries, where the base is in the table form)."""
+        key = (lib.name, "derived")
+        if key not in self._bases:
+            self._bases[key] = lib.setter(self.base(lib))("derived version", 0)
         return self._bases[key]
 
     def reducer(self) -> "Reducer":
@@ -294,6 +302,8 @@ class Operation:
     #: The sizes this operation is measured at, whatever the run's sizes
     #: (small maps; the nested reducer); None: the run's sizes.
     sizes: Optional[Tuple[int, ...]] = None
+    #: The heading of the group of rows it opens in the tables ("": none).
+    section: str = ""
 
 
 def _fixed(items: list) -> Callable[[int], list]:
@@ -342,6 +352,28 @@ def _lookup_cold(lib, w):
 
 def _iterate(lib, w):
     return Case("for item in x.items(): pass", {}, _repeat(w.base(lib)), SAMPLE, scale=max(w.n, 1))
+
+
+def _build_first(lib, w):
+    """A map built from a dict, then one key set: the table form's first
+    derivation builds its tries."""
+    key, value = w.updates[0]
+    build, setter = lib.build, lib.setter
+
+    def build_and_set(data):
+        return setter(build(data))(key, value)
+
+    return Case("f(x)", {"f": build_and_set}, _repeat(w.data), SAMPLE, scale=max(w.n, 1))
+
+
+def _lookup_hit_derived(lib, w):
+    return Case("m[x]", {"m": w.derived(lib)}, _fixed(w.hits), SAMPLE)
+
+
+def _iterate_derived(lib, w):
+    return Case(
+        "for item in x.items(): pass", {}, _repeat(w.derived(lib)), SAMPLE, scale=max(w.n, 1)
+    )
 
 
 def _set_existing(lib, w):
@@ -845,7 +877,13 @@ def _many_builders(lib, w):
 
 #: The benchmarked operations, in table order.
 OPERATIONS = [
-    Operation("construct", "construct from dict (per item)", "s", _construct),
+    Operation(
+        "construct",
+        "construct from dict (per item)",
+        "s",
+        _construct,
+        section="built once and read: a map built from a dict, never derived from",
+    ),
     Operation("lookup_hit", "lookup, hit: m[k]", "s", _lookup_hit, asv_count=100),
     Operation("lookup_miss", "lookup, miss: k in m", "s", _lookup_miss, asv_count=100),
     Operation(
@@ -856,6 +894,19 @@ OPERATIONS = [
         asv_count=COLD,
     ),
     Operation("iterate", "iterate items (per item)", "s", _iterate),
+    Operation("hash_fresh", "hash(), fresh", "s", _hash(False)),
+    Operation("mem_item", "memory per item", "B", measure=bytes_per_item),
+    Operation("mem_build_peak", "construction's peak memory per item", "B", measure=_build_peak),
+    Operation("build_first", "construct, then one set (per item)", "s", _build_first),
+    Operation(
+        "lookup_hit_derived",
+        "lookup, hit, in a derived version",
+        "s",
+        _lookup_hit_derived,
+        asv_count=100,
+        section="versions: derived from one another, kept",
+    ),
+    Operation("iterate_derived", "iterate items of a derived version", "s", _iterate_derived),
     Operation("item_at", "item at a random position", "s", _item_at, asv_count=100),
     Operation("set_existing", "set existing key", "s", _set_existing, asv_count=100),
     Operation("set_new", "set new key", "s", _set_new, asv_count=100),
@@ -869,12 +920,9 @@ OPERATIONS = [
     Operation("equal_first", "== one edit apart, first key", "s", _equal_at(False)),
     Operation("equal_last", "== one edit apart, last key", "s", _equal_at(True)),
     Operation("diff", "diff one edit apart", "s", _diff),
-    Operation("hash_fresh", "hash(), fresh", "s", _hash(False)),
     Operation("hash_derived", "hash(), derived version", "s", _hash(True)),
     Operation("pickle", "pickle round trip", "s", _pickle),
     Operation("json_patch", "JSON Patch, one replace", "s", _json_patch),
-    Operation("mem_item", "memory per item", "B", measure=bytes_per_item),
-    Operation("mem_build_peak", "construction's peak memory per item", "B", measure=_build_peak),
     Operation(
         "mem_version", "memory per version (history)", "B", measure=_chain("setter", "history")
     ),
@@ -896,6 +944,7 @@ OPERATIONS = [
         "B",
         measure=_small_maps(False),
         sizes=SMALL_SIZES,
+        section="small maps and the use cases",
     ),
     Operation(
         "mem_small_version",

@@ -216,6 +216,7 @@ def render_table(
     sizes = sorted({m.n for m in results})
     value_blocks: List[Any] = []  # (operation title, rows)
     ratio_blocks: Dict[str, List[Any]] = {fm: [] for fm in frozenmaps}
+    section = ""  # the heading still to print, before the next block with rows
     for op in OPERATIONS:
         value_rows: List[List[str]] = []
         ratio_rows: Dict[str, List[List[str]]] = {fm: [] for fm in frozenmaps}
@@ -245,7 +246,14 @@ def render_table(
                         CALLS[ratio.call()],
                     ]
                 )
+        if op.section:
+            section = _heading(op.section)
         if value_rows:
+            if section:  # (a heading, with no rows, opens a section that has some)
+                value_blocks.append((section, []))
+                for fm in frozenmaps:
+                    ratio_blocks[fm].append((section, []))
+                section = ""
             value_blocks.append((op.title, value_rows))
         for fm in frozenmaps:
             if ratio_rows[fm]:
@@ -256,6 +264,11 @@ def render_table(
             header = ["n", "best peer", "%s vs best" % short_name(fm), "rounds' range", "call"]
             tables.append(_layout(header, ratio_blocks[fm], left=2))
     return "\n\n".join(tables)
+
+
+def _heading(section: str) -> str:
+    """A section's heading line in the tables."""
+    return "== %s ==" % section
 
 
 def _layout(header: List[str], blocks: List[Any], left: int = 1) -> str:
