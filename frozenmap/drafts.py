@@ -91,7 +91,7 @@ from typing import (
     overload,
 )
 
-from . import _common, _freeze
+from . import _core, _freeze, _registry
 from . import jsonpatch as _jsonpatch
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _c_bases() -> Any:
     """The C core's module when it is the core loaded (its draft bases then
     carry the hot paths: see frozenmap/_ccore/drafts.c), else None."""
     module = sys.modules.get("frozenmap._ccore._cfrozenmap")
-    if module is None or getattr(module, "frozendict", None) is not _freeze.FROZENDICT:
+    if module is None or getattr(module, "frozendict", None) is not _core.frozendict:
         return None
     return module if hasattr(module, "_DictDraft") else None
 
@@ -265,7 +265,7 @@ def _sync_types() -> None:
     """Know every core's frozendict type loaded so far (a core registers
     its type when it is imported)."""
     global _FROZENDICT_TYPES, _synced_types
-    own = _common._own_types
+    own = _registry.own_types
     if own is not _synced_types:
         for cls in own:
             _DRAFTABLE[cls] = _new_dict_draft
@@ -309,7 +309,7 @@ def _new_root(base: Any, recording: bool) -> Any:
     scope.recording = recording
     scope.shared = False
     if type(base) is tuple:
-        scope.frozendict = _freeze.FROZENDICT
+        scope.frozendict = _core.frozendict
         return _new_list_draft(scope, base)
     scope.frozendict = type(base)
     return _new_dict_draft(scope, base)
@@ -1071,21 +1071,21 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
             scope.refuse(self)
         if type(other) is DictDraft:
             other = dict(other)
-        elif not isinstance(other, (dict,) + _common.frozendict_types):
+        elif not isinstance(other, (dict,) + _registry.frozendict_types):
             return NotImplemented
         return dict(self) == other
 
     __hash__ = None  # type: ignore[assignment]
 
     def __or__(self, other: Any) -> Dict[Any, Any]:
-        if not isinstance(other, (dict, DictDraft) + _common.frozendict_types):
+        if not isinstance(other, (dict, DictDraft) + _registry.frozendict_types):
             return NotImplemented
         merged: Dict[Any, Any] = dict(self)
         merged.update(other)  # type: ignore[call-overload]
         return merged
 
     def __ror__(self, other: Any) -> Dict[Any, Any]:
-        if not isinstance(other, (dict,) + _common.frozendict_types):
+        if not isinstance(other, (dict,) + _registry.frozendict_types):
             return NotImplemented
         merged: Dict[Any, Any] = dict(other)  # type: ignore[call-overload]
         merged.update(self)
@@ -1868,7 +1868,7 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
     >>> produce(state, lambda draft: None) is state
     True
     """
-    if _common._own_types is not _synced_types:
+    if _registry.own_types is not _synced_types:
         _sync_types()
     start = _ROOTS.get(type(base))
     if start is None or not callable(recipe):
@@ -1934,7 +1934,7 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
     >>> inverse
     [{'op': 'remove', 'path': '/tags/1'}, {'op': 'replace', 'path': '/user/name', 'value': 'ada'}]
     """
-    if _common._own_types is not _synced_types:
+    if _registry.own_types is not _synced_types:
         _sync_types()
     start = _ROOTS.get(type(base))
     if start is None or not callable(recipe):
