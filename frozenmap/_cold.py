@@ -21,7 +21,7 @@ from collections import UserDict, defaultdict
 from types import ClassMethodDescriptorType, MethodDescriptorType
 from typing import Any, Callable, Dict, NoReturn, Optional, Tuple
 
-from . import _common
+from . import _diff
 from ._typeinfo import type_dict, type_fullname, type_mro, type_name
 
 __all__ = [
@@ -115,7 +115,7 @@ def deepcopy(fd: Any, memo: Any, fdtype: Any) -> Any:
     return result
 
 
-def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:
+def generic_diff(fd: Any, other: Any, fdtype: Any) -> _diff.Diff:
     """``fd.diff(other)`` for an ``other`` that is not a frozendict of this core:
     one pass over each side.  ``fd`` is read from its own storage (``fdtype``'s
     methods, never a subclass's); ``other`` through ``get`` (looked up once),
@@ -146,7 +146,7 @@ def generic_diff(fd: Any, other: Any, fdtype: Any) -> _common.Diff:
     for key in other:
         if not contains(fd, key):
             added[key] = other[key]
-    return _common.Diff(added.freeze(), removed.freeze(), changed.freeze())
+    return _diff.Diff(added.freeze(), removed.freeze(), changed.freeze())
 
 
 def or_foreign(fd: Any, other: Any, fd_on_left: bool) -> Any:

@@ -2,19 +2,18 @@
 
 ``freeze`` is a ``functools.singledispatch`` function, so a new type is taught
 with ``@frozenmap.freeze.register(MyType)``.  ``thaw`` (in ``_interop``) is its
-inverse.  Both cores share this module; ``frozenmap/__init__.py`` sets
-``FROZENDICT`` to the frozendict type of the core it loaded.
+inverse.  A mapping becomes a frozendict of the core ``frozenmap._core``
+chose; a frozendict of either core stays one of its own core.
 """
 
 from collections.abc import Mapping, Set
 from functools import singledispatch
 from typing import Any, Iterable
 
-from . import _common
+from . import _registry
+from ._core import frozendict as _frozendict
 
 __all__ = ["freeze"]
-
-FROZENDICT: Any = None  # the loaded core's frozendict (set by frozenmap/__init__.py)
 
 
 @singledispatch
@@ -49,7 +48,7 @@ def _same_items(old: Iterable[Any], new: list) -> bool:  # type: ignore[type-arg
 
 @freeze.register(Mapping)
 def _freeze_mapping(obj: Any) -> Any:
-    if isinstance(obj, _common._own_types):
+    if isinstance(obj, _registry.own_types):
         # Keep every value that is already frozen: only the rest is set,
         # and a frozendict with nothing to change comes back as itself.
         changes = [(k, fv) for k, v in obj.items() for fv in (freeze(v),) if fv is not v]
@@ -59,7 +58,7 @@ def _freeze_mapping(obj: Any) -> Any:
         for key, value in changes:
             e[key] = value
         return e.freeze()
-    return FROZENDICT([(k, freeze(v)) for k, v in obj.items()])
+    return _frozendict([(k, freeze(v)) for k, v in obj.items()])
 
 
 @freeze.register(list)

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from types import MethodType
 from typing import Any, Callable, Dict, Iterator, Tuple
 
-from . import _common
+from . import _registry
 
 __all__ = ["json_default", "thaw", "install"]
 
@@ -28,7 +28,7 @@ __all__ = ["json_default", "thaw", "install"]
 
 def _is_frozendict(obj: Any) -> bool:
     """Is ``obj`` any core's frozendict, or the builtin one (3.15+)?"""
-    return isinstance(obj, _common.frozendict_types)
+    return isinstance(obj, _registry.frozendict_types)
 
 
 def json_default(obj: Any, /) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Tuple
 
-from . import _common
+from . import _registry
 from ._typeinfo import type_lookup, type_name
 
 __all__ = ["short_repr"]
@@ -22,7 +22,7 @@ _ELLIPSIS = "..."
 def _frozendict_reprs() -> Tuple[Any, ...]:
     """The ``__repr__`` of each frozendict type loaded (a subclass that keeps
     it prints as ``Name({...})`` too)."""
-    return tuple(type_lookup(cls, "__repr__")[1] for cls in _common.frozendict_types)
+    return tuple(type_lookup(cls, "__repr__")[1] for cls in _registry.frozendict_types)
 
 
 def short_repr(value: Any, width: int) -> str:
@@ -46,7 +46,7 @@ def short_repr(value: Any, width: int) -> str:
         if len(value) == 1:
             return "(%s,)" % short_repr(value[0], width - 3)
         return _items_repr("(", ")", iter(value), False, width)
-    if issubclass(value_type, _common.frozendict_types) and (
+    if issubclass(value_type, _registry.frozendict_types) and (
         type_lookup(value_type, "__repr__")[1] in _frozendict_reprs()
     ):
         name = type_name(value_type)

@@ -91,7 +91,7 @@ from typing import (
     overload,
 )
 
-from . import _common, _freeze
+from . import _core, _freeze, _registry
 from . import jsonpatch as _jsonpatch
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def _c_bases() -> Any:
     """The C core's module when it is the core loaded (its draft bases then
     carry the hot paths: see frozenmap/_ccore/drafts.c), else None."""
     module = sys.modules.get("frozenmap._ccore._cfrozenmap")
-    if module is None or getattr(module, "frozendict", None) is not _freeze.FROZENDICT:
+    if module is None or getattr(module, "frozendict", None) is not _core.frozendict:
         return None
     return module if hasattr(module, "_DictDraft") else None
 
@@ -265,7 +265,7 @@ def _sync_types() -> None:
     """Know every core's frozendict type loaded so far (a core registers
     its type when it is imported)."""
     global _FROZENDICT_TYPES, _synced_types
-    own = _common._own_types
+    own = _registry.own_types
     if own is not _synced_types:
         for cls in own:
             _DRAFTABLE[cls] = _new_dict_draft
@@ -309,7 +309,7 @@ def _new_root(base: Any, recording: bool) -> Any:
     scope.recording = recording
     scope.shared = False
     if type(base) is tuple:
-        scope.frozendict = _freeze.FROZENDICT
+        scope.frozendict = _core.frozendict
         return _new_list_draft(scope, base)
     scope.frozendict = type(base)
     return _new_dict_draft(scope, base)
@@ -790,14 +790,19 @@ def _written(touched: Any, key: Any) -> bool:
 # --- the drafts -----------------------------------------------------------------------
 
 
+class _NotIterable:
+    """A value no list takes as items (see _list_says)."""
+
+
 def _list_says(action: Callable[[], Any]) -> str:
     """What ``action`` on a real list says when it fails: a list draft's
     errors are the running Python's list's, word for word (PyPy's and
-    CPython's differ)."""
+    CPython's differ).  Where the message names the type of a
+    ``_NotIterable`` given, the text has ``%s`` for the type's name."""
     try:
         action()
-    except (IndexError, ValueError) as exc:
-        return str(exc)
+    except (IndexError, ValueError, TypeError) as exc:
+        return str(exc).replace("'_NotIterable'", "'%s'")
     raise AssertionError("a list operation that should fail did not")
 
 
@@ -805,6 +810,9 @@ _GET_OUT_OF_RANGE = _list_says(lambda: [][0])
 _SET_OUT_OF_RANGE = _list_says(lambda: [].__setitem__(0, None))
 _POP_OUT_OF_RANGE = _list_says(lambda: [None].pop(1))
 _POP_EMPTY = _list_says(lambda: [].pop())
+_SLICE_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0), _NotIterable()))
+_EXTENDED_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0, 2), _NotIterable()))
+_EXTEND_NOT_ITERABLE = _list_says(lambda: [].extend(_NotIterable()))  # type: ignore[arg-type]
 
 
 def _list_index(index: Any, length: int, what: str) -> int:
@@ -1063,21 +1071,21 @@ class DictDraft(_DictDraftFields, MutableMapping[_K, _V]):
             scope.refuse(self)
         if type(other) is DictDraft:
             other = dict(other)
-        elif not isinstance(other, (dict,) + _common.frozendict_types):
+        elif not isinstance(other, (dict,) + _registry.frozendict_types):
             return NotImplemented
         return dict(self) == other
 
     __hash__ = None  # type: ignore[assignment]
 
     def __or__(self, other: Any) -> Dict[Any, Any]:
-        if not isinstance(other, (dict, DictDraft) + _common.frozendict_types):
+        if not isinstance(other, (dict, DictDraft) + _registry.frozendict_types):
             return NotImplemented
         merged: Dict[Any, Any] = dict(self)
         merged.update(other)  # type: ignore[call-overload]
         return merged
 
     def __ror__(self, other: Any) -> Dict[Any, Any]:
-        if not isinstance(other, (dict,) + _common.frozendict_types):
+        if not isinstance(other, (dict,) + _registry.frozendict_types):
             return NotImplemented
         merged: Dict[Any, Any] = dict(other)  # type: ignore[call-overload]
         merged.update(self)
@@ -1480,7 +1488,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
             values = list(values)
         except TypeError:
             if not hasattr(values, "__iter__"):
-                raise TypeError(message) from None
+                raise TypeError(message.replace("%s", type(values).__name__)) from None
             raise
         scope = self._scope
         return [v if type(v) in _SCALARS else _adopt(scope, v) for v in values]
@@ -1519,7 +1527,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         extended = where.step is not None and where.step != 1
         values = self._adopted(
             value,
-            "must assign iterable to extended slice" if extended else "can only assign an iterable",
+            _EXTENDED_NOT_ITERABLE if extended else _SLICE_NOT_ITERABLE,
         )
         ident = _begin(scope, self)
         try:
@@ -1612,7 +1620,7 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         scope = self._scope
         if scope.writer != get_ident():
             scope.refuse(self)
-        adopted = self._adopted(values, "'%s' object is not iterable" % type(values).__name__)
+        adopted = self._adopted(values, _EXTEND_NOT_ITERABLE)
         ident = _begin(scope, self)
         try:
             items = self._contents()
@@ -1632,12 +1640,12 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         scope = self._scope
         if scope.writer != get_ident():
             scope.refuse(self)
-        try:
-            times = operator.index(times)
-        except TypeError:
+        if not hasattr(type(times), "__index__"):
+            operator.imul([], times)  # raises list's own error, in this Python's words
             raise TypeError(
                 "can't multiply sequence by non-int of type '%s'" % type(times).__name__
-            ) from None
+            )
+        times = operator.index(times)
         # Each nested node gets its draft first: the copies are that draft,
         # the same object in each place, as a list repeats its items.
         drafted = self._drafted() if times > 1 else None
@@ -1860,7 +1868,7 @@ def produce(base: Any, recipe: Callable[[Any], object]) -> Any:
     >>> produce(state, lambda draft: None) is state
     True
     """
-    if _common._own_types is not _synced_types:
+    if _registry.own_types is not _synced_types:
         _sync_types()
     start = _ROOTS.get(type(base))
     if start is None or not callable(recipe):
@@ -1926,7 +1934,7 @@ def produce_with_patches(base: Any, recipe: Callable[[Any], object]) -> Tuple[An
     >>> inverse
     [{'op': 'remove', 'path': '/tags/1'}, {'op': 'replace', 'path': '/user/name', 'value': 'ada'}]
     """
-    if _common._own_types is not _synced_types:
+    if _registry.own_types is not _synced_types:
         _sync_types()
     start = _ROOTS.get(type(base))
     if start is None or not callable(recipe):

@@ -34,7 +34,7 @@ from typing import (
     overload,
 )
 
-from . import _common
+from . import _registry
 from ._shortrepr import short_repr
 from ._typeinfo import type_lookup, type_name
 
@@ -58,7 +58,7 @@ Step = Tuple[Any, ...]
 def _diffable(old: Any, new: Any) -> bool:
     """Whether ``new`` can be stored as the diff from ``old``: two frozendicts
     of the very same frozenmap type (a subclass would come back as its base)."""
-    return type(old) is type(new) and type(new) in _common._own_types
+    return type(old) is type(new) and type(new) in _registry.own_types
 
 
 def _in_diff_order(old: Any, new: Any, removed: Any, added: Any) -> bool:

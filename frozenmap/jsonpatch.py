@@ -62,7 +62,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from . import _common
+from . import _diff, _registry
 from ._freeze import freeze
 
 __all__ = ["JsonPatchError", "apply_json_patch", "make_json_patch", "diff_to_json_patch"]
@@ -231,13 +231,13 @@ def _member(obj: Any, token: str, pointer: str) -> Any:
 def _frozen(value: Any) -> Any:
     """``value`` frozen; a frozendict is taken as it is (no O(n) walk): the
     plain dicts and lists inside one are frozen when a pointer reaches them."""
-    if type(value) in _SCALARS or isinstance(value, _common._own_types):
+    if type(value) in _SCALARS or isinstance(value, _registry.own_types):
         return value
     return freeze(value)
 
 
 def _is_object(value: Any) -> bool:
-    return isinstance(value, _common._own_types)
+    return isinstance(value, _registry.own_types)
 
 
 def _array_index(array: Tuple[Any, ...], token: str, pointer: str, insert: bool) -> int:
@@ -915,7 +915,7 @@ class _Maker:
         added = list(diff.added.items())
         changes: List[Tuple[Any, Any, Any]] = []
         for key, change in diff.changed.items():
-            if isinstance(change, _common.Diff):
+            if isinstance(change, _diff.Diff):
                 changes.append((key, change, _MISSING))
             else:
                 changes.append((key, change[0], change[1]))
@@ -1723,6 +1723,9 @@ def diff_to_json_patch(diff: Any) -> List[Dict[str, Any]]:
     maker = _Maker()
     root = maker.diff_site(diff)
     return [] if root is None else maker.write(root)
+
+
+_diff.register_json_patch_writer(diff_to_json_patch)  # Diff sits below: it cannot import this
 
 
 def make_json_patch(a: Any, b: Any) -> List[Dict[str, Any]]:

@@ -92,7 +92,7 @@ from typing import (
     overload,
 )
 
-from . import _common
+from . import _registry
 from ._shortrepr import short_repr
 from ._typeinfo import type_lookup, type_name
 
@@ -186,7 +186,7 @@ def _type_name(obj: Any) -> str:
 
 
 def _is_frozendict(value: Any) -> bool:
-    return issubclass(type(value), _common.frozendict_types)
+    return issubclass(type(value), _registry.frozendict_types)
 
 
 def _not_a_frozendict(value: Any, where: str, from_function: bool) -> TypeError:
@@ -210,7 +210,7 @@ def _not_a_frozendict(value: Any, where: str, from_function: bool) -> TypeError:
 
 
 def _check_frozendict(value: Any, where: str) -> None:
-    if not isinstance(value, _common._own_types):
+    if not isinstance(value, _registry.own_types):
         raise TypeError(
             "override() merges a mapping into a frozendict, but %s is of type '%s'; "
             "pass a function of it instead" % (where, _type_name(value))
@@ -236,7 +236,7 @@ def _merge_function(changes: Mapping[Any, Any], path: Optional[Tuple[Any, ...]])
 
 def _at_path(fn: Callable[[Any], Any], path: Tuple[Any, ...]) -> Callable[[Any], Any]:
     def update_at(current: Any) -> Any:
-        if not isinstance(current, _common._own_types):
+        if not isinstance(current, _registry.own_types):
             raise TypeError(
                 "at=%r needs a frozendict version, not one of type '%s'"
                 % (list(path), _type_name(current))
@@ -526,7 +526,7 @@ class Versioned(Generic[T]):
         if isinstance(changes, Mapping) or (
             hasattr(changes, "keys") and hasattr(changes, "__getitem__")
         ):
-            if not isinstance(changes, _common.frozendict_types):
+            if not isinstance(changes, _registry.frozendict_types):
                 changes = dict(changes)
             apply = _merge_function(changes, path)
         elif callable(changes):
@@ -631,7 +631,7 @@ class Versioned(Generic[T]):
 
     @staticmethod
     def _diff(old: Any, new: Any) -> Any:
-        if not (isinstance(old, _common._own_types) and isinstance(new, _common._own_types)):
+        if not (isinstance(old, _registry.own_types) and isinstance(new, _registry.own_types)):
             return None
         try:
             return old.diff(new)

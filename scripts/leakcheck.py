@@ -64,7 +64,7 @@ from collections import OrderedDict
 from types import MappingProxyType
 
 try:
-    from frozenmap._common import Diff
+    from frozenmap._diff import Diff
 except ImportError as exc:  # pragma: no cover - run from a broken install
     sys.stderr.write("leakcheck: cannot import frozenmap: %s\n" % exc)
     sys.exit(2)

@@ -2,15 +2,16 @@
 """Hand-made mutants of the pure core: which plausible slips does the suite catch?
 
 Each mutant below is one textual change to the pure core (or to the Python
-modules both cores share: ``_freeze``, ``_common``, ``_cold``, ``_interop``,
-and the modules above the cores: ``history``, ``jsonpatch``, ``versioned``)
-that a careful person could plausibly make: an off-by-one in a one-walk copy,
-a comparison dropped or turned around, a restore forgotten on a failure path,
-equality where identity is meant, a subclass instance returned where an exact
-``frozendict`` is due.  The script applies them one at a time to a temporary
-copy of the package and of ``tests/``, runs a few targeted test files on the
-pure core (``FROZENMAP_PURE_PYTHON=1``, ``FROZENMAP_TEST_CORES=python``, ``-x``,
-a timeout) and reports which mutants the tests kill and which survive.
+modules both cores share: ``_diff``, ``_viewsets``, ``_cold``, ``_interop``,
+and the modules above the cores: ``_freeze``, ``history``, ``jsonpatch``,
+``versioned``) that a careful person could plausibly make: an off-by-one in a
+one-walk copy, a comparison dropped or turned around, a restore forgotten on a
+failure path, equality where identity is meant, a subclass instance returned
+where an exact ``frozendict`` is due, an import that closes a cycle.  The
+script applies them one at a time to a temporary copy of the package and of
+``tests/``, runs a few targeted test files on the pure core
+(``FROZENMAP_PURE_PYTHON=1``, ``FROZENMAP_TEST_CORES=python``, ``-x``, a
+timeout) and reports which mutants the tests kill and which survive.
 
     python scripts/mutants.py                      # every mutant, its targeted tests
     python scripts/mutants.py --exclude test_rules.py   # as the suite was without it
@@ -63,7 +64,8 @@ FILES = {
     "views": "frozenmap/_pycore/views.py",
     "paths": "frozenmap/_pycore/paths.py",
     "freeze": "frozenmap/_freeze.py",
-    "common": "frozenmap/_common.py",
+    "diff": "frozenmap/_diff.py",
+    "viewsets": "frozenmap/_viewsets.py",
     "cold": "frozenmap/_cold.py",
     "interop": "frozenmap/_interop.py",
     "flat": "frozenmap/_pycore/flat.py",
@@ -150,7 +152,8 @@ TESTS = {
     "views": ["test_rules.py", "test_pep814_read.py", "test_view_setops.py", "test_evolver.py"],
     "paths": ["test_rules.py", "test_paths.py"],
     "freeze": ["test_rules.py", "test_freeze.py"],
-    "common": ["test_rules.py", "test_patches.py", "test_diff.py", "test_view_setops.py"],
+    "diff": ["test_rules.py", "test_patches.py", "test_diff.py"],
+    "viewsets": ["test_rules.py", "test_view_setops.py"],
     "cold": ["test_rules.py", "test_pep814_objects.py", "test_diff.py"],
     "interop": ["test_rules.py", "test_serializers.py", "test_pprint.py"],
     # the user calls themselves (counted; both cores' transcripts compared)
@@ -523,29 +526,37 @@ MUTANTS: List[Mutant] = [
     M("freeze-list-kept", "freeze",
       "    if type(obj) is tuple and _same_items(obj, items):",
       "    if _same_items(obj, items):", "freeze"),
-    # --- diff and patches (_common) ----------------------------------------------------------
-    M("differs-no-identity", "common",
+    # --- diff and patches (_diff) ------------------------------------------------------------
+    M("differs-no-identity", "diff",
       "    return current is not expected and current != expected",
       "    return current != expected", "identity vs equality"),
-    M("apply-removed-conflict-ignored", "common",
+    M("apply-removed-conflict-ignored", "diff",
       "            if _differs(current, old):\n                raise ValueError(\n                    \"Diff.apply(): conflict at key %r: it does not hold the value \"",
       "            if False:\n                raise ValueError(\n                    \"Diff.apply(): conflict at key %r: it does not hold the value \"",
       "diff/patches"),
-    M("apply-added-conflict-ignored", "common",
+    M("apply-added-conflict-ignored", "diff",
       "            elif _differs(current, new):", "            elif False:", "diff/patches"),
-    M("apply-removed-missing-ignored", "common",
+    M("apply-removed-missing-ignored", "diff",
       "            if current is _MISSING:\n                raise ValueError(\"Diff.apply(): conflict at key %r: it is missing\" % (key,))\n            if _differs(current, old):",
       "            if _differs(current, old):", "diff/patches"),
-    M("deepen-either-side", "common",
-      "if isinstance(old, _own_types) and isinstance(new, _own_types)",
-      "if isinstance(old, _own_types) or isinstance(new, _own_types)", "diff/patches"),
+    M("deepen-either-side", "diff",
+      "if isinstance(old, _registry.own_types) and isinstance(new, _registry.own_types)",
+      "if isinstance(old, _registry.own_types) or isinstance(new, _registry.own_types)",
+      "diff/patches"),
     M("merge-with-arguments-swapped", "frozendict",
       "value if found is None else fn(found[3], value)",
       "value if found is None else fn(value, found[3])", "diff/patches"),
-    M("items-xor-no-identity", "common", "        elif mine is value or mine == value:",
+    M("items-xor-no-identity", "viewsets", "        elif mine is value or mine == value:",
       "        elif mine == value:", "identity vs equality"),
-    M("invert-keeps-sides", "common", "        return Diff(self.removed, self.added, inverted)",
+    M("invert-keeps-sides", "diff", "        return Diff(self.removed, self.added, inverted)",
       "        return Diff(self.added, self.removed, inverted)", "diff/patches"),
+    # --- the package's layers: an import that closes a cycle runs as before, so only
+    # tests/test_imports.py, which reads the imports, can catch it
+    M("diff-imports-jsonpatch", "diff", "        return _json_patch_writer(self)",
+      "        from .jsonpatch import diff_to_json_patch\n\n        return diff_to_json_patch(self)",
+      "layers", tests=["test_imports.py"]),
+    M("freeze-core-from-package", "freeze", "from ._core import frozendict as _frozendict",
+      "from . import frozendict as _frozendict", "layers", tests=["test_imports.py"]),
     # --- cold paths --------------------------------------------------------------------------
     M("generic-diff-no-identity", "cold", "        if old is not new and old != new:",
       "        if old != new:", "identity vs equality"),
@@ -760,8 +771,8 @@ MUTANTS: List[Mutant] = [
       "    if not all(map(operator.is_, old_keys, islice(new_keys, kept))):",
       "    if not all(map(operator.eq, old_keys, islice(new_keys, kept))):", "history"),
     M("hist-diffable-subclass", "history",
-      "    return type(old) is type(new) and type(new) in _common._own_types",
-      "    return isinstance(old, _common._own_types) and isinstance(new, _common._own_types)",
+      "    return type(old) is type(new) and type(new) in _registry.own_types",
+      "    return isinstance(old, _registry.own_types) and isinstance(new, _registry.own_types)",
       "interop"),
     # --- versioned: overrides, compare-and-swap, subscribers ------------------------------------
     M("ver-cas-no-retry", "versioned",
@@ -787,7 +798,7 @@ MUTANTS: List[Mutant] = [
       "        for layer in layers:\n            cache = layer._cache", "        for layer in reversed(layers):\n            cache = layer._cache",
       "versioned"),
     M("ver-override-changes-not-copied", "versioned",
-      "            if not isinstance(changes, _common.frozendict_types):\n                changes = dict(changes)\n",
+      "            if not isinstance(changes, _registry.frozendict_types):\n                changes = dict(changes)\n",
       "", "versioned"),
     M("ver-delivering-stuck-on-interrupt", "versioned",
       "            with self._lock:\n                self._delivering = False\n            raise",

@@ -21,7 +21,7 @@ import types
 import pytest
 from hypothesis import HealthCheck, settings
 
-from frozenmap._common import Diff
+from frozenmap._diff import Diff
 
 settings.register_profile(
     "ci", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -130,7 +130,7 @@ class Operation:
     # fires: the user code it runs on a present key ("eq", "hash", "del"),
     # which the re-entrancy sweep requires to have run
     fires: frozenset = frozenset()
-    in_python: bool = False  # written once in Python above the cores (frozenmap/_common.py)
+    in_python: bool = False  # written once in Python below the cores (frozenmap/_diff.py)
     # stdlib_python: the call runs the standard library's Python code
     # (copy.deepcopy), so the allocation-failure sweep fails its points one at a
     # time on the C core too (see tests/hostile/test_allocation_failure.py, Sweep.run)

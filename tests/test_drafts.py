@@ -12,6 +12,7 @@ each core's frozendict (``deep``), and new maps are of that core's type.
 
 import collections
 import copy
+import operator
 import pickle
 
 import pytest
@@ -307,16 +308,13 @@ def test_list_reads_and_returns_are_lists(core):
             lambda x: x.pop(10),
             lambda x: x.__setitem__(10, 1),
             lambda x: x[10],
+            lambda x: x.__setitem__(slice(None, None, 2), [1]),
+            lambda x: x.__setitem__(slice(0, 1), 5),
+            lambda x: x + (1,),
+            lambda x: operator.imul(x, "x"),
+            lambda x: x.extend(5),
         ):
             assert error_of(action, items) == error_of(action, model) != (None, None)
-        with pytest.raises(ValueError, match="extended slice of size 2"):
-            items[::2] = [1]
-        with pytest.raises(TypeError, match="can only assign an iterable"):
-            items[0:1] = 5
-        with pytest.raises(TypeError, match="can only concatenate list"):
-            items + (1,)
-        with pytest.raises(TypeError, match="can't multiply sequence by non-int of type 'str'"):
-            items *= "x"
         popped = items.pop(1)
         assert is_draft(popped) and popped == {"a": 1}
         items.clear()

@@ -347,7 +347,7 @@ C_ONLY = {
         "view_kind": "which view a C object is: a Python view is its class",
         "view_tp_traverse": _GC,
         "view_tp_dealloc": _ALLOC,
-        "view_set_op": "the views' set operations: Python's views take them from _common.ViewSetOps",
+        "view_set_op": "the views' set operations: Python's views take them from _viewsets.ViewSetOps",
         "view_is_setlike": "as view_set_op",
         "view_tp_richcompare": "as view_set_op (and collections.abc's views)",
         "view_py_isdisjoint": "as view_set_op",
@@ -505,7 +505,7 @@ PY_ONLY = {
         "mapping_form_of": "cfrozenmap.h's inline fm_form_of, which every C file reads",
         "register_types": "the classes of the layers above, registered at their import (C: the module state)",
         "frozendict_type": "as register_types",
-        "_foreign_frozendict_types": "the other core's and the builtin frozendict, from _common",
+        "_foreign_frozendict_types": "the other core's and the builtin frozendict, from _registry",
         "_slice_bound": "a slice bound read as PySlice_Unpack reads it (C calls PySlice_Unpack)",
     },
     "merge": {

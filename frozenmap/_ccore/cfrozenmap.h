@@ -167,11 +167,11 @@ typedef struct {
     PyTypeObject *values_type;
     PyTypeObject *items_type;
     PyTypeObject *iter_type;   /* one iterator type for every kind */
-    PyObject *diff_type;       /* frozenmap._common.Diff */
-    PyObject *restore;         /* frozenmap._common.restore */
+    PyObject *diff_type;       /* frozenmap._diff.Diff */
+    PyObject *restore;         /* frozenmap._common.restore (the pickles' name) */
     PyObject *restore_evolver; /* frozenmap._common.restore_evolver */
-    PyObject *common;          /* the frozenmap._common module */
-    PyObject *view_set_ops;    /* _common.ViewSetOps (the views' set ops) */
+    PyObject *registry;        /* the frozenmap._registry module (types loaded) */
+    PyObject *view_set_ops;    /* frozenmap._viewsets.ViewSetOps (the views' set ops) */
     PyObject *builtin_iter;    /* builtins.iter (iterator pickles) */
     PyObject *str_keys;        /* interned "keys" */
     PyObject *str_items;       /* interned "items" */

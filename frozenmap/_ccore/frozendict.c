@@ -2036,7 +2036,9 @@ fd_py_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
                                                    : fd_diff_generic(st, op, other);
     if (result != NULL && deep) {
         /* Nested diffs: a cold path, in Python, shared by both cores. */
-        Py_SETREF(result, PyObject_CallMethod(st->common, "deepen_diff", "(O)", result));
+        PyObject *deepen = fm_import_attr("frozenmap._diff", "deepen_diff");
+        Py_SETREF(result, deepen == NULL ? NULL : PyObject_CallOneArg(deepen, result));
+        Py_XDECREF(deepen);
     }
     return result;
 }

@@ -160,7 +160,7 @@ fm_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->diff_type);
     Py_VISIT(st->restore);
     Py_VISIT(st->restore_evolver);
-    Py_VISIT(st->common);
+    Py_VISIT(st->registry);
     Py_VISIT(st->view_set_ops);
     Py_VISIT(st->builtin_iter);
     Py_VISIT(st->draft_scope_type);
@@ -185,7 +185,7 @@ fm_clear(PyObject *module)
     Py_CLEAR(st->diff_type);
     Py_CLEAR(st->restore);
     Py_CLEAR(st->restore_evolver);
-    Py_CLEAR(st->common);
+    Py_CLEAR(st->registry);
     Py_CLEAR(st->view_set_ops);
     Py_CLEAR(st->builtin_iter);
     Py_CLEAR(st->str_keys);
@@ -353,19 +353,19 @@ fm_exec(PyObject *module)
     if (st->str_keys == NULL || st->str_items == NULL) {
         return -1;
     }
-    st->common = PyImport_ImportModule("frozenmap._common");
-    if (st->common == NULL) {
+    st->registry = PyImport_ImportModule("frozenmap._registry");
+    if (st->registry == NULL) {
         return -1;
     }
-    if ((st->diff_type = PyObject_GetAttrString(st->common, "Diff")) == NULL
-        || (st->restore = PyObject_GetAttrString(st->common, "restore")) == NULL
-        || (st->restore_evolver = PyObject_GetAttrString(st->common, "restore_evolver"))
+    if ((st->diff_type = fm_import_attr("frozenmap._diff", "Diff")) == NULL
+        || (st->restore = fm_import_attr("frozenmap._common", "restore")) == NULL
+        || (st->restore_evolver = fm_import_attr("frozenmap._common", "restore_evolver"))
                == NULL
-        || (st->view_set_ops = PyObject_GetAttrString(st->common, "ViewSetOps")) == NULL
+        || (st->view_set_ops = fm_import_attr("frozenmap._viewsets", "ViewSetOps")) == NULL
         || (st->builtin_iter = fm_import_attr("builtins", "iter")) == NULL) {
         return -1;
     }
-    PyObject *reg = PyObject_CallMethod(st->common, "register_frozendict_type", "O",
+    PyObject *reg = PyObject_CallMethod(st->registry, "register_frozendict_type", "O",
                                         (PyObject *)st->frozendict_type);
     if (reg == NULL) {
         return -1;

@@ -97,7 +97,7 @@ mapping_resized(fm_state *st, PyObject *mapping)
 PyObject *
 mapping_foreign_base(fm_state *st, PyObject *obj)
 {
-    PyObject *types = PyObject_GetAttrString(st->common, "frozendict_types");
+    PyObject *types = PyObject_GetAttrString(st->registry, "frozendict_types");
     if (types == NULL) {
         return NULL;
     }

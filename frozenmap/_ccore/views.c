@@ -2,7 +2,7 @@
  * an Evolver.  Mirrors frozenmap/_pycore/views.py.
  *
  * The keys and items views are set-like: their set operations and
- * comparisons are frozenmap._common.ViewSetOps's methods called on the view
+ * comparisons are frozenmap._viewsets.ViewSetOps's methods called on the view
  * (the pure core's views inherit that class), which follow dict's views step
  * for step, so both cores give dict's results and exceptions; the views are
  * registered as KeysView/ItemsView/ValuesView.  Iteration walks the order trie with an order_cursor (a flat
@@ -513,7 +513,7 @@ view_values_tp_contains(PyObject *op, PyObject *value)
     return r;
 }
 
-/* _common.ViewSetOps.<name>(self, other) */
+/* frozenmap._viewsets.ViewSetOps.<name>(self, other) */
 static PyObject *
 view_set_op(PyObject *self, PyObject *other, const char *name)
 {

@@ -46,14 +46,14 @@ case, from any version, old or new.
 from collections.abc import Mapping as _Mapping
 from collections.abc import MutableMapping as _MutableMapping
 
-from .. import _common, _interop
+from .. import _interop, _registry, _viewsets
 from .evolver import Evolver
 from .frozendict import frozendict
 
 _Mapping.register(frozendict)
 _MutableMapping.register(Evolver)
-_common.register_frozendict_type(frozendict)
-_common.register_view_types(type(frozendict().keys()), type(frozendict().items()))
+_registry.register_frozendict_type(frozendict)
+_viewsets.register_view_types(type(frozendict().keys()), type(frozendict().items()))
 _interop.install(frozendict)
 
 __all__ = ["frozendict", "Evolver"]

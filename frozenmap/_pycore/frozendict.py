@@ -41,6 +41,7 @@ from typing import (
 )
 
 from .. import _cold, _common
+from .._diff import Diff, deepen_diff
 from .._typeinfo import lookup_special, type_lookup, type_name
 from .champ import (
     BitmapNode,
@@ -898,7 +899,7 @@ class frozendict:
         """
         return Evolver(self)
 
-    def diff(self, other: Any, /, *, deep: bool = False) -> "_common.Diff":
+    def diff(self, other: Any, /, *, deep: bool = False) -> Diff:
         """What changed from ``self`` to ``other`` (any mapping).
 
         Returns ``Diff(added, removed, changed)``: frozendicts of the keys only
@@ -916,7 +917,7 @@ class frozendict:
         frozendict({'age': (36, 37)})
         """
         result = self._diff(other)
-        return _common.deepen_diff(result) if deep else result
+        return deepen_diff(result) if deep else result
 
     # --- positions ------------------------------------------------------------------
 
@@ -1015,7 +1016,7 @@ class frozendict:
             return self._exact()  # nothing changed (or changes that cancel out)
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def _diff(self, other: Any) -> "_common.Diff":
+    def _diff(self, other: Any) -> Diff:
         if issubclass(type(other), frozendict):
             added: List[Entry] = []
             removed: List[Entry] = []
@@ -1030,7 +1031,7 @@ class frozendict:
             added.sort(key=_seq_of)
             removed.sort(key=_seq_of)
             changed.sort(key=_first_seq_of)
-            return _common.Diff(
+            return Diff(
                 _from_entries([(e[0], e[2], e[3]) for e in added]),
                 _from_entries([(e[0], e[2], e[3]) for e in removed]),
                 _from_entries([(a[0], a[2], (a[3], b[3])) for a, b in changed]),

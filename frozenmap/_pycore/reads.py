@@ -23,7 +23,7 @@ import operator
 import threading
 from typing import Any, List, Tuple
 
-from .. import _common
+from .. import _registry
 from .._typeinfo import type_lookup
 from .champ import Entry, champ_collect, champ_find
 from .flat import FLAT_MAX, flat_entries, flat_find
@@ -87,7 +87,7 @@ def frozendict_type() -> Any:
 
 def _foreign_frozendict_types() -> Tuple[type, ...]:
     """frozendict types other than this core's: the other core's, the builtin."""
-    return _common.frozendict_types
+    return _registry.frozendict_types
 
 
 def mapping_is_anydict(obj: Any) -> bool:

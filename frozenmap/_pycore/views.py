@@ -3,8 +3,9 @@
 ``keys()``, ``values()`` and ``items()`` return live views like ``dict``'s: the
 keys and items views are set-like (``&``, ``|``, ``-``, ``^`` return plain
 ``set`` objects, comparisons work against any set), the values view is not.
-Their set operations are ``_common.ViewSetOps``, shared with the C core, which
-follows dict's views step for step (same results, same exceptions).
+Their set operations are ``frozenmap._viewsets.ViewSetOps``, shared with the
+C core, which follows dict's views step for step (same results, same
+exceptions).
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
@@ -30,7 +31,7 @@ from operator import itemgetter
 from types import FunctionType, MappingProxyType
 from typing import Any, Callable, Dict, Iterator, TypeVar
 
-from .._common import ViewSetOps
+from .._viewsets import ViewSetOps
 from .reads import mapping_len
 
 __all__ = [
