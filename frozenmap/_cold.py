@@ -1,8 +1,9 @@
 """Cold paths shared by both cores, written once in Python.
 
 Pickling a subclass instance, ``copy.copy`` of one, ``copy.deepcopy`` of
-any frozendict, and ``diff`` against a mapping that is not a frozendict are
-rare and dominated by calls into Python anyway; there is no speed to gain in C.  The pure core
+any frozendict, ``diff`` against a mapping that is not a frozendict, and the
+message of a wrong call are rare and dominated by calls into Python anyway;
+there is no speed to gain in C.  The pure core
 imports this module; the C core imports it on first use (``fm_import_attr``),
 so ``import frozenmap`` with the C core never loads it.
 
@@ -17,7 +18,8 @@ from __future__ import annotations
 
 import copy as _copy
 from collections import UserDict, defaultdict
-from typing import Any
+from types import ClassMethodDescriptorType, MethodDescriptorType
+from typing import Any, Callable, Dict, NoReturn, Optional, Tuple
 
 from . import _diff
 from ._typeinfo import type_dict, type_fullname, type_mro, type_name
@@ -29,6 +31,7 @@ __all__ = [
     "generic_diff",
     "or_foreign",
     "merge_with_items",
+    "wrong_call",
 ]
 
 _MISSING: Any = object()
@@ -183,3 +186,61 @@ def merge_with_items(other: Any) -> Any:
     for key, value in items():
         pairs.append((key, value))
     return pairs
+
+
+#: The C core's methods, as their types' dicts hold them.
+_C_METHODS: Tuple[type, ...] = (MethodDescriptorType, ClassMethodDescriptorType)
+#: (qualified name, text signature) -> the stub that words its wrong calls.
+_STUBS: Dict[Tuple[str, str], Callable[..., None]] = {}
+
+
+def wrong_call(
+    name: str, bound: Any, args: Tuple[Any, ...], kwargs: Optional[Dict[str, Any]]
+) -> NoReturn:
+    """Raise the ``TypeError`` of a wrong call of the C core's method ``name``
+    on ``bound`` (the instance, or the class for a class method): wrong count
+    of positional arguments, an unexpected or duplicated keyword, a missing
+    argument.
+
+    The pure core's twin is a Python function, whose wrong calls Python words
+    (``frozendict.set() missing 1 required positional argument: 'value'``);
+    the C method carries the same signature, generated from that function
+    (``__text_signature__``), and the same qualified name.  So the C core
+    calls a function made from the two and lets Python word the error: the
+    same text as the pure core's by construction, on every Python version
+    (3.13 added "Did you mean" hints for keywords).
+
+    >>> from frozenmap._ccore import frozendict  # doctest: +SKIP
+    >>> wrong_call("set", frozendict(), (1,), None)  # doctest: +SKIP
+    Traceback (most recent call last):
+    TypeError: frozendict.set() missing 1 required positional argument: 'value'
+    """
+    owner = bound if isinstance(bound, type) else type(bound)
+    # The nearest C method of that name: a subclass's own Python method of
+    # the same name (which called it through super()) is not it.
+    for cls in type_mro(owner):
+        method = type_dict(cls).get(name)
+        if type(method) in _C_METHODS:
+            break
+    else:  # pragma: no cover - the C core calls this for its own methods only
+        raise SystemError("no C method %r on %s" % (name, type_name(owner)))
+    qualname, signature = method.__qualname__, method.__text_signature__
+    stub = _STUBS.get((qualname, signature))
+    if stub is None:
+        stub = _STUBS[(qualname, signature)] = _signature_stub(name, qualname, signature)
+    stub(bound, *args, **(kwargs or {}))
+    raise SystemError("%s() accepts the call its C method refused" % qualname)
+
+
+def _signature_stub(name: str, qualname: str, signature: str) -> Callable[..., None]:
+    """A Python function named ``qualname`` with the parameters of the text
+    signature ``signature`` (``($self, key, default=None, /)``), doing nothing.
+    A default that the text cannot spell (``<unrepresentable>``) becomes None:
+    a wrong call's message never shows a default."""
+    parameters = signature.strip()[1:-1].replace("<unrepresentable>", "None")
+    parameters = parameters.replace("$self", "self").replace("$type", "cls")
+    namespace: Dict[str, Any] = {}
+    exec("def %s(%s):\n    pass" % (name, parameters), namespace)
+    stub: Callable[..., None] = namespace[name]
+    stub.__qualname__ = qualname
+    return stub

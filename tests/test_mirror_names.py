@@ -426,6 +426,8 @@ C_ONLY = {
         "fm_import_attr": "an import in Python",
         "fm_register": "as fm_add_type",
         "fm_exec": "C's module initialisation: the package's imports",
+        "fm_wrong_call": "a wrong call's TypeError: Python words it for a Python function",
+        "fm_wrong_call_tuple": "as fm_wrong_call",
     },
 }
 
@@ -512,6 +514,7 @@ PY_ONLY = {
     "views": {
         "call_error": "the TypeError of a view method called with arguments, as C's argument parsing words it",
         "_bad_call": "as call_error",
+        "method_named": "a shared function's copy named for a class (C names its methods in tables)",
         "frozendict_iterator.__iter__": "an iterator's __iter__ (C: PyObject_SelfIter)",
         "frozendict_values.__repr__": "one __repr__ per view class (C: view_tp_repr)",
         "frozendict_items.__repr__": "as frozendict_values.__repr__",
@@ -537,6 +540,7 @@ PY_ONLY = {
     },
     "frozendict": {
         "_signature_of": "inspect's signature, for a method taking *args",
+        "frozendict.__class_getitem__": "C's table holds CPython's Py_GenericAlias (METH_O)",
         "_no_dict_suffix": "the interpreter's words for a missing __dict__, read once",
         "_hash_recursion_error": "RecursionError's words when hashing a self-containing value",
         "_first_seq_of": "a sort key (C sorts with transient_compare_seq)",

@@ -229,9 +229,42 @@ fm_is_subtype(PyTypeObject *tp, PyObject *base)
     return PyType_Check(base) && PyType_IsSubtype(tp, (PyTypeObject *)base);
 }
 
+/* Wrong calls.  A method frozendict shares with PEP 814's builtin (the
+ * constructor, get, fromkeys, copy, keys, values, items, __reversed__,
+ * __class_getitem__, __getnewargs__, __reduce__, __reduce_ex__) words a
+ * wrong call as the builtin does: fm_check_nargs, or CPython's own checks
+ * of METH_NOARGS, METH_O and METH_FASTCALL.  Every other method (the
+ * Evolver's, the views' and iterators' too) words it as Python words a
+ * wrong call of its pure core twin, a Python function: it takes
+ * METH_FASTCALL | METH_KEYWORDS, tests fm_positional_call on its hot path,
+ * and hands anything else to fm_wrong_call (frozenmap._cold.wrong_call),
+ * which calls a Python function with the method's __text_signature__
+ * (generated from the pure twin's, docstrings.h) and qualified name, so the
+ * message is Python's by construction (tests/test_wrong_calls.py compares
+ * the cores). */
+
+/* Whether a METH_FASTCALL | METH_KEYWORDS method got between min and max
+ * positional arguments and no keyword: the one test on its hot path. */
+static inline int
+fm_positional_call(Py_ssize_t nargs, PyObject *kwnames, Py_ssize_t min, Py_ssize_t max)
+{
+    return FM_LIKELY(nargs >= min && nargs <= max)
+           && FM_LIKELY(kwnames == NULL || PyTuple_GET_SIZE(kwnames) == 0);
+}
+/* The wrong call of the method name of self (the class, for a class
+ * method), arguments as METH_FASTCALL | METH_KEYWORDS passes them: NULL with
+ * the TypeError Python raises for a Python function of the method's
+ * signature (a SystemError if that function accepts the call). */
+PyObject *fm_wrong_call(const char *name, PyObject *self, PyObject *const *args,
+                        Py_ssize_t nargs, PyObject *kwnames);
+/* The same for METH_VARARGS | METH_KEYWORDS: args a tuple, kwargs a dict or
+ * NULL. */
+PyObject *fm_wrong_call_tuple(const char *name, PyObject *self, PyObject *args,
+                              PyObject *kwargs);
+
 /* Whether a METH_FASTCALL method called name got between min and max
  * positional arguments: 0, or -1 with CPython's TypeError ("get expected at
- * most 2 arguments, got 3", "set expected 2 arguments, got 1"). */
+ * most 2 arguments, got 3", the builtin's wording: see above). */
 static inline int
 fm_check_nargs(const char *name, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
 {
@@ -1482,9 +1515,11 @@ PyObject *flat_dump(fd_object *fd);
 
 PyObject *path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames);
-PyObject *path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs);
+PyObject *path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames);
 PyObject *path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs);
-PyObject *path_py_delete_in(PyObject *self, PyObject *path);
+PyObject *path_py_delete_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
 
 /* Type specs, registered by module.c. */
 extern PyType_Spec order_node_spec;

@@ -304,6 +304,52 @@
     ">>> frozendict(a=1, b=2).__replace__(b=3)\n" \
     "frozendict({'a': 1, 'b': 3})"
 
+#define FD_DOC_DUNDER_REDUCE_EX \
+    "__reduce_ex__($self, protocol, /)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_REDUCE \
+    "__reduce__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_GETNEWARGS \
+    "__getnewargs__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_COPY \
+    "__copy__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_DEEPCOPY \
+    "__deepcopy__($self, memo, /)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_CLASS_GETITEM \
+    "__class_getitem__($type, item, /)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define FD_DOC_DUNDER_REVERSED \
+    "__reversed__($self)\n" \
+    "--\n" \
+    "\n" \
+    "Iterate over the keys in reverse insertion order.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> list(reversed(frozendict(b=1, a=2)))\n" \
+    "['a', 'b']"
+
 #define EV_DOC_TYPE \
     "A mutable ``MutableMapping`` over a private copy-on-write version.\n" \
     "\n" \
@@ -424,9 +470,11 @@
     "A set-like view of the ``(key, value)`` pairs.  Cost: O(1).\n" \
     "\n" \
     ">>> from frozenmap import frozendict\n" \
-    ">>> items = frozendict(b=1, a=2).items()\n" \
-    ">>> items, ('a', 2) in items, items - {('b', 1)}\n" \
-    "(dict_items([('b', 1), ('a', 2)]), True, {('a', 2)})"
+    ">>> e = frozendict(b=1, a=2).evolve()\n" \
+    ">>> items = e.items()\n" \
+    ">>> del e['b']\n" \
+    ">>> items, ('a', 2) in items\n" \
+    "(dict_items([('a', 2)]), True)"
 
 #define EV_DOC_KEY_AT \
     "key_at($self, index, /)\n" \
@@ -443,9 +491,11 @@
     "A set-like view of the keys, in insertion order.  Cost: O(1).\n" \
     "\n" \
     ">>> from frozenmap import frozendict\n" \
-    ">>> keys = frozendict(b=1, a=2).keys()\n" \
-    ">>> keys, list(keys), 'a' in keys, keys & {'a', 'z'}\n" \
-    "(dict_keys(['b', 'a']), ['b', 'a'], True, {'a'})"
+    ">>> e = frozendict(b=1, a=2).evolve()\n" \
+    ">>> keys = e.keys()\n" \
+    ">>> e['c'] = 3\n" \
+    ">>> keys, 'c' in keys\n" \
+    "(dict_keys(['b', 'a', 'c']), True)"
 
 #define EV_DOC_POP \
     "pop($self, key, default=<unrepresentable>, /)\n" \
@@ -564,8 +614,62 @@
     "A view of the values, in insertion order.  Cost: O(1).\n" \
     "\n" \
     ">>> from frozenmap import frozendict\n" \
-    ">>> values = frozendict(b=1, a=2).values()\n" \
-    ">>> values, sum(values), 2 in values\n" \
-    "(dict_values([1, 2]), 3, True)"
+    ">>> e = frozendict(b=1, a=2).evolve()\n" \
+    ">>> values = e.values()\n" \
+    ">>> e['b'] = 5\n" \
+    ">>> values, sum(values)\n" \
+    "(dict_values([5, 2]), 7)"
+
+#define EV_DOC_DUNDER_REDUCE \
+    "__reduce__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define EV_DOC_DUNDER_CLASS_GETITEM \
+    "__class_getitem__($type, item, /)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define EV_DOC_DUNDER_REVERSED \
+    "__reversed__($self)\n" \
+    "--\n" \
+    "\n" \
+    "Iterate over the keys in reverse insertion order.\n" \
+    "\n" \
+    ">>> from frozenmap import frozendict\n" \
+    ">>> list(reversed(frozendict(b=1, a=2).evolve()))\n" \
+    "['a', 'b']"
+
+#define VIEW_DOC_ISDISJOINT \
+    "isdisjoint($self, other, /)\n" \
+    "--\n" \
+    "\n" \
+    "Return True if the view and other have no elements in common."
+
+#define VIEW_DOC_DUNDER_REDUCE \
+    "__reduce__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define VIEW_DOC_DUNDER_REVERSED \
+    "__reversed__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define ITER_DOC_DUNDER_REDUCE \
+    "__reduce__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
+
+#define ITER_DOC_DUNDER_LENGTH_HINT \
+    "__length_hint__($self)\n" \
+    "--\n" \
+    "\n" \
+    ""
 
 #endif

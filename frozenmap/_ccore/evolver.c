@@ -344,10 +344,10 @@ evolver_tp_subscript(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-evolver_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_get(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("get", nargs, 1, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 1, 2)) {
+        return fm_wrong_call("get", op, args, nargs, kwnames);
     }
     PyObject *value;
     fm_lookup r = transient_shared_get(op, &fm_as_evolver(op)->t, args[0], &value);
@@ -416,8 +416,11 @@ evolver_as_dict(fm_state *st, PyObject *op)
 }
 
 static PyObject *
-evolver_py_reduce(PyObject *op, PyObject *unused)
+evolver_py_reduce(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reduce__", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *d = evolver_as_dict(st, op);
     if (d == NULL) {
@@ -481,10 +484,10 @@ evolver_tp_ass_subscript(PyObject *op, PyObject *key, PyObject *value)
 }
 
 static PyObject *
-evolver_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 2, 2)) {
+        return fm_wrong_call("set", op, args, nargs, kwnames);
     }
     if (evolver_tp_ass_subscript(op, args[0], args[1]) < 0) {
         return NULL;
@@ -493,8 +496,12 @@ evolver_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyObject *
-evolver_py_discard(PyObject *op, PyObject *key)
+evolver_py_discard(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("discard", op, args, nargs, kwnames);
+    }
+    PyObject *key = args[0];
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     fm_lookup r;
     FM_BEGIN_CS(op);
@@ -507,10 +514,10 @@ evolver_py_discard(PyObject *op, PyObject *key)
 }
 
 static PyObject *
-evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_pop(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("pop", nargs, 1, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 1, 2)) {
+        return fm_wrong_call("pop", op, args, nargs, kwnames);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *old = NULL;
@@ -554,8 +561,11 @@ evolver_popitem_hint(PyObject *key, Py_uhash_t *h)
 }
 
 static PyObject *
-evolver_py_popitem(PyObject *op, PyObject *unused)
+evolver_py_popitem(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("popitem", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
@@ -624,10 +634,10 @@ evolver_py_popitem(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("setdefault", nargs, 1, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 1, 2)) {
+        return fm_wrong_call("setdefault", op, args, nargs, kwnames);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
@@ -669,10 +679,10 @@ evolver_py_setdefault(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
 {
-    PyObject *arg = NULL;
-    if (!PyArg_UnpackTuple(args, "update", 0, 1, &arg)) {
-        return NULL;
+    if (PyTuple_GET_SIZE(args) > 1) {
+        return fm_wrong_call_tuple("update", op, args, kwargs);
     }
+    PyObject *arg = PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
@@ -709,8 +719,11 @@ evolver_py_update(PyObject *op, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-evolver_py_clear(PyObject *op, PyObject *unused)
+evolver_py_clear(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("clear", op, args, nargs, kwnames);
+    }
     evolver_object *self = fm_as_evolver(op);
     PyObject *result = NULL;
     FM_BEGIN_CS(op);
@@ -753,8 +766,11 @@ evolver_same_tries(fd_object *origin, champ_node *root)
 }
 
 static PyObject *
-evolver_py_freeze(PyObject *op, PyObject *unused)
+evolver_py_freeze(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("freeze", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     evolver_object *self = fm_as_evolver(op);
     PyObject *r = NULL, *stale = NULL;
@@ -800,10 +816,13 @@ evolver_py_freeze(PyObject *op, PyObject *unused)
 }
 
 static PyObject *
-evolver_py_copy(PyObject *op, PyObject *unused)
+evolver_py_copy(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("copy", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
-    PyObject *fd = evolver_py_freeze(op, NULL);
+    PyObject *fd = evolver_py_freeze(op, NULL, 0, NULL);
     if (fd == NULL) {
         return NULL;
     }
@@ -815,7 +834,7 @@ evolver_py_copy(PyObject *op, PyObject *unused)
 static PyObject *
 evolver_call_on_frozen(PyObject *op, const char *name)
 {
-    PyObject *fd = evolver_py_freeze(op, NULL);
+    PyObject *fd = evolver_py_freeze(op, NULL, 0, NULL);
     if (fd == NULL) {
         return NULL;
     }
@@ -858,7 +877,7 @@ typedef enum {
 static PyObject *
 evolver_read_frozen(PyObject *op, evolver_positional what, PyObject *arg, PyObject *stop)
 {
-    PyObject *frozen = evolver_py_freeze(op, NULL);
+    PyObject *frozen = evolver_py_freeze(op, NULL, 0, NULL);
     if (frozen == NULL) {
         return NULL;
     }
@@ -886,73 +905,160 @@ evolver_read_frozen(PyObject *op, evolver_positional what, PyObject *arg, PyObje
 }
 
 static PyObject *
-evolver_py_key_at(PyObject *op, PyObject *index)
+evolver_py_key_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("key_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return evolver_read_frozen(op, EVOLVER_KEY_AT, index, NULL);
 }
 
 static PyObject *
-evolver_py_value_at(PyObject *op, PyObject *index)
+evolver_py_value_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("value_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return evolver_read_frozen(op, EVOLVER_VALUE_AT, index, NULL);
 }
 
 static PyObject *
-evolver_py_item_at(PyObject *op, PyObject *index)
+evolver_py_item_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("item_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return evolver_read_frozen(op, EVOLVER_ITEM_AT, index, NULL);
 }
 
 static PyObject *
-evolver_py_index(PyObject *op, PyObject *key)
+evolver_py_index(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("index", op, args, nargs, kwnames);
+    }
+    PyObject *key = args[0];
     return evolver_read_frozen(op, EVOLVER_INDEX, key, NULL);
 }
 
 static PyObject *
-evolver_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+evolver_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 0, 2)) {
+        return fm_wrong_call("slice", op, args, nargs, kwnames);
     }
     return evolver_read_frozen(op, EVOLVER_SLICE, nargs > 0 ? args[0] : Py_None,
                                nargs > 1 ? args[1] : Py_None);
 }
 
+/* Evolver[K, V], for typing. */
+static PyObject *
+evolver_py_class_getitem(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("__class_getitem__", cls, args, nargs, kwnames);
+    }
+    return Py_GenericAlias(cls, args[0]);
+}
+
+/* keys(), values(), items(), reversed(): what frozendict's methods make
+ * (views.c), with the Evolver's wording of a wrong call (frozendict's is the
+ * builtin's). */
+static PyObject *
+evolver_py_keys(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("keys", op, args, nargs, kwnames);
+    }
+    return view_mapping_py_keys(op, NULL);
+}
+
+static PyObject *
+evolver_py_reversed(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reversed__", op, args, nargs, kwnames);
+    }
+    return view_mapping_py_reversed(op, NULL);
+}
+
+static PyObject *
+evolver_py_values(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("values", op, args, nargs, kwnames);
+    }
+    return view_mapping_py_values(op, NULL);
+}
+
+static PyObject *
+evolver_py_items(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("items", op, args, nargs, kwnames);
+    }
+    return view_mapping_py_items(op, NULL);
+}
+
 static PyMethodDef evolver_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))evolver_py_get, METH_FASTCALL, EV_DOC_GET},
-    {"keys", view_mapping_py_keys, METH_NOARGS, EV_DOC_KEYS},
-    {"values", view_mapping_py_values, METH_NOARGS, EV_DOC_VALUES},
-    {"items", view_mapping_py_items, METH_NOARGS, EV_DOC_ITEMS},
-    {"__reversed__", view_mapping_py_reversed, METH_NOARGS, NULL},
-    {"__reduce__", evolver_py_reduce, METH_NOARGS, NULL},
-    {"set", (PyCFunction)(void (*)(void))evolver_py_set, METH_FASTCALL, EV_DOC_SET},
-    {"discard", evolver_py_discard, METH_O, EV_DOC_DISCARD},
-    {"pop", (PyCFunction)(void (*)(void))evolver_py_pop, METH_FASTCALL, EV_DOC_POP},
-    {"popitem", evolver_py_popitem, METH_NOARGS, EV_DOC_POPITEM},
-    {"setdefault", (PyCFunction)(void (*)(void))evolver_py_setdefault, METH_FASTCALL,
-     EV_DOC_SETDEFAULT},
+    {"get", (PyCFunction)(void (*)(void))evolver_py_get, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_GET},
+    {"keys", (PyCFunction)(void (*)(void))evolver_py_keys, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_KEYS},
+    {"values", (PyCFunction)(void (*)(void))evolver_py_values, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_VALUES},
+    {"items", (PyCFunction)(void (*)(void))evolver_py_items, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_ITEMS},
+    {"__reversed__", (PyCFunction)(void (*)(void))evolver_py_reversed,
+     METH_FASTCALL | METH_KEYWORDS, EV_DOC_DUNDER_REVERSED},
+    {"__reduce__", (PyCFunction)(void (*)(void))evolver_py_reduce,
+     METH_FASTCALL | METH_KEYWORDS, EV_DOC_DUNDER_REDUCE},
+    {"set", (PyCFunction)(void (*)(void))evolver_py_set, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_SET},
+    {"discard", (PyCFunction)(void (*)(void))evolver_py_discard, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_DISCARD},
+    {"pop", (PyCFunction)(void (*)(void))evolver_py_pop, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_POP},
+    {"popitem", (PyCFunction)(void (*)(void))evolver_py_popitem, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_POPITEM},
+    {"setdefault", (PyCFunction)(void (*)(void))evolver_py_setdefault,
+     METH_FASTCALL | METH_KEYWORDS, EV_DOC_SETDEFAULT},
     {"update", (PyCFunction)(void (*)(void))evolver_py_update, METH_VARARGS | METH_KEYWORDS,
      EV_DOC_UPDATE},
-    {"clear", evolver_py_clear, METH_NOARGS, EV_DOC_CLEAR},
+    {"clear", (PyCFunction)(void (*)(void))evolver_py_clear, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_CLEAR},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
      EV_DOC_GET_IN},
-    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL, EV_DOC_SET_IN},
+    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_SET_IN},
     {"update_in", (PyCFunction)(void (*)(void))path_py_update_in, METH_VARARGS | METH_KEYWORDS,
      EV_DOC_UPDATE_IN},
-    {"delete_in", path_py_delete_in, METH_O, EV_DOC_DELETE_IN},
-    {"copy", evolver_py_copy, METH_NOARGS, EV_DOC_COPY},
-    {"freeze", evolver_py_freeze, METH_NOARGS, EV_DOC_FREEZE},
-    {"key_at", evolver_py_key_at, METH_O, EV_DOC_KEY_AT},
-    {"value_at", evolver_py_value_at, METH_O, EV_DOC_VALUE_AT},
-    {"item_at", evolver_py_item_at, METH_O, EV_DOC_ITEM_AT},
-    {"index", evolver_py_index, METH_O, EV_DOC_INDEX},
-    {"slice", (PyCFunction)(void (*)(void))evolver_py_slice, METH_FASTCALL, EV_DOC_SLICE},
+    {"delete_in", (PyCFunction)(void (*)(void))path_py_delete_in,
+     METH_FASTCALL | METH_KEYWORDS, EV_DOC_DELETE_IN},
+    {"copy", (PyCFunction)(void (*)(void))evolver_py_copy, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_COPY},
+    {"freeze", (PyCFunction)(void (*)(void))evolver_py_freeze, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_FREEZE},
+    {"key_at", (PyCFunction)(void (*)(void))evolver_py_key_at, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_KEY_AT},
+    {"value_at", (PyCFunction)(void (*)(void))evolver_py_value_at,
+     METH_FASTCALL | METH_KEYWORDS, EV_DOC_VALUE_AT},
+    {"item_at", (PyCFunction)(void (*)(void))evolver_py_item_at, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_ITEM_AT},
+    {"index", (PyCFunction)(void (*)(void))evolver_py_index, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_INDEX},
+    {"slice", (PyCFunction)(void (*)(void))evolver_py_slice, METH_FASTCALL | METH_KEYWORDS,
+     EV_DOC_SLICE},
     {"_check", evolver_py_check, METH_NOARGS,
      "Assert every invariant of the evolver's current contents."},
     {"_node_ids", evolver_py_node_ids, METH_NOARGS, NULL},
     {"_dump", evolver_py_dump, METH_NOARGS, NULL},
-    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
+    {"__class_getitem__", (PyCFunction)(void (*)(void))evolver_py_class_getitem,
+     METH_FASTCALL | METH_KEYWORDS | METH_CLASS, EV_DOC_DUNDER_CLASS_GETITEM},
     {NULL, NULL, 0, NULL},
 };
 

@@ -232,6 +232,10 @@
  *  - Allocation inside freeze() (transient_publish): the roots are
  *    referenced before the version is allocated, and the result is cached
  *    only if no edit ran during the allocation (evolver_py_freeze).
+ *  - A wrong call (module.c: fm_wrong_call) hands its arguments to Python to
+ *    word the TypeError (a keyword name's str subclass runs code there): it
+ *    happens before the method reads or changes anything, and the method
+ *    returns at once.
  *  - Iteration and repr walk a snapshot whose root they hold
  *    (mapping_order; an evolver iterator also checks the resized
  *    counter on every step); keys and values are borrowed from that
@@ -1081,6 +1085,7 @@ fd_cold(const char *name)
 static PyObject *
 fd_py_reduce_ex(PyObject *op, PyObject *protocol)
 {
+    /* (every protocol reduces alike) */
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *items = fd_as_dict(op);
     if (items == NULL) {
@@ -1136,8 +1141,11 @@ fd_reconstruct(PyObject *op, PyObject *memo)
 }
 
 static PyObject *
-fd_py_dunder_copy(PyObject *op, PyObject *unused)
+fd_py_dunder_copy(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__copy__", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (Py_IS_TYPE(op, st->frozendict_type)) {
         return Py_NewRef(op);
@@ -1147,8 +1155,12 @@ fd_py_dunder_copy(PyObject *op, PyObject *unused)
 
 /* frozenmap._cold.deepcopy: a cold path, written once for both cores. */
 static PyObject *
-fd_py_deepcopy(PyObject *op, PyObject *memo)
+fd_py_deepcopy(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("__deepcopy__", op, args, nargs, kwnames);
+    }
+    PyObject *memo = args[0];
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *deepcopy = fd_cold("deepcopy");
     if (deepcopy == NULL) {
@@ -1163,23 +1175,31 @@ fd_py_deepcopy(PyObject *op, PyObject *memo)
 /* --- derivations --------------------------------------------------------- */
 
 static PyObject *
-fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_set(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("set", nargs, 2, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 2, 2)) {
+        return fm_wrong_call("set", op, args, nargs, kwnames);
     }
     return derive_with(fm_state_of_type(Py_TYPE(op)), op, args[0], args[1]);
 }
 
 static PyObject *
-fd_py_delete(PyObject *op, PyObject *key)
+fd_py_delete(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("delete", op, args, nargs, kwnames);
+    }
+    PyObject *key = args[0];
     return derive_without(op, key, 0);
 }
 
 static PyObject *
-fd_py_discard(PyObject *op, PyObject *key)
+fd_py_discard(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("discard", op, args, nargs, kwnames);
+    }
+    PyObject *key = args[0];
     return derive_without(op, key, 1);
 }
 
@@ -1668,8 +1688,7 @@ static PyObject *
 fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 {
     if (PyTuple_GET_SIZE(args) != 0) {
-        PyErr_SetString(PyExc_TypeError, "__replace__() takes no positional arguments");
-        return NULL;
+        return fm_wrong_call_tuple("__replace__", op, args, kwargs);
     }
     PyObject *changes = kwargs != NULL ? Py_NewRef(kwargs) : PyDict_New();
     if (changes == NULL) {
@@ -1681,8 +1700,11 @@ fd_py_replace(PyObject *op, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *
-fd_py_evolve(PyObject *op, PyObject *unused)
+fd_py_evolve(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("evolve", op, args, nargs, kwnames);
+    }
     /* Evolver(op), through the type (evolver.c's business). */
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     return PyObject_CallOneArg((PyObject *)st->evolver_type, op);
@@ -1994,16 +2016,14 @@ static PyObject *
 fd_py_diff(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (fm_check_nargs("diff", nargs, 1, 1) < 0) {
-        return NULL;
+    if (nargs != 1) {
+        return fm_wrong_call("diff", op, args, nargs, kwnames);
     }
     int deep = 0;
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         if (PyUnicode_CompareWithASCIIString(name, "deep") != 0) {
-            PyErr_Format(PyExc_TypeError, "diff() got an unexpected keyword argument '%U'",
-                         name);
-            return NULL;
+            return fm_wrong_call("diff", op, args, nargs, kwnames);
         }
         deep = PyObject_IsTrue(args[nargs + i]);
         if (deep < 0) {
@@ -2068,12 +2088,10 @@ fd_merge_entry_with(fm_state *st, transient *t, PyObject *fn, Py_uhash_t h, PyOb
  * other mapping through items(), each key hashed once.  fd itself (exact)
  * when nothing changed.  Mirrors merge_with in frozendict.py. */
 static PyObject *
-fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_merge_with(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (nargs < 1) {
-        PyErr_SetString(PyExc_TypeError,
-                        "merge_with() missing 1 required positional argument: 'fn'");
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 1, PY_SSIZE_T_MAX)) {
+        return fm_wrong_call("merge_with", op, args, nargs, kwnames);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     PyObject *fn = args[0], *result = NULL, *items = NULL;
@@ -2327,34 +2345,50 @@ done:
 /* --- positions ----------------------------------------------------------- */
 
 static PyObject *
-fd_py_key_at(PyObject *op, PyObject *index)
+fd_py_key_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("key_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_KEY);
 }
 
 static PyObject *
-fd_py_value_at(PyObject *op, PyObject *index)
+fd_py_value_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("value_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_VALUE);
 }
 
 static PyObject *
-fd_py_item_at(PyObject *op, PyObject *index)
+fd_py_item_at(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("item_at", op, args, nargs, kwnames);
+    }
+    PyObject *index = args[0];
     return position_at(fm_as_fd(op), index, "frozendict", FM_POSITION_ITEM);
 }
 
 static PyObject *
-fd_py_index(PyObject *op, PyObject *key)
+fd_py_index(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("index", op, args, nargs, kwnames);
+    }
+    PyObject *key = args[0];
     return position_of(fm_as_fd(op), key);
 }
 
 static PyObject *
-fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+fd_py_slice(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("slice", nargs, 0, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 0, 2)) {
+        return fm_wrong_call("slice", op, args, nargs, kwnames);
     }
     return position_slice(fm_state_of_type(Py_TYPE(op)), op, nargs > 0 ? args[0] : Py_None,
                           nargs > 1 ? args[1] : Py_None);
@@ -2365,44 +2399,55 @@ static PyMethodDef fd_methods[] = {
     {"keys", view_mapping_py_keys, METH_NOARGS, FD_DOC_KEYS},
     {"values", view_mapping_py_values, METH_NOARGS, FD_DOC_VALUES},
     {"items", view_mapping_py_items, METH_NOARGS, FD_DOC_ITEMS},
-    {"__reversed__", view_mapping_py_reversed, METH_NOARGS,
-     "Iterate over the keys in reverse insertion order."},
+    {"__reversed__", view_mapping_py_reversed, METH_NOARGS, FD_DOC_DUNDER_REVERSED},
     {"copy", fd_py_copy, METH_NOARGS, FD_DOC_COPY},
     {"fromkeys", (PyCFunction)(void (*)(void))fd_py_fromkeys, METH_FASTCALL | METH_CLASS,
      FD_DOC_FROMKEYS},
-    {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, NULL},
-    {"__reduce_ex__", fd_py_reduce_ex, METH_O, NULL},
-    {"__reduce__", fd_py_reduce, METH_NOARGS, NULL},
-    {"__copy__", fd_py_dunder_copy, METH_NOARGS, NULL},
-    {"__deepcopy__", fd_py_deepcopy, METH_O, NULL},
-    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL, FD_DOC_SET},
-    {"delete", fd_py_delete, METH_O, FD_DOC_DELETE},
-    {"discard", fd_py_discard, METH_O, FD_DOC_DISCARD},
+    {"__getnewargs__", fd_py_getnewargs, METH_NOARGS, FD_DOC_DUNDER_GETNEWARGS},
+    {"__reduce_ex__", fd_py_reduce_ex, METH_O, FD_DOC_DUNDER_REDUCE_EX},
+    {"__reduce__", fd_py_reduce, METH_NOARGS, FD_DOC_DUNDER_REDUCE},
+    {"__copy__", (PyCFunction)(void (*)(void))fd_py_dunder_copy, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_DUNDER_COPY},
+    {"__deepcopy__", (PyCFunction)(void (*)(void))fd_py_deepcopy,
+     METH_FASTCALL | METH_KEYWORDS, FD_DOC_DUNDER_DEEPCOPY},
+    {"set", (PyCFunction)(void (*)(void))fd_py_set, METH_FASTCALL | METH_KEYWORDS, FD_DOC_SET},
+    {"delete", (PyCFunction)(void (*)(void))fd_py_delete, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_DELETE},
+    {"discard", (PyCFunction)(void (*)(void))fd_py_discard, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_DISCARD},
     {"__replace__", (PyCFunction)(void (*)(void))fd_py_replace, METH_VARARGS | METH_KEYWORDS,
      FD_DOC_DUNDER_REPLACE},
     {"get_in", (PyCFunction)(void (*)(void))path_py_get_in, METH_FASTCALL | METH_KEYWORDS,
      FD_DOC_GET_IN},
-    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL, FD_DOC_SET_IN},
+    {"set_in", (PyCFunction)(void (*)(void))path_py_set_in, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_SET_IN},
     {"update_in", (PyCFunction)(void (*)(void))path_py_update_in, METH_VARARGS | METH_KEYWORDS,
      FD_DOC_UPDATE_IN},
-    {"delete_in", path_py_delete_in, METH_O, FD_DOC_DELETE_IN},
-    {"evolve", fd_py_evolve, METH_NOARGS, FD_DOC_EVOLVE},
+    {"delete_in", (PyCFunction)(void (*)(void))path_py_delete_in,
+     METH_FASTCALL | METH_KEYWORDS, FD_DOC_DELETE_IN},
+    {"evolve", (PyCFunction)(void (*)(void))fd_py_evolve, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_EVOLVE},
     {"diff", (PyCFunction)(void (*)(void))fd_py_diff, METH_FASTCALL | METH_KEYWORDS,
      FD_DOC_DIFF},
-    {"key_at", fd_py_key_at, METH_O, FD_DOC_KEY_AT},
-    {"value_at", fd_py_value_at, METH_O, FD_DOC_VALUE_AT},
-    {"item_at", fd_py_item_at, METH_O, FD_DOC_ITEM_AT},
-    {"index", fd_py_index, METH_O, FD_DOC_INDEX},
-    {"slice", (PyCFunction)(void (*)(void))fd_py_slice, METH_FASTCALL, FD_DOC_SLICE},
-    {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with, METH_FASTCALL,
-     FD_DOC_MERGE_WITH},
+    {"key_at", (PyCFunction)(void (*)(void))fd_py_key_at, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_KEY_AT},
+    {"value_at", (PyCFunction)(void (*)(void))fd_py_value_at, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_VALUE_AT},
+    {"item_at", (PyCFunction)(void (*)(void))fd_py_item_at, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_ITEM_AT},
+    {"index", (PyCFunction)(void (*)(void))fd_py_index, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_INDEX},
+    {"slice", (PyCFunction)(void (*)(void))fd_py_slice, METH_FASTCALL | METH_KEYWORDS,
+     FD_DOC_SLICE},
+    {"merge_with", (PyCFunction)(void (*)(void))fd_py_merge_with,
+     METH_FASTCALL | METH_KEYWORDS, FD_DOC_MERGE_WITH},
     {"_check", fd_py_check, METH_NOARGS,
      "Assert every invariant of this version (tests call it after edits)."},
     {"_node_ids", fd_py_node_ids, METH_NOARGS,
      "Addresses of every key-trie and order-trie node of this version (of a flat\n"
      "version: its key block and its values)."},
     {"_dump", fd_py_dump, METH_NOARGS, "A readable dump of both tries."},
-    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, NULL},
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS, FD_DOC_DUNDER_CLASS_GETITEM},
     {NULL, NULL, 0, NULL},
 };
 

@@ -238,6 +238,55 @@ fm_import_attr(const char *module, const char *name)
     return r;
 }
 
+PyObject *
+fm_wrong_call_tuple(const char *name, PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    PyObject *wrong_call = fm_import_attr("frozenmap._cold", "wrong_call");
+    if (wrong_call == NULL) {
+        return NULL;
+    }
+    PyObject *r = PyObject_CallFunction(wrong_call, "sOOO", name, self, args,
+                                        kwargs != NULL ? kwargs : Py_None);
+    Py_DECREF(wrong_call);
+    if (r != NULL) {
+        Py_DECREF(r);
+        PyErr_Format(PyExc_SystemError, "frozenmap: %s() was called rightly", name);
+    }
+    return NULL;
+}
+
+PyObject *
+fm_wrong_call(const char *name, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+              PyObject *kwnames)
+{
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *positional = PyTuple_New(nargs), *keywords = NULL, *r = NULL;
+    if (positional == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) {
+        PyTuple_SET_ITEM(positional, i, Py_NewRef(args[i]));
+    }
+    if (nkw > 0) {
+        keywords = PyDict_New();
+        if (keywords == NULL) {
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < nkw; i++) {
+            /* (a str subclass's __hash__ may run code: the caller holds
+             * args and kwnames for the whole call) */
+            if (PyDict_SetItem(keywords, PyTuple_GET_ITEM(kwnames, i), args[nargs + i]) < 0) {
+                goto done;
+            }
+        }
+    }
+    r = fm_wrong_call_tuple(name, self, positional, keywords);
+done:
+    Py_DECREF(positional);
+    Py_XDECREF(keywords);
+    return r;
+}
+
 static int
 fm_register(const char *abc, PyTypeObject *tp)
 {

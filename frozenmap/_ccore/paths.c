@@ -152,10 +152,7 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
     PyObject *path = NULL, *dflt = Py_None;
     Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     if (nargs > 2) {
-        PyErr_Format(PyExc_TypeError,
-                     "get_in() takes from 1 to 2 positional arguments but %zd were given",
-                     nargs);
-        return NULL;
+        return fm_wrong_call("get_in", self, args, nargs, kwnames);
     }
     if (nargs > 0) {
         path = args[0];
@@ -166,15 +163,9 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *name = PyTuple_GET_ITEM(kwnames, i);
         int is_path = PyUnicode_CompareWithASCIIString(name, "path") == 0;
-        if (!is_path && PyUnicode_CompareWithASCIIString(name, "default") != 0) {
-            PyErr_Format(PyExc_TypeError, "get_in() got an unexpected keyword argument '%U'",
-                         name);
-            return NULL;
-        }
-        if (is_path ? nargs > 0 : nargs > 1) {
-            PyErr_Format(PyExc_TypeError, "get_in() got multiple values for argument '%U'",
-                         name);
-            return NULL;
+        if ((!is_path && PyUnicode_CompareWithASCIIString(name, "default") != 0)
+            || (is_path ? nargs > 0 : nargs > 1)) {
+            return fm_wrong_call("get_in", self, args, nargs, kwnames);
         }
         if (is_path) {
             path = args[nargs + i];
@@ -184,9 +175,7 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
         }
     }
     if (path == NULL) {
-        PyErr_SetString(PyExc_TypeError,
-                        "get_in() missing 1 required positional argument: 'path'");
-        return NULL;
+        return fm_wrong_call("get_in", self, args, nargs, kwnames);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(self));
     PyObject *keys = path_keys(path);
@@ -215,10 +204,10 @@ path_py_get_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject
 }
 
 PyObject *
-path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+path_py_set_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    if (fm_check_nargs("set_in", nargs, 2, 2) < 0) {
-        return NULL;
+    if (!fm_positional_call(nargs, kwnames, 2, 2)) {
+        return fm_wrong_call("set_in", self, args, nargs, kwnames);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(self));
     PyObject *keys = path_keys(args[0]);
@@ -240,9 +229,7 @@ path_py_update_in(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (nargs < 2) {
-        PyErr_Format(PyExc_TypeError,
-                     "update_in() takes at least 2 positional arguments (%zd given)", nargs);
-        return NULL;
+        return fm_wrong_call_tuple("update_in", self, args, kwargs);
     }
     fm_state *st = fm_state_of_type(Py_TYPE(self));
     PyObject *fn = PyTuple_GET_ITEM(args, 1), *dflt = NULL, *kw = NULL;
@@ -312,8 +299,12 @@ done:
 }
 
 PyObject *
-path_py_delete_in(PyObject *self, PyObject *path)
+path_py_delete_in(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("delete_in", self, args, nargs, kwnames);
+    }
+    PyObject *path = args[0];
     fm_state *st = fm_state_of_type(Py_TYPE(self));
     PyObject *keys = path_keys(path);
     if (keys == NULL) {

@@ -9,6 +9,7 @@
  * frozendict's entries by position): no lookups, no user code.
  */
 #include "cfrozenmap.h"
+#include "docstrings.h"
 
 enum { VIEW_KEYS = 0, VIEW_VALUES = 1, VIEW_ITEMS = 2 };
 
@@ -219,15 +220,22 @@ view_iter_tp_next(PyObject *op)
 }
 
 static PyObject *
-view_iter_py_length_hint(PyObject *op, PyObject *unused)
+view_iter_py_length_hint(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__length_hint__", op, args, nargs, kwnames);
+    }
     Py_ssize_t n = view_iter_of(op)->remaining;
     return PyLong_FromSsize_t(n > 0 ? n : 0);
 }
 
 static PyObject *
-view_iter_py_reduce(PyObject *op, PyObject *unused)
+view_iter_py_reduce(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reduce__", op, args, nargs, kwnames);
+    }
     iter_object *it = view_iter_of(op);
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     if (view_iter_stale(it)) { /* as next() would (and dict's __reduce__) */
@@ -324,8 +332,10 @@ view_iter_tp_dealloc(PyObject *op)
 }
 
 static PyMethodDef view_iter_methods[] = {
-    {"__length_hint__", view_iter_py_length_hint, METH_NOARGS, NULL},
-    {"__reduce__", view_iter_py_reduce, METH_NOARGS, NULL},
+    {"__length_hint__", (PyCFunction)(void (*)(void))view_iter_py_length_hint,
+     METH_FASTCALL | METH_KEYWORDS, ITER_DOC_DUNDER_LENGTH_HINT},
+    {"__reduce__", (PyCFunction)(void (*)(void))view_iter_py_reduce,
+     METH_FASTCALL | METH_KEYWORDS, ITER_DOC_DUNDER_REDUCE},
     {NULL, NULL, 0, NULL},
 };
 
@@ -387,8 +397,11 @@ view_tp_iter(PyObject *op)
 }
 
 static PyObject *
-view_py_reversed(PyObject *op, PyObject *unused)
+view_py_reversed(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reversed__", op, args, nargs, kwnames);
+    }
     fm_state *st = fm_state_of_type(Py_TYPE(op));
     return view_iter_new(st, view_of(op)->mapping, view_kind(st, op), 1);
 }
@@ -552,8 +565,12 @@ view_tp_richcompare(PyObject *self, PyObject *other, int cmp)
 }
 
 static PyObject *
-view_py_isdisjoint(PyObject *self, PyObject *other)
+view_py_isdisjoint(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 1, 1)) {
+        return fm_wrong_call("isdisjoint", self, args, nargs, kwnames);
+    }
+    PyObject *other = args[0];
     return view_set_op(self, other, "isdisjoint");
 }
 
@@ -566,24 +583,31 @@ view_py_from_iterable(PyObject *cls, PyObject *it)
 /* Like dict's views, a view is not pickled or copied (whatever the
  * protocol: copyreg would otherwise try protocols 0 and 1 by other means). */
 static PyObject *
-view_py_reduce(PyObject *op, PyObject *unused)
+view_py_reduce(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
+    if (!fm_positional_call(nargs, kwnames, 0, 0)) {
+        return fm_wrong_call("__reduce__", op, args, nargs, kwnames);
+    }
     PyErr_Format(PyExc_TypeError, "cannot pickle '%s' object", Py_TYPE(op)->tp_name);
     return NULL;
 }
 
 static PyMethodDef view_setlike_methods[] = {
-    {"__reversed__", view_py_reversed, METH_NOARGS, NULL},
-    {"__reduce__", view_py_reduce, METH_NOARGS, NULL},
-    {"isdisjoint", view_py_isdisjoint, METH_O,
-     "Return True if the view and other have no elements in common."},
+    {"__reversed__", (PyCFunction)(void (*)(void))view_py_reversed,
+     METH_FASTCALL | METH_KEYWORDS, VIEW_DOC_DUNDER_REVERSED},
+    {"__reduce__", (PyCFunction)(void (*)(void))view_py_reduce, METH_FASTCALL | METH_KEYWORDS,
+     VIEW_DOC_DUNDER_REDUCE},
+    {"isdisjoint", (PyCFunction)(void (*)(void))view_py_isdisjoint,
+     METH_FASTCALL | METH_KEYWORDS, VIEW_DOC_ISDISJOINT},
     {"_from_iterable", view_py_from_iterable, METH_O | METH_CLASS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef view_values_methods[] = {
-    {"__reversed__", view_py_reversed, METH_NOARGS, NULL},
-    {"__reduce__", view_py_reduce, METH_NOARGS, NULL},
+    {"__reversed__", (PyCFunction)(void (*)(void))view_py_reversed,
+     METH_FASTCALL | METH_KEYWORDS, VIEW_DOC_DUNDER_REVERSED},
+    {"__reduce__", (PyCFunction)(void (*)(void))view_py_reduce, METH_FASTCALL | METH_KEYWORDS,
+     VIEW_DOC_DUNDER_REDUCE},
     {NULL, NULL, 0, NULL},
 };
 

@@ -39,11 +39,11 @@ from .reads import (
 )
 from .transient import Transient, _GCPaused, trie_parts
 from .views import (
-    view_mapping_items,
+    frozendict_items,
+    frozendict_keys,
+    frozendict_values,
+    method_named,
     view_mapping_iter,
-    view_mapping_keys,
-    view_mapping_reversed,
-    view_mapping_values,
 )
 
 __all__ = ["Evolver"]
@@ -141,8 +141,11 @@ class Evolver(Transient):
     _shared = True
 
     __module__ = "frozenmap"
-    __class_getitem__: Any = classmethod(GenericAlias)
     __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def __class_getitem__(cls, item: Any, /) -> GenericAlias:
+        return GenericAlias(cls, item)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Evolver":
         # An empty, usable evolver even without __init__ (as in the C core,
@@ -228,7 +231,7 @@ class Evolver(Transient):
             finally:
                 self._reading -= 1
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: Any, /) -> Any:
         entry = self._lookup(key)
         if entry is None:
             raise KeyError(key)
@@ -245,7 +248,7 @@ class Evolver(Transient):
         entry = self._lookup(key)
         return default if entry is None else entry[3]
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: object, /) -> bool:
         return self._lookup(key) is not None
 
     def _items(self) -> Iterator[Tuple[Any, Any]]:
@@ -260,11 +263,51 @@ class Evolver(Transient):
             self._seal()
             return _Snapshot(self, self._resized, Transient._items_reversed(self))
 
-    __iter__ = view_mapping_iter
-    __reversed__ = view_mapping_reversed
-    keys = view_mapping_keys
-    values = view_mapping_values
-    items = view_mapping_items
+    __iter__ = method_named(view_mapping_iter, "Evolver.__iter__")
+    def __reversed__(self) -> Iterator[Any]:
+        """Iterate over the keys in reverse insertion order.
+
+        >>> from frozenmap import frozendict
+        >>> list(reversed(frozendict(b=1, a=2).evolve()))
+        ['a', 'b']
+        """
+        return reversed(frozendict_keys(self))
+
+    def keys(self) -> frozendict_keys:
+        """A set-like view of the keys, in insertion order.  Cost: O(1).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(b=1, a=2).evolve()
+        >>> keys = e.keys()
+        >>> e['c'] = 3
+        >>> keys, 'c' in keys
+        (dict_keys(['b', 'a', 'c']), True)
+        """
+        return frozendict_keys(self)
+
+    def values(self) -> frozendict_values:
+        """A view of the values, in insertion order.  Cost: O(1).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(b=1, a=2).evolve()
+        >>> values = e.values()
+        >>> e['b'] = 5
+        >>> values, sum(values)
+        (dict_values([5, 2]), 7)
+        """
+        return frozendict_values(self)
+
+    def items(self) -> frozendict_items:
+        """A set-like view of the ``(key, value)`` pairs.  Cost: O(1).
+
+        >>> from frozenmap import frozendict
+        >>> e = frozendict(b=1, a=2).evolve()
+        >>> items = e.items()
+        >>> del e['b']
+        >>> items, ('a', 2) in items
+        (dict_items([('a', 2)]), True)
+        """
+        return frozendict_items(self)
 
     # Positions: read from freeze() (O(1)), a snapshot no edit changes.
 
@@ -301,10 +344,10 @@ class Evolver(Transient):
         once).  Cost: O(log n + k) for k items kept."""
         return position_slice(self.freeze(), start, stop)
 
-    def __eq__(self, other: object) -> Any:
+    def __eq__(self, other: object, /) -> Any:
         return mapping_equal(self, other)
 
-    def __ne__(self, other: object) -> Any:
+    def __ne__(self, other: object, /) -> Any:
         result = mapping_equal(self, other)  # the base ==, as frozendict.__ne__
         return result if result is NotImplemented else not result
 
@@ -316,7 +359,7 @@ class Evolver(Transient):
 
     # --- edits ---------------------------------------------------------------------
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: Any, value: Any, /) -> None:
         self._begin()
         changed = False
         try:
@@ -337,7 +380,7 @@ class Evolver(Transient):
         self[key] = value
         return self
 
-    def __delitem__(self, key: Any) -> None:
+    def __delitem__(self, key: Any, /) -> None:
         if self._pop_entry(key) is None:
             raise KeyError(key)
 

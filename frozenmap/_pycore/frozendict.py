@@ -124,6 +124,7 @@ from .table import (
 from .transient import Transient, _seq_of, transient_init_table, trie_parts
 from .views import call_error as _call_error
 from .views import (
+    method_named,
     view_mapping_items,
     view_mapping_iter,
     view_mapping_keys,
@@ -220,8 +221,13 @@ class frozendict:
     __slots__ = ("_root", "_order", "_len", "_next_seq", "_hash", "_acc", "_hindex")
 
     __module__ = "frozenmap"
-    __class_getitem__: Any = classmethod(GenericAlias)
     __match_args__ = ("_match_self",)
+
+    @classmethod
+    def __class_getitem__(cls, *args: Any, **kwargs: Any) -> GenericAlias:
+        if len(args) != 1 or kwargs:
+            raise _call_error(cls, "__class_getitem__", 1, 1, len(args), kwargs)
+        return GenericAlias(cls, args[0])
 
     _root: Union[BitmapNode, Dict[Any, Any]]  # (a flat version's: Hashes; a table's: its dict)
     _order: Optional[OrderNode]  # (a flat version's: Items; a table's: its twin's parts)
@@ -286,7 +292,7 @@ class frozendict:
         _set_hash(self, None if acc is None else hashing_finalize(acc, length))
         return self
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: Any, /) -> None:
         if name in frozendict.__slots__:
             raise AttributeError(
                 "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
@@ -305,7 +311,7 @@ class frozendict:
                 raise AttributeError(text + _NO_DICT_SUFFIX, name=name, obj=self) from None
             raise
 
-    def __delattr__(self, name: str) -> None:
+    def __delattr__(self, name: str, /) -> None:
         if name in frozendict.__slots__:
             raise AttributeError(
                 "'%s' object attribute '%s' is read-only" % (type(self).__name__, name)
@@ -349,7 +355,7 @@ class frozendict:
             return reversed(self._order)  # type: ignore[arg-type]
         return order_items_reversed(trie_parts(self)[1])
 
-    def __getitem__(self, key: Any) -> Any:
+    def __getitem__(self, key: Any, /) -> Any:
         try:
             h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
@@ -433,7 +439,7 @@ class frozendict:
 
     get.__signature__ = _signature_of(lambda self, key, default=None, /: None)  # type: ignore[attr-defined]
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: object, /) -> bool:
         try:
             h = hash(key) & KEY_MASK  # hashing_key_hash, inlined
         except TypeError as exc:
@@ -458,7 +464,7 @@ class frozendict:
     def __len__(self) -> int:
         return self._len
 
-    __iter__ = view_mapping_iter
+    __iter__ = method_named(view_mapping_iter, "frozendict.__iter__")
     __reversed__ = view_mapping_reversed
     keys = view_mapping_keys
     values = view_mapping_values
@@ -503,7 +509,7 @@ class frozendict:
         """
         if iterable is _NOARG or extra or kwargs:
             raise _call_error(
-                frozendict, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
+                cls, "fromkeys", 1, 2, 0 if iterable is _NOARG else 2 + len(extra), kwargs
             )
         if cls is frozendict:
             t = transient_init_table()  # a build from nothing
@@ -522,7 +528,7 @@ class frozendict:
 
     # --- equality and hashing --------------------------------------------------------
 
-    def __eq__(self, other: object) -> Any:
+    def __eq__(self, other: object, /) -> Any:
         if issubclass(type(other), frozendict):  # (not isinstance: see mapping_is_anydict)
             that: Any = other
             if self is that:
@@ -541,7 +547,7 @@ class frozendict:
             return champ_equal(_key_trie(self), _key_trie(that))
         return mapping_equal(self, other)
 
-    def __ne__(self, other: object) -> Any:
+    def __ne__(self, other: object, /) -> Any:
         # The base comparison, not self.__eq__: a subclass overriding only
         # __eq__ keeps dict's (and the C core's) inherited !=.
         result = frozendict.__eq__(self, other)
@@ -591,24 +597,34 @@ class frozendict:
         # __name__ anything).
         return mapping_repr(self, type_name(type(self)))
 
-    def __getnewargs__(self) -> Tuple[Dict[Any, Any]]:
+    def __getnewargs__(self, *args: Any, **kwargs: Any) -> Tuple[Dict[Any, Any]]:
+        if args or kwargs:
+            raise _call_error(self, "__getnewargs__", 0, 0, len(args), kwargs)
         return (dict(self._items()),)
 
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
+    def __reduce_ex__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) != 1 or kwargs:  # (the protocol: every one reduces alike)
+            raise _call_error(self, "__reduce_ex__", 1, 1, len(args), kwargs)
         items = dict(self._items())
         if type(self) is frozendict:
             return (_common.restore, (items, "python"))
         return (_newobj, (type(self), items), _cold.subclass_state(self, frozendict))
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs:
+            raise _call_error(self, "__reduce__", 0, 0, len(args), kwargs)
         return self.__reduce_ex__(2)
+
+    __getnewargs__.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
+    __reduce_ex__.__signature__ = _signature_of(lambda self, protocol, /: None)  # type: ignore[attr-defined]
+    __reduce__.__signature__ = _signature_of(lambda self: None)  # type: ignore[attr-defined]
 
     def __copy__(self) -> "frozendict":
         if type(self) is frozendict:
             return self
         return _cold.reconstruct(self, None)  # type: ignore[no-any-return]
 
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "frozendict":
+    def __deepcopy__(self, memo: Dict[int, Any], /) -> "frozendict":
         return _cold.deepcopy(self, memo, frozendict)  # type: ignore[no-any-return]
 
     # --- derivations ------------------------------------------------------------------
@@ -640,7 +656,7 @@ class frozendict:
         """
         return derive_without(frozendict, self, key, True)  # type: ignore[no-any-return]
 
-    def __or__(self, other: Any) -> Any:
+    def __or__(self, other: Any, /) -> Any:
         """``self | other``: ``other``'s items win; new keys go last in its order.
 
         ``other`` must be a dict or a frozendict.  Cost: O(k log n), k = len(other);
@@ -670,7 +686,7 @@ class frozendict:
             return self._exact()  # every value already there, by identity
         return t._publish(frozendict)
 
-    def __ror__(self, other: Any) -> Any:
+    def __ror__(self, other: Any, /) -> Any:
         """``other | self`` for a mapping ``other``: what ``other | dict(self)``
         gives (a ``dict``; an ``OrderedDict`` stays one), as with the builtin.
 
@@ -705,7 +721,7 @@ class frozendict:
             return t._publish(frozendict)
         return NotImplemented
 
-    def __sub__(self, keys: Iterable[Any]) -> "frozendict":
+    def __sub__(self, keys: Iterable[Any], /) -> "frozendict":
         """A version without the given keys (missing ones are ignored).
 
         Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
@@ -743,7 +759,7 @@ class frozendict:
             return self._exact()
         return t._publish(frozendict)  # type: ignore[no-any-return]
 
-    def __and__(self, keys: Iterable[Any]) -> "frozendict":
+    def __and__(self, keys: Iterable[Any], /) -> "frozendict":
         """A version with only the given keys, in ``self``'s order.
 
         Cost: O(k log n) for k keys; O(d log n) for a frozendict of keys d
@@ -1094,6 +1110,9 @@ class frozendict:
 frozendict.__dict__["fromkeys"].__func__.__signature__ = _signature_of(
     lambda cls, iterable, value=None, /: None
 )
+frozendict.__dict__["__class_getitem__"].__func__.__signature__ = _signature_of(
+    lambda cls, item, /: None
+)
 
 # What the transient layer (and through it the Evolver) recognises and builds.
 register_types(frozendict=frozendict)
@@ -1126,7 +1145,8 @@ def _keys_from_storage(keys: Any) -> "TypeGuard[frozendict]":
     operations iterate a dict subclass that overrides it)."""
     cls = type(keys)
     return cls is frozendict or (
-        issubclass(cls, frozendict) and type_lookup(cls, "__iter__")[1] is view_mapping_iter
+        issubclass(cls, frozendict)
+        and type_lookup(cls, "__iter__")[1] is frozendict.__dict__["__iter__"]
     )
 
 

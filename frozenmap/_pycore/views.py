@@ -9,6 +9,12 @@ exceptions).
 Their ``repr`` is the builtin's text (``dict_keys([...])``), since PEP 814's
 frozendict returns the ordinary dict views.
 
+A wrong call of a method names it as the C core's method is named
+(``frozendict_keys.isdisjoint() missing 1 required positional argument:
+'other'``): a method written once for several classes is given to each as a
+copy named for it (``method_named``), and a special method's parameters are
+positional-only, as a C slot's are.
+
 A view asks its mapping for four things only: ``_len``, ``_items()`` and
 ``_items_reversed()`` (iterators of ``(key, value)`` in insertion order, walking
 the order trie with no lookups) and ``_lookup(key)`` (the key-trie entry or
@@ -22,8 +28,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import ItemsView, KeysView, ValuesView
 from operator import itemgetter
-from types import MappingProxyType
-from typing import Any, Dict, Iterator
+from types import FunctionType, MappingProxyType
+from typing import Any, Callable, Dict, Iterator, TypeVar
 
 from .._viewsets import ViewSetOps
 from .reads import mapping_len
@@ -39,10 +45,45 @@ __all__ = [
     "view_mapping_keys",
     "view_mapping_values",
     "view_mapping_items",
+    "method_named",
 ]
 
 _first = itemgetter(0)
 _second = itemgetter(1)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def method_named(function: _F, qualname: str, positional_only: bool = False) -> _F:
+    """A copy of ``function`` (the same code, defaults and attributes) named
+    ``qualname``, ``"Class.method"``: what a wrong call's ``TypeError`` names,
+    as the C core's method of that class is named.  ``positional_only``
+    makes every parameter positional-only, as a slot's method's are.
+    No cost per call: the copy runs the same code.
+
+    >>> def shared(self, other):
+    ...     return other
+    >>> own = method_named(shared, "frozendict_keys.__and__", positional_only=True)
+    >>> own.__qualname__, own(None, 1)
+    ('frozendict_keys.__and__', 1)
+    >>> own(None)
+    Traceback (most recent call last):
+    TypeError: frozendict_keys.__and__() missing 1 required positional argument: 'other'
+    """
+    code = function.__code__
+    if positional_only:
+        code = code.replace(co_posonlyargcount=code.co_argcount)
+    name = qualname.rpartition(".")[2]
+    copy = FunctionType(
+        code, function.__globals__, name, function.__defaults__, function.__closure__
+    )
+    copy.__kwdefaults__ = function.__kwdefaults__
+    copy.__dict__.update(function.__dict__)
+    copy.__doc__ = function.__doc__
+    copy.__annotations__ = dict(function.__annotations__)
+    copy.__module__ = function.__module__
+    copy.__qualname__ = qualname
+    return copy  # type: ignore[return-value]
 
 
 class frozendict_iterator:
@@ -115,7 +156,7 @@ class frozendict_keys(_View, ViewSetOps, KeysView):  # type: ignore[type-arg]
     __slots__ = ()
     _select = staticmethod(_first)
 
-    def __contains__(self, key: object) -> bool:
+    def __contains__(self, key: object, /) -> bool:
         return self._mapping._lookup(key) is not None
 
     def __repr__(self) -> str:
@@ -128,7 +169,7 @@ class frozendict_values(_View, ValuesView):  # type: ignore[type-arg]
     __slots__ = ()
     _select = staticmethod(_second)
 
-    def __contains__(self, value: object) -> bool:
+    def __contains__(self, value: object, /) -> bool:
         for v in self:
             if v is value or v == value:
                 return True
@@ -143,7 +184,7 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
 
     __slots__ = ()
 
-    def __contains__(self, item: object) -> bool:
+    def __contains__(self, item: object, /) -> bool:
         if not isinstance(item, tuple) or len(item) != 2:
             return False
         entry = self._mapping._lookup(item[0])
@@ -156,20 +197,47 @@ class frozendict_items(_View, ViewSetOps, ItemsView):  # type: ignore[type-arg]
         return "dict_items(%r)" % (list(self),)
 
 
+# Each view class's own copy of the methods it shares (named for it), the
+# set operations' parameters positional-only as the C core's slots' are.
+_VIEW_SHARED = ("__len__", "__iter__", "__reversed__", "__reduce__")
+_VIEW_SET_OPERATIONS = (
+    "__and__", "__rand__", "__or__", "__ror__", "__sub__", "__rsub__", "__xor__", "__rxor__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+)  # fmt: skip
+for _cls in (frozendict_keys, frozendict_values, frozendict_items):
+    for _name in _VIEW_SHARED:
+        setattr(_cls, _name, method_named(getattr(_View, _name), "%s.%s" % (_cls.__name__, _name)))
+for _cls in (frozendict_keys, frozendict_items):
+    for _name in _VIEW_SET_OPERATIONS:
+        _function = ViewSetOps.__dict__[_name]
+        _qualname = "%s.%s" % (_cls.__name__, _name)
+        setattr(_cls, _name, method_named(_function, _qualname, positional_only=True))
+    _cls.isdisjoint = method_named(  # type: ignore[method-assign]
+        ViewSetOps.isdisjoint, "%s.isdisjoint" % _cls.__name__, positional_only=True
+    )
+del _cls, _name, _function, _qualname
+
+
 def call_error(
     owner: Any, name: str, at_least: int, at_most: int, given: int, kwargs: Dict[str, Any]
 ) -> TypeError:
     """The builtin's TypeError for a bad call of ``<owner>.<name>()``.
 
-    ``owner`` is the class that defines the method, or an instance: a C method
-    descriptor is named after its class, also when called on a subclass.
+    ``owner`` is the instance whose method it is (a C method descriptor is
+    named after the class that defines it, also when called on a subclass),
+    or the class of a class method (which CPython names after the class it
+    is bound to, by its ``__qualname__``).
     """
-    if not isinstance(owner, type):
-        owner = next(c for c in type(owner).__mro__ if name in vars(c))
+    if isinstance(owner, type):
+        prefix = owner.__qualname__
+    else:
+        prefix = next(c for c in type(owner).__mro__ if name in vars(c)).__name__
     if kwargs:
-        return TypeError("%s.%s() takes no keyword arguments" % (owner.__name__, name))
+        return TypeError("%s.%s() takes no keyword arguments" % (prefix, name))
     if at_most == 0:
-        return TypeError("%s.%s() takes no arguments (%d given)" % (owner.__name__, name, given))
+        return TypeError("%s.%s() takes no arguments (%d given)" % (prefix, name, given))
+    if at_least == at_most == 1:  # (METH_O)
+        return TypeError("%s.%s() takes exactly one argument (%d given)" % (prefix, name, given))
     bound, count = ("at least ", at_least) if given < at_least else ("at most ", at_most)
     return TypeError(
         "%s expected %s%d argument%s, got %d"
