@@ -264,6 +264,7 @@ class Evolver(Transient):
             return _Snapshot(self, self._resized, Transient._items_reversed(self))
 
     __iter__ = method_named(view_mapping_iter, "Evolver.__iter__")
+
     def __reversed__(self) -> Iterator[Any]:
         """Iterate over the keys in reverse insertion order.
 
