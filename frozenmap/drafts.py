@@ -794,25 +794,26 @@ class _NotIterable:
     """A value no list takes as items (see _list_says)."""
 
 
-def _list_says(action: Callable[[], Any]) -> str:
-    """What ``action`` on a real list says when it fails: a list draft's
-    errors are the running Python's list's, word for word (PyPy's and
-    CPython's differ).  Where the message names the type of a
+def _list_says(action: Callable[[List[Any]], Any], *items: Any) -> str:
+    """What ``action`` says when it fails on a real list of ``items``: a list
+    draft's errors are the running Python's list's, word for word (PyPy's
+    and CPython's differ).  Where the message names the type of a
     ``_NotIterable`` given, the text has ``%s`` for the type's name."""
     try:
-        action()
+        action(list(items))
     except (IndexError, ValueError, TypeError) as exc:
         return str(exc).replace("'_NotIterable'", "'%s'")
     raise AssertionError("a list operation that should fail did not")
 
 
-_GET_OUT_OF_RANGE = _list_says(lambda: [][0])
-_SET_OUT_OF_RANGE = _list_says(lambda: [].__setitem__(0, None))
-_POP_OUT_OF_RANGE = _list_says(lambda: [None].pop(1))
-_POP_EMPTY = _list_says(lambda: [].pop())
-_SLICE_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0), _NotIterable()))
-_EXTENDED_NOT_ITERABLE = _list_says(lambda: [].__setitem__(slice(0, 0, 2), _NotIterable()))
-_EXTEND_NOT_ITERABLE = _list_says(lambda: [].extend(_NotIterable()))  # type: ignore[arg-type]
+_NOT_ITERABLE: Any = _NotIterable()
+_GET_OUT_OF_RANGE = _list_says(lambda items: items[0])
+_SET_OUT_OF_RANGE = _list_says(lambda items: items.__setitem__(0, _NOT_ITERABLE))
+_POP_OUT_OF_RANGE = _list_says(lambda items: items.pop(1), None)
+_POP_EMPTY = _list_says(lambda items: items.pop())
+_SLICE_NOT_ITERABLE = _list_says(lambda items: items.__setitem__(slice(0, 0), _NOT_ITERABLE))
+_EXTENDED_NOT_ITERABLE = _list_says(lambda items: items.__setitem__(slice(0, 0, 2), _NOT_ITERABLE))
+_EXTEND_NOT_ITERABLE = _list_says(lambda items: items.extend(_NOT_ITERABLE))
 
 
 def _list_index(index: Any, length: int, what: str) -> int:
@@ -1641,7 +1642,8 @@ class ListDraft(_ListDraftFields, MutableSequence[_T]):
         if scope.writer != get_ident():
             scope.refuse(self)
         if not hasattr(type(times), "__index__"):
-            operator.imul([], times)  # raises list's own error, in this Python's words
+            empty: Any = []
+            empty *= times  # raises list's own error, in this Python's words
             raise TypeError(
                 "can't multiply sequence by non-int of type '%s'" % type(times).__name__
             )
